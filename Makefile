@@ -1,0 +1,39 @@
+# Two commands do all the set-up on a fresh machine: `make test` and `make book`.
+PYTHON ?= python3
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.installed-stamp
+# The CPU build of torch (a wheel on this machine's disk); an unpinned torch would pull a CUDA build.
+TORCH  := torch==2.13.0
+
+.PHONY: install test book book-smoke lab bench clean
+
+install: $(STAMP)
+
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --upgrade pip
+	$(BIN)/python -m pip install -q $(TORCH)
+	$(BIN)/python -m pip install -q -e '.[test,book]'
+	touch $(STAMP)
+
+test: $(STAMP)
+	$(BIN)/python -m pytest
+
+# Re-executes only notebooks whose inputs changed; FORCE=1 re-executes everything from the data.
+book: $(STAMP)
+	$(BIN)/hpstrat book $(if $(FORCE),--force)
+
+book-smoke: $(STAMP)
+	$(BIN)/hpstrat book --profile smoke
+
+lab: $(STAMP)
+	$(BIN)/python -m ipykernel install --sys-prefix --name hpstrat_lite --display-name "hpstrat_lite (.venv)"
+	$(BIN)/jupyter lab --notebook-dir=notebooks
+
+bench: $(STAMP)
+	$(BIN)/python benchmarks/bench_split.py
+	$(BIN)/python benchmarks/bench_train.py
+
+clean:
+	rm -rf _build .pytest_cache .hypothesis

@@ -1,0 +1,100 @@
+"""Input checks shared by every stage.
+
+Each check raises ``ValueError`` whose message names the argument, the offending value and what is
+allowed, so that a user never sees an ``assert`` or a traceback from deep inside numpy or torch.
+"""
+from __future__ import annotations
+
+import numbers
+
+import numpy as np
+
+
+def to_numpy(a) -> np.ndarray:
+    """Return a numpy view of a numpy array, torch tensor or sequence (torch sparse is not accepted)."""
+    if hasattr(a, "detach") and hasattr(a, "cpu"):  # torch.Tensor without importing torch here
+        return a.detach().cpu().numpy()
+    return np.asarray(a)
+
+
+def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
+    """Validate class labels: 1-D, integer-valued, non-negative, no NaN, optionally of length ``n``.
+
+    Returns the labels as an ``int64`` numpy array.
+    """
+    arr = to_numpy(y)
+    if arr.ndim != 1:
+        raise ValueError(f"{name} must be a 1-D array of class labels; got shape {arr.shape}.")
+    if n is not None and arr.shape[0] != n:
+        raise ValueError(f"{name} has length {arr.shape[0]} but the graph has {n} nodes; "
+                         f"{name} needs one label per node.")
+    if arr.shape[0] == 0:
+        raise ValueError(f"{name} is empty: the graph has no nodes; at least one node is needed.")
+    if arr.dtype == bool or not (np.issubdtype(arr.dtype, np.integer) or np.issubdtype(arr.dtype, np.floating)):
+        raise ValueError(f"{name} must hold integer class labels 0..C-1; got dtype {arr.dtype}.")
+    if np.issubdtype(arr.dtype, np.floating):
+        nan = np.isnan(arr)
+        if nan.any():
+            raise ValueError(f"{name} contains NaN at {int(nan.sum())} node(s) (first index "
+                             f"{int(np.flatnonzero(nan)[0])}); every node needs an integer class label 0..C-1.")
+        if not np.all(arr == np.round(arr)):
+            bad = arr[arr != np.round(arr)][0]
+            raise ValueError(f"{name} must hold integer class labels 0..C-1; got non-integer value {bad}.")
+    arr = arr.astype(np.int64, copy=False)
+    if arr.min() < 0:
+        raise ValueError(f"{name} must hold non-negative class labels 0..C-1; got {int(arr.min())}.")
+    return arr
+
+
+def check_k(k, n: int, name: str = "k") -> int:
+    """Validate the number of folds: an integer with 3 <= k <= n (a round needs train, val and test)."""
+    if isinstance(k, bool) or not isinstance(k, numbers.Integral):
+        raise ValueError(f"{name} must be an integer >= 3; got {k!r}.")
+    k = int(k)
+    if k < 3:
+        raise ValueError(f"{name}={k} is too small: a round needs a train, a validation and a test fold, "
+                         f"so {name} must be >= 3.")
+    if k > n:
+        raise ValueError(f"{name}={k} is larger than the number of nodes n={n}; {name} must be in 3..{n}.")
+    return k
+
+
+def check_n_bins(n_bins, name: str = "n_bins") -> int:
+    """Validate the number of homophily bins: an integer >= 1."""
+    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
+        raise ValueError(f"{name} must be an integer >= 1; got {n_bins!r}.")
+    return int(n_bins)
+
+
+def check_homophily(homophily, n: int, name: str = "homophily") -> np.ndarray:
+    """Validate node homophily: 1-D floats of length ``n`` in [0, 1] or NaN (isolated nodes)."""
+    h = to_numpy(homophily).astype(np.float64, copy=False)
+    if h.ndim != 1 or h.shape[0] != n:
+        raise ValueError(f"{name} must be a 1-D array with one value per node (length {n}); got shape {h.shape}.")
+    finite = h[~np.isnan(h)]
+    if finite.size and (finite.min() < 0 or finite.max() > 1):
+        raise ValueError(f"{name} values must lie in [0, 1] (NaN for isolated nodes); "
+                         f"got range [{finite.min()}, {finite.max()}].")
+    return h
+
+
+def check_folds(folds, k: int, n: int | None = None, name: str = "folds") -> np.ndarray:
+    """Validate a fold-id array: 1-D integers in 0..k-1 (of length ``n`` when given)."""
+    f = to_numpy(folds)
+    if f.ndim != 1 or (n is not None and f.shape[0] != n):
+        raise ValueError(f"{name} must be a 1-D array of fold ids with one entry per node"
+                         f"{'' if n is None else f' (length {n})'}; got shape {f.shape}.")
+    if not np.issubdtype(f.dtype, np.integer):
+        raise ValueError(f"{name} must hold integer fold ids 0..{k - 1}; got dtype {f.dtype}.")
+    if f.size and (f.min() < 0 or f.max() >= k):
+        raise ValueError(f"{name} must hold fold ids in 0..{k - 1} (k={k}); got range [{f.min()}, {f.max()}].")
+    return f.astype(np.int64, copy=False)
+
+
+def check_seed(seed, name: str = "seed") -> np.random.Generator:
+    """Turn an int seed or a ``numpy.random.Generator`` into a Generator (no global RNG state)."""
+    if isinstance(seed, np.random.Generator):
+        return seed
+    if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
+        raise ValueError(f"{name} must be a non-negative integer or a numpy.random.Generator; got {seed!r}.")
+    return np.random.default_rng(int(seed))

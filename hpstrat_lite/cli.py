@@ -1,0 +1,135 @@
+"""The ``hpstrat`` command line: what people run from a shell.
+
+    hpstrat datasets                                   # Table 1 summary of the datasets
+    hpstrat split --dataset Cora --method hpstrat --k 4 --seed 0 --out folds.npy
+    hpstrat quality --dataset Cora --k 4 --seeds 10    # SDD / CDD / CHD / W1 of the three methods
+    hpstrat experiment --datasets Cora Texas --models GCN GAT --k 4 --seeds 0
+    hpstrat book [--profile smoke] [--force]           # execute notebooks, build the HTML book
+"""
+from __future__ import annotations
+
+import argparse
+import sys
+from pathlib import Path
+
+
+def _cmd_datasets(args) -> int:
+    from .datasets import dataset_summary
+
+    table = dataset_summary(args.names or None, root=args.root)
+    print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
+    return 0
+
+
+def _load_with_homophily(name, root):
+    from .datasets import load_dataset
+    from .homophily import node_homophily
+
+    data = load_dataset(name, root=root)
+    y = data.y.numpy()
+    return data, y, node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
+
+
+def _cmd_split(args) -> int:
+    import numpy as np
+
+    from .folds import make_folds
+
+    data, y, h = _load_with_homophily(args.dataset, args.root)
+    folds = make_folds(args.method, h, y, args.k, seed=args.seed, n_bins=args.bins)
+    out = Path(args.out)
+    if out.suffix == ".npy":
+        np.save(out, folds)
+    elif out.suffix == ".csv":
+        np.savetxt(out, np.stack([np.arange(len(folds)), folds], 1), fmt="%d", delimiter=",",
+                   header="node,fold", comments="")
+    else:
+        raise ValueError(f"--out must end in .npy or .csv; got {args.out!r}.")
+    sizes = np.bincount(folds, minlength=args.k)
+    print(f"{data.name}: {args.method} k={args.k} seed={args.seed} -> {out} (fold sizes {sizes.tolist()})")
+    return 0
+
+
+def _cmd_quality(args) -> int:
+    from .quality import quality_table
+
+    table = quality_table([args.dataset], k=args.k, seeds=range(args.seeds), n_bins=args.bins, root=args.root)
+    summary = table.groupby("method")[["sdd", "cdd", "chd", "w1"]].agg(["mean", "std"])
+    print(f"{args.dataset}, k={args.k}, B={args.bins}, {args.seeds} seeds (mean and std over seeds):")
+    print(summary.to_string(float_format=lambda v: f"{v:.4f}"))
+    return 0
+
+
+def _cmd_experiment(args) -> int:
+    from .experiment import run_experiment
+
+    run_experiment(datasets=args.datasets, models=args.models, k=args.k, seeds=args.seeds,
+                   methods=args.methods, n_bins=args.bins, out=args.out, root=args.root,
+                   device=args.device, max_epochs=args.max_epochs, patience=args.patience, progress=True)
+    return 0
+
+
+def _cmd_book(args) -> int:
+    from .book import build_book
+
+    build_book(profile=args.profile, force=args.force, build=not args.no_build)
+    return 0
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(prog="hpstrat", description="Homophily-aware stratified GNN evaluation.")
+    parser.add_argument("--root", default=None, help="data root (default: $HPSTRAT_DATA or a cache folder)")
+    sub = parser.add_subparsers(dest="command", required=True)
+
+    p = sub.add_parser("datasets", help="print the Table 1 summary (nodes, edges, classes, homophily)")
+    p.add_argument("names", nargs="*", help="dataset names (default: all)")
+    p.set_defaults(func=_cmd_datasets)
+
+    p = sub.add_parser("split", help="compute fold ids and save them as .npy or .csv")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--method", choices=["random", "stratified", "hpstrat"], default="hpstrat")
+    p.add_argument("--k", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--bins", type=int, default=10, help="number of homophily bins B")
+    p.add_argument("--out", required=True, help="output file (.npy or .csv)")
+    p.set_defaults(func=_cmd_split)
+
+    p = sub.add_parser("quality", help="SDD, CDD, CHD, W1 of the three split methods over seeds")
+    p.add_argument("--dataset", required=True)
+    p.add_argument("--k", type=int, default=4)
+    p.add_argument("--seeds", type=int, default=10, help="number of seeds 0..N-1")
+    p.add_argument("--bins", type=int, default=10)
+    p.set_defaults(func=_cmd_quality)
+
+    p = sub.add_parser("experiment", help="train the GNN grid and append rows to a results file (resumable)")
+    p.add_argument("--datasets", nargs="+", required=True)
+    p.add_argument("--models", nargs="+", default=None, help="default: all models")
+    p.add_argument("--methods", nargs="+", default=None, help="default: random stratified hpstrat")
+    p.add_argument("--k", type=int, default=4)
+    p.add_argument("--seeds", type=int, nargs="+", default=[0])
+    p.add_argument("--bins", type=int, default=10)
+    p.add_argument("--out", default=None, help="results CSV (default: results/gnn_k<k>_seeds<...>.csv)")
+    p.add_argument("--device", default="auto")
+    p.add_argument("--max-epochs", type=int, default=1000)
+    p.add_argument("--patience", type=int, default=100)
+    p.set_defaults(func=_cmd_experiment)
+
+    p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")
+    p.add_argument("--profile", default="full", help="parameter profile from the book config (full, smoke)")
+    p.add_argument("--force", action="store_true", help="re-execute every notebook, changed or not")
+    p.add_argument("--no-build", action="store_true", help="execute notebooks only, skip jupyter-book")
+    p.set_defaults(func=_cmd_book)
+    return parser
+
+
+def main(argv=None) -> int:
+    args = build_parser().parse_args(argv)
+    try:
+        return args.func(args)
+    except (ValueError, FileNotFoundError) as err:
+        print(f"hpstrat {args.command}: error: {err}", file=sys.stderr)
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,174 @@
+"""Stage 3 of the data flow: node homophily -> folds -> rounds (train / validation / test).
+
+Fold ids are an integer array ``fold[v] in {0..k-1}``. Round ``i``: test = fold ``i``,
+validation = fold ``(i + 1) mod k``, train = the remaining ``k - 2`` folds.
+"""
+from __future__ import annotations
+
+import warnings
+
+import numpy as np
+
+from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed
+from .homophily import homophily_bins
+
+SPLIT_METHODS = ("random", "stratified", "hpstrat")
+
+
+def hpstrat_folds(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
+    """Homophily-aware stratified k-fold assignment (HpStrat, Algorithm A.1).
+
+    Nodes are grouped into strata (homophily bin, class); bins are processed in order (the NaN bin of
+    isolated nodes last), classes in order within a bin, the nodes of a stratum in an order shuffled by
+    ``seed``. Each stratum is dealt round-robin starting at the lowest-indexed smallest fold.
+
+    Implemented as one sort: processing strata this way equals sorting all nodes by
+    (bin, class, shuffled position) and dealing ``fold = rank mod k`` — after ``T`` nodes the larger
+    folds are exactly folds ``0..(T mod k)-1``, so the next stratum starts at fold ``T mod k``.
+    :func:`hpstrat_folds_reference` is the literal loop, kept as a test oracle.
+
+    Parameters
+    ----------
+    homophily : array-like of shape (n,)
+        Node homophily in [0, 1], NaN for isolated nodes (see :func:`node_homophily`).
+    y : array-like of shape (n,)
+        Integer class labels.
+    k : int
+        Number of folds, ``3 <= k <= n``.
+    n_bins : int, default 10
+        Number B of equal-width homophily bins on [0, 1].
+    seed : int or numpy.random.Generator, default 0
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,): the fold of each node.
+
+    Examples
+    --------
+    >>> hpstrat_folds([0.0, 0.0, 1.0, 1.0, 1.0, 0.5], [0, 0, 1, 1, 1, 0], k=3, seed=0).tolist()
+    [1, 0, 2, 1, 0, 2]
+    """
+    labels, h, k, bins, priority = _prepare(homophily, y, k, n_bins, seed)
+    order = np.lexsort((priority, labels, bins))
+    folds = np.empty(labels.shape[0], dtype=np.int64)
+    folds[order] = np.arange(labels.shape[0], dtype=np.int64) % k
+    return folds
+
+
+def hpstrat_folds_reference(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
+    """Literal, loop-by-loop implementation of Algorithm A.1 (slow; the oracle for tests).
+
+    For each bin in order, for each class in order: take the stratum's nodes in shuffled order, start at
+    the smallest fold with the lowest index, and assign nodes round-robin.
+    """
+    labels, h, k, bins, priority = _prepare(homophily, y, k, n_bins, seed)
+    folds = np.full(labels.shape[0], -1, dtype=np.int64)
+    sizes = [0] * k
+    for b in range(int(n_bins) + 1):
+        for c in range(int(labels.max()) + 1):
+            stratum = [v for v in range(labels.shape[0]) if bins[v] == b and labels[v] == c]
+            stratum.sort(key=lambda v: priority[v])
+            smallest = min(sizes)
+            fold = sizes.index(smallest)
+            for v in stratum:
+                folds[v] = fold
+                sizes[fold] += 1
+                fold = (fold + 1) % k
+    return folds
+
+
+def _prepare(homophily, y, k, n_bins, seed):
+    labels = check_labels(y)
+    n = labels.shape[0]
+    k = check_k(k, n)
+    n_bins = check_n_bins(n_bins)
+    h = check_homophily(homophily, n)
+    rng = check_seed(seed)
+    bins = homophily_bins(h, n_bins)
+    if np.all(bins == n_bins):
+        warnings.warn("every node is isolated (homophily is NaN everywhere): HpStrat falls back to "
+                      "stratifying by class only.", UserWarning, stacklevel=3)
+    priority = rng.permutation(n)  # the shuffled position of each node within its stratum
+    return labels, h, k, bins, priority
+
+
+def random_folds(y, k: int, seed=0) -> np.ndarray:
+    """Random k-fold: scikit-learn ``KFold(n_splits=k, shuffle=True, random_state=seed)``."""
+    from sklearn.model_selection import KFold
+
+    labels = check_labels(y)
+    k = check_k(k, labels.shape[0])
+    return _folds_from_splitter(KFold(n_splits=k, shuffle=True, random_state=_sk_seed(seed)), labels)
+
+
+def stratified_folds(y, k: int, seed=0) -> np.ndarray:
+    """Class-stratified k-fold: scikit-learn ``StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)``."""
+    from sklearn.model_selection import StratifiedKFold
+
+    labels = check_labels(y)
+    k = check_k(k, labels.shape[0])
+    counts = np.bincount(labels)
+    if counts.max() < k:
+        raise ValueError(f"k={k} is larger than the size of every class (largest has {counts.max()} nodes); "
+                         f"class-stratified folds need k <= {counts.max()}.")
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="The least populated class")
+        return _folds_from_splitter(StratifiedKFold(n_splits=k, shuffle=True, random_state=_sk_seed(seed)), labels)
+
+
+def _sk_seed(seed):
+    if isinstance(seed, np.random.Generator):
+        return int(seed.integers(2**31 - 1))
+    check_seed(seed)
+    return int(seed)
+
+
+def _folds_from_splitter(splitter, labels):
+    folds = np.empty(labels.shape[0], dtype=np.int64)
+    for i, (_, test) in enumerate(splitter.split(np.zeros(labels.shape[0]), labels)):
+        folds[test] = i
+    return folds
+
+
+def make_folds(method: str, homophily, y, k: int, seed=0, n_bins: int = 10) -> np.ndarray:
+    """Fold ids for one of :data:`SPLIT_METHODS` ("random", "stratified", "hpstrat")."""
+    if method == "random":
+        return random_folds(y, k, seed)
+    if method == "stratified":
+        return stratified_folds(y, k, seed)
+    if method == "hpstrat":
+        return hpstrat_folds(homophily, y, k, n_bins=n_bins, seed=seed)
+    raise ValueError(f"method must be one of {SPLIT_METHODS}; got {method!r}.")
+
+
+def fold_rounds(folds, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+    """The k rounds ``(train_idx, val_idx, test_idx)``: round i tests fold i, validates on fold
+    (i + 1) mod k and trains on the rest.
+
+    Examples
+    --------
+    >>> [tuple(a.tolist() for a in r) for r in fold_rounds([0, 1, 2, 0], 3)][0]
+    ([2], [1], [0, 3])
+    """
+    f = check_folds(folds, k)
+    k = check_k(k, max(k, f.shape[0]))
+    rounds = []
+    for i in range(k):
+        test = np.flatnonzero(f == i)
+        val = np.flatnonzero(f == (i + 1) % k)
+        train = np.flatnonzero((f != i) & (f != (i + 1) % k))
+        rounds.append((train, val, test))
+    return rounds
+
+
+def fold_masks(folds, k: int):
+    """Boolean masks ``(train_mask, val_mask, test_mask)`` of shape ``[num_nodes, k]`` (torch), one column
+    per round — the layout of PyTorch Geometric's multi-split datasets."""
+    import torch
+
+    f = torch.as_tensor(check_folds(folds, k))
+    check_k(k, max(k, f.shape[0]))
+    ids = torch.arange(k)
+    test = f[:, None] == ids[None, :]
+    val = f[:, None] == ((ids + 1) % k)[None, :]
+    return ~(test | val), val, test

@@ -1,0 +1,136 @@
+"""Stage 2 of the data flow: graph -> node homophily -> homophily bins.
+
+Node homophily (Pei et al., 2020; HpStrat Section 3): for node ``v`` with neighbour set ``N(v)`` on the
+undirected simple graph,
+
+.. math:: h(v) = \\frac{|\\{u \\in N(v) : y_u = y_v\\}|}{|N(v)|},
+
+undefined (NaN) for an isolated node.
+"""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import check_labels, check_n_bins, to_numpy
+
+
+def _check_edge_index(edge_index, n: int) -> np.ndarray:
+    ei = to_numpy(edge_index)
+    if ei.ndim != 2 or ei.shape[0] != 2:
+        raise ValueError(f"edge_index must have shape (2, m); got shape {ei.shape}.")
+    if ei.shape[1] and not np.issubdtype(ei.dtype, np.integer):
+        raise ValueError(f"edge_index must hold integer node ids; got dtype {ei.dtype}.")
+    if ei.shape[1]:
+        lo, hi = ei.min(), ei.max()
+        if lo < 0 or hi >= n:
+            raise ValueError(f"edge_index holds node ids in [{lo}, {hi}] but num_nodes={n}; "
+                             f"ids must lie in 0..{n - 1}.")
+    return ei.astype(np.int64, copy=False)
+
+
+def simple_undirected_pairs(edge_index, num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
+    """Each edge of the undirected simple graph once, as sorted pairs ``(a, b)`` with ``a < b``.
+
+    Self-loops are dropped, ``(u, v)`` and ``(v, u)`` are the same edge, duplicates count once.
+    Vectorised: one unique-sort of ``m`` int64 keys ``a * n + b`` (half the work of symmetrising first).
+    """
+    ei = _check_edge_index(edge_index, num_nodes)
+    u, v = ei[0], ei[1]
+    keep = u != v
+    a = np.minimum(u[keep], v[keep])
+    b = np.maximum(u[keep], v[keep])
+    key = a * np.int64(num_nodes) + b
+    del a, b
+    # torch.unique on CPU (a radix sort) is ~2x faster than numpy's sort-based np.unique at 62M keys
+    import torch
+
+    key = torch.unique(torch.from_numpy(key)).numpy()
+    return key // num_nodes, key % num_nodes
+
+
+def is_sorted_simple_undirected(edge_index, num_nodes: int) -> bool:
+    """Cheap check (no sort) that ``edge_index`` is sorted by (row, col), duplicate- and loop-free,
+    and has matching in/out degrees, as ``load_dataset`` returns it. Necessary for an undirected simple
+    graph, O(m); symmetry itself is the caller's promise (``assume_simple=True``)."""
+    ei = to_numpy(edge_index)
+    if ei.ndim != 2 or ei.shape[0] != 2:
+        return False
+    if ei.shape[1] == 0:
+        return True
+    key = ei[0].astype(np.int64) * np.int64(num_nodes) + ei[1]
+    if not np.all(key[1:] > key[:-1]) or np.any(ei[0] == ei[1]):
+        return False
+    return np.array_equal(np.bincount(ei[0], minlength=num_nodes), np.bincount(ei[1], minlength=num_nodes))
+
+
+def node_homophily(edge_index, y, num_nodes: int | None = None, assume_simple: bool = False) -> np.ndarray:
+    """Node homophily of every node on the undirected simple graph.
+
+    .. math:: h(v) = |\\{u \\in N(v): y_u = y_v\\}| \\,/\\, |N(v)|, \\quad h(v) = \\mathrm{NaN} \\text{ if } N(v) = \\emptyset
+
+    Parameters
+    ----------
+    edge_index : array-like of shape (2, m)
+        numpy array or torch tensor of node ids. Directed, duplicated edges and self-loops are allowed:
+        the graph is symmetrised, deduplicated and self-loops are dropped first.
+    y : array-like of shape (n,)
+        Integer class labels 0..C-1.
+    num_nodes : int, optional
+        Number of nodes; defaults to ``len(y)``.
+    assume_simple : bool, default False
+        Fast path for input that is already undirected and simple (both directions present, no
+        duplicates or self-loops), as :func:`hpstrat_lite.load_dataset` returns: skips re-normalising.
+        A cheap O(m) check (sorted, loop-free, in-degree == out-degree) guards against misuse.
+
+    Returns
+    -------
+    numpy.ndarray of float64, shape (n,), NaN for isolated nodes.
+
+    Examples
+    --------
+    >>> node_homophily([[0, 1, 1], [1, 2, 0]], [0, 0, 1])
+    array([1. , 0.5, 0. ])
+    """
+    n = len(to_numpy(y)) if num_nodes is None else num_nodes
+    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
+        raise ValueError(f"num_nodes must be a positive integer (an empty graph cannot be split); got {n!r}.")
+    labels = check_labels(y, n)
+    if assume_simple:
+        ei = _check_edge_index(edge_index, n)
+        if not is_sorted_simple_undirected(ei, n):
+            raise ValueError("assume_simple=True but edge_index is not a sorted, duplicate-free, loop-free "
+                             "symmetric edge list; pass assume_simple=False to normalise it first.")
+        src, dst = ei[0], ei[1]
+        deg = np.bincount(src, minlength=n).astype(np.float64)
+        same = np.bincount(src, weights=labels[src] == labels[dst], minlength=n)
+    else:
+        a, b = simple_undirected_pairs(edge_index, n)
+        eq = (labels[a] == labels[b]).astype(np.float64)
+        deg = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)).astype(np.float64)
+        same = np.bincount(a, weights=eq, minlength=n) + np.bincount(b, weights=eq, minlength=n)
+    with np.errstate(invalid="ignore", divide="ignore"):
+        h = same / deg
+    h[deg == 0] = np.nan
+    return h
+
+
+def homophily_bins(homophily, n_bins: int = 10) -> np.ndarray:
+    """Bin index of each node: B equal-width bins on [0, 1], h = 1 in the last bin (B - 1).
+
+    ``bin(v) = min(floor(h(v) * B), B - 1)``; isolated nodes (NaN) get their own extra bin ``B``,
+    processed last by HpStrat.
+    """
+    n_bins = check_n_bins(n_bins)
+    h = np.asarray(homophily, dtype=np.float64)
+    nan = np.isnan(h)
+    bins = np.empty(h.shape, dtype=np.int64)
+    bins[~nan] = np.minimum(np.floor(h[~nan] * n_bins).astype(np.int64), n_bins - 1)
+    bins[nan] = n_bins
+    return bins
+
+
+def mean_homophily(homophily) -> float:
+    """Mean node homophily over non-isolated nodes (NaN excluded); NaN when every node is isolated."""
+    h = np.asarray(homophily, dtype=np.float64)
+    finite = h[~np.isnan(h)]
+    return float(finite.mean()) if finite.size else float("nan")

@@ -1,0 +1,67 @@
+"""Result files under ``results/``: rows written only by the library's runners.
+
+Every row carries the code version (package version + git commit) and the run's parameters, so a
+reader can trace and regenerate it. Files are rewritten atomically (temporary file in the same folder,
+then ``os.replace``), so a killed runner never leaves a half-written file and a restarted one resumes.
+"""
+from __future__ import annotations
+
+import functools
+import os
+import subprocess
+import tempfile
+from pathlib import Path
+
+import pandas as pd
+
+
+@functools.lru_cache(maxsize=None)
+def code_version() -> str:
+    """``<package version>+<git short commit>[.dirty]`` of the library, or the version alone outside git."""
+    from . import __version__
+
+    here = Path(__file__).resolve().parent
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=here, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return __version__
+    if not commit:
+        return __version__
+    return f"{__version__}+{commit}{'.dirty' if dirty else ''}"
+
+
+def read_rows(path) -> pd.DataFrame:
+    """Rows of a results CSV, or an empty frame when the file does not exist yet."""
+    path = Path(path)
+    if not path.exists():
+        return pd.DataFrame()
+    return pd.read_csv(path)
+
+
+def write_rows_atomic(df: pd.DataFrame, path) -> None:
+    """Write ``df`` to ``path`` as CSV atomically (tmp file in the same folder + ``os.replace``)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as fh:
+            df.to_csv(fh, index=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.exists(tmp):
+            os.unlink(tmp)
+        raise
+
+
+def append_rows(path, rows: list[dict]) -> pd.DataFrame:
+    """Append ``rows`` to the results CSV at ``path`` atomically; returns the whole table."""
+    new = pd.DataFrame(rows)
+    old = read_rows(path)
+    table = new if old.empty else pd.concat([old, new], ignore_index=True)
+    write_rows_atomic(table, path)
+    return table

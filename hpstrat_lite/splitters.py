@@ -1,0 +1,123 @@
+"""Front ends over :func:`hpstrat_folds` for scikit-learn and PyTorch Geometric users."""
+from __future__ import annotations
+
+import numpy as np
+
+from ._validate import check_k, check_labels, check_n_bins, check_seed, to_numpy
+from .folds import fold_masks, hpstrat_folds
+
+
+class HomophilyStratifiedKFold:
+    """Homophily-aware stratified k-fold cross-validator with the scikit-learn splitter interface.
+
+    Folds follow :func:`hpstrat_folds`; ``split(X, y, groups=homophily)`` yields ``(train, test)`` index
+    arrays, test = fold i, train = every other fold (scikit-learn's convention; use :func:`fold_rounds`
+    for the paper's train/validation/test rounds). The node homophily is passed as ``groups`` (or set
+    with the ``homophily`` argument), because scikit-learn passes ``groups`` through
+    ``cross_val_score`` and friends.
+
+    Parameters
+    ----------
+    n_splits : int, default 5
+        Number of folds, at least 3.
+    n_bins : int, default 10
+        Number of equal-width homophily bins.
+    shuffle : bool, default True
+        Shuffle nodes within each stratum; with ``False`` they keep their index order.
+    random_state : int, numpy.random.Generator or None
+        Seed of the shuffle; ``None`` means 0 so that repeated calls give the same folds.
+
+    Examples
+    --------
+    >>> cv = HomophilyStratifiedKFold(n_splits=3, random_state=0)
+    >>> cv
+    HomophilyStratifiedKFold(n_splits=3, n_bins=10, shuffle=True, random_state=0)
+    >>> [len(test) for _, test in cv.split(None, [0, 0, 0, 1, 1, 1], groups=[1, 1, 0, 0, 0.5, 0.5])]
+    [2, 2, 2]
+    """
+
+    def __init__(self, n_splits: int = 5, *, n_bins: int = 10, shuffle: bool = True, random_state=None):
+        if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 3:
+            raise ValueError(f"n_splits must be an integer >= 3 (a round needs train, validation and test); "
+                             f"got {n_splits!r}.")
+        check_n_bins(n_bins)
+        if not isinstance(shuffle, bool):
+            raise ValueError(f"shuffle must be True or False; got {shuffle!r}.")
+        if random_state is not None:
+            check_seed(random_state, "random_state")
+        self.n_splits = n_splits
+        self.n_bins = n_bins
+        self.shuffle = shuffle
+        self.random_state = random_state
+
+    def __repr__(self) -> str:
+        return (f"{type(self).__name__}(n_splits={self.n_splits}, n_bins={self.n_bins}, "
+                f"shuffle={self.shuffle}, random_state={self.random_state})")
+
+    def get_n_splits(self, X=None, y=None, groups=None) -> int:
+        return self.n_splits
+
+    def fold_ids(self, y, homophily) -> np.ndarray:
+        """The fold of each sample (see :func:`hpstrat_folds`)."""
+        if homophily is None:
+            raise ValueError("groups (the node homophily, one value per sample) is required by "
+                             "HomophilyStratifiedKFold.split; compute it with hpstrat_lite.node_homophily.")
+        labels = check_labels(y)
+        check_k(self.n_splits, labels.shape[0], "n_splits")
+        if self.shuffle:
+            seed = 0 if self.random_state is None else self.random_state
+            return hpstrat_folds(homophily, labels, self.n_splits, n_bins=self.n_bins, seed=seed)
+        # no shuffle: stratum members keep index order (identity priority)
+        from .homophily import homophily_bins
+
+        bins = homophily_bins(to_numpy(homophily).astype(float), self.n_bins)
+        order = np.lexsort((np.arange(labels.shape[0]), labels, bins))
+        folds = np.empty(labels.shape[0], dtype=np.int64)
+        folds[order] = np.arange(labels.shape[0]) % self.n_splits
+        return folds
+
+    def split(self, X, y, groups=None):
+        """Yield ``(train_idx, test_idx)`` for each of the ``n_splits`` folds."""
+        folds = self.fold_ids(y, groups)
+        for i in range(self.n_splits):
+            yield np.flatnonzero(folds != i), np.flatnonzero(folds == i)
+
+
+class HpStratSplit:
+    """PyTorch Geometric transform writing HpStrat k-fold masks into a ``Data`` object.
+
+    Sets ``train_mask``, ``val_mask``, ``test_mask`` of shape ``[num_nodes, k]`` (the layout of PyG's
+    multi-split datasets such as ``WebKB``): column i is round i (test fold i, validation fold
+    (i + 1) mod k, train the rest), plus ``fold`` (the fold id of each node) and ``homophily``.
+
+    Examples
+    --------
+    >>> import torch
+    >>> from torch_geometric.data import Data
+    >>> data = Data(edge_index=torch.tensor([[0, 1, 2, 3], [1, 0, 3, 2]]), y=torch.tensor([0, 0, 1, 1]),
+    ...             num_nodes=4)
+    >>> HpStratSplit(k=3, seed=0)(data).train_mask.shape
+    torch.Size([4, 3])
+    """
+
+    def __init__(self, k: int = 4, n_bins: int = 10, seed: int = 0):
+        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 3:
+            raise ValueError(f"k must be an integer >= 3 (a round needs train, validation and test); got {k!r}.")
+        self.k, self.n_bins, self.seed = int(k), check_n_bins(n_bins), seed
+        check_seed(seed)
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__}(k={self.k}, n_bins={self.n_bins}, seed={self.seed})"
+
+    def __call__(self, data):
+        import torch
+
+        from .homophily import node_homophily
+
+        y = data.y.view(-1)
+        h = node_homophily(data.edge_index, y, data.num_nodes)
+        folds = hpstrat_folds(h, y, self.k, n_bins=self.n_bins, seed=self.seed)
+        data.train_mask, data.val_mask, data.test_mask = fold_masks(folds, self.k)
+        data.fold = torch.as_tensor(folds)
+        data.homophily = torch.as_tensor(h, dtype=torch.float)
+        return data

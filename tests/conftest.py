@@ -1,0 +1,32 @@
+import os
+from pathlib import Path
+
+import pytest
+
+REPO = Path(__file__).resolve().parents[1]
+_MIRROR = REPO.parent / "shared" / "datasets"  # the layout CI uses: ../shared beside the clone
+if "HPSTRAT_DATA" not in os.environ and _MIRROR.is_dir():
+    os.environ["HPSTRAT_DATA"] = str(_MIRROR)
+DATA_ROOT = os.environ.get("HPSTRAT_DATA")
+
+
+def mirror_has(*parts: str) -> bool:
+    """True when the data root holds the given path (e.g. mirror_has('Cora', 'raw'))."""
+    return bool(DATA_ROOT) and Path(DATA_ROOT, *parts).exists()
+
+
+@pytest.fixture(scope="session")
+def data_root():
+    if not DATA_ROOT:
+        if os.environ.get("CI"):
+            pytest.fail("CI must run the real-data tests: set HPSTRAT_DATA to the dataset mirror")
+        pytest.skip("HPSTRAT_DATA is not set: point it at the dataset mirror (CI sets ../shared/datasets)")
+    return Path(DATA_ROOT)
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _writable_cache(tmp_path_factory):
+    """Processed-graph caches go to a per-session writable folder unless the caller set one."""
+    if "HPSTRAT_CACHE" not in os.environ:
+        os.environ["HPSTRAT_CACHE"] = str(tmp_path_factory.mktemp("hpstrat_cache"))
+    yield

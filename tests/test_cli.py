@@ -1,0 +1,37 @@
+import numpy as np
+import pytest
+
+from hpstrat_lite.cli import main
+
+
+def test_datasets_prints_table1(data_root, capsys):
+    assert main(["--root", str(data_root), "datasets", "Cora", "Texas"]) == 0
+    out = capsys.readouterr().out
+    assert "Cora" in out and "2708" in out and "Texas" in out
+
+
+@pytest.mark.parametrize("suffix", [".npy", ".csv"])
+def test_split_writes_folds(data_root, tmp_path, capsys, suffix):
+    out = tmp_path / f"folds{suffix}"
+    assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--method", "hpstrat", "--k", "4",
+                 "--seed", "3", "--out", str(out)]) == 0
+    folds = np.load(out) if suffix == ".npy" else np.loadtxt(out, delimiter=",", skiprows=1, dtype=int)[:, 1]
+    assert folds.shape == (183,) and set(folds.tolist()) == {0, 1, 2, 3}
+    assert "fold sizes [46, 46, 46, 45]" in capsys.readouterr().out
+
+
+def test_quality_prints_three_methods(data_root, capsys):
+    assert main(["--root", str(data_root), "quality", "--dataset", "Cornell", "--k", "4", "--seeds", "3"]) == 0
+    out = capsys.readouterr().out
+    for word in ["hpstrat", "stratified", "random", "chd", "cdd", "sdd"]:
+        assert word in out
+
+
+def test_user_errors_exit_2_with_message(data_root, tmp_path, capsys):
+    assert main(["--root", str(data_root), "split", "--dataset", "Coraa", "--out", str(tmp_path / "f.npy")]) == 2
+    assert "Coraa" in capsys.readouterr().err
+    assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--k", "2",
+                 "--out", str(tmp_path / "f.npy")]) == 2
+    assert "k=2 is too small" in capsys.readouterr().err
+    assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--out", str(tmp_path / "f.txt")]) == 2
+    assert "--out must end in .npy or .csv" in capsys.readouterr().err
