@@ -14,6 +14,9 @@ from pathlib import Path
 
 import pandas as pd
 
+RESULTS_DIR = Path(os.environ.get("HPSTRAT_RESULTS", Path(__file__).resolve().parents[1] / "results"))
+"""Where runners write by default: ``$HPSTRAT_RESULTS`` or the checkout's ``results/`` folder."""
+
 
 @functools.lru_cache(maxsize=None)
 def code_version() -> str:

@@ -1,0 +1,68 @@
+"""Stage 6: result rows -> the HpStrat paper's tables (Section 5.2, Tables 3-4, Appendices C.4 and E).
+
+The score of a split method on a (dataset, model) pair is the cross-fold standard deviation of test
+accuracy: a protocol whose folds are alike gives a smaller spread (HpStrat's claim). With several split
+seeds the std is taken over the folds of each seed, then averaged over seeds.
+"""
+from __future__ import annotations
+
+import pandas as pd
+
+from .ranking import friedman_test, rank_methods, rank_tables
+
+PAPER_GLOBAL_MEAN_RANK = {"hpstrat": 1.49, "stratified": 2.20, "random": 2.31}
+"""HpStrat paper, Section 5.2: global mean rank of each split method over 15 datasets x 7 models."""
+PAPER_HPSTRAT_FIRST_DATASETS = (13, 15)
+"""HpStrat paper, Table 4: HpStrat has the best mean rank on 13 of the 15 datasets."""
+
+
+def cross_fold_std(rows: pd.DataFrame, models=None) -> pd.DataFrame:
+    """Std (ddof=1, in accuracy points x 100) and mean of test accuracy over folds, per
+    (dataset, model, method), averaged over split seeds. Columns: dataset, model, method, std, mean, seeds."""
+    df = rows if models is None else rows[rows["model"].isin(models)]
+    if df.empty:
+        raise ValueError("rows is empty: there are no results to analyse (run hpstrat experiment first).")
+    per_seed = (df.assign(acc=100 * df["test_acc"])
+                .groupby(["dataset", "model", "method", "seed"])["acc"].agg(["std", "mean"]).reset_index())
+    out = per_seed.groupby(["dataset", "model", "method"]).agg(std=("std", "mean"), mean=("mean", "mean"),
+                                                               seeds=("seed", "nunique")).reset_index()
+    return out
+
+
+def rank_summary(rows: pd.DataFrame, models=None):
+    """Table 3 (mean rank per model), Table 4 (mean rank per dataset) and the global mean rank.
+
+    Returns a dict with ``ranked`` (one row per (dataset, model, method) with its rank), ``per_model``,
+    ``per_dataset``, ``global_mean``, and the Friedman test over all (dataset, model) blocks
+    (``friedman_stat``, ``friedman_p``, ``n_blocks``) and per model (``friedman_per_model``).
+    """
+    std = cross_fold_std(rows, models)
+    ranked = rank_methods(std, "std", blocks=("dataset", "model"))
+    per_model, per_dataset, global_mean = rank_tables(ranked)
+    stat, p, n_blocks = friedman_test(std, "std", blocks=("dataset", "model"))
+    per_model_p = pd.Series({m: friedman_test(g, "std", blocks=("dataset",))[1] for m, g in std.groupby("model")},
+                            name="friedman_p")
+    return {"ranked": ranked, "per_model": per_model.assign(friedman_p=per_model_p), "per_dataset": per_dataset,
+            "global_mean": global_mean, "friedman_stat": stat, "friedman_p": p, "n_blocks": n_blocks}
+
+
+def std_reduction_share(rows: pd.DataFrame, against: str = "random", models=None) -> pd.DataFrame:
+    """Table C.4: for each model, the share of datasets where HpStrat's cross-fold std is lower than
+    ``against``'s, plus the overall share of (dataset, model) pairs (row ``all``)."""
+    wide = cross_fold_std(rows, models).pivot_table(index=["dataset", "model"], columns="method", values="std")
+    if "hpstrat" not in wide or against not in wide:
+        raise ValueError(f"rows must contain the methods 'hpstrat' and {against!r}; got {list(wide.columns)}.")
+    lower = (wide["hpstrat"] < wide[against]).rename("lower")
+    per_model = lower.groupby(level="model").agg(["mean", "size"])
+    per_model.loc["all"] = [lower.mean(), lower.size]
+    return per_model.rename(columns={"mean": f"share_hpstrat_lower_than_{against}", "size": "pairs"})
+
+
+def best_model_changes(rows: pd.DataFrame, models=None) -> pd.DataFrame:
+    """Appendix E: the best model (highest mean test accuracy over folds) of each dataset under each
+    split method, and whether it differs between methods (``changes``)."""
+    std = cross_fold_std(rows, models)
+    best = std.loc[std.groupby(["dataset", "method"])["mean"].idxmax(), ["dataset", "method", "model"]]
+    wide = best.pivot(index="dataset", columns="method", values="model")
+    wide["changes"] = wide.nunique(axis=1) > 1
+    return wide

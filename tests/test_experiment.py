@@ -1,0 +1,87 @@
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hpstrat_lite.analysis import best_model_changes, cross_fold_std, rank_summary, std_reduction_share
+from hpstrat_lite.experiment import RUN_KEY, run_experiment
+from hpstrat_lite.results import read_rows
+
+GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5,
+            progress=False)
+
+
+def test_killed_sweep_resumes_without_losing_or_repeating_runs(data_root, tmp_path):
+    out = tmp_path / "sweep.csv"
+    code = ("import sys; from hpstrat_lite.experiment import run_experiment; "
+            f"run_experiment(out=sys.argv[1], root=sys.argv[2], **{GRID!r})")
+    proc = subprocess.Popen([sys.executable, "-c", code, str(out), str(data_root)], env=os.environ.copy())
+    deadline = time.time() + 120
+    while not out.exists() and time.time() < deadline and proc.poll() is None:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGKILL)
+    proc.wait()
+    partial = read_rows(out)
+    assert 0 < len(partial) < 24, "the sweep should be killed after its first batch and before the last"
+    full = run_experiment(out=out, root=data_root, **GRID)
+    assert len(full) == 24 and not full.duplicated(RUN_KEY).any()
+    # rows written before the kill are kept verbatim
+    pd.testing.assert_frame_equal(full.iloc[: len(partial)].reset_index(drop=True), partial)
+    # and a rerun of the finished sweep trains nothing
+    again = run_experiment(out=out, root=data_root, **GRID)
+    pd.testing.assert_frame_equal(again, full)
+    # every run reached by a fresh, uninterrupted sweep has the same test accuracy
+    fresh = run_experiment(out=tmp_path / "fresh.csv", root=data_root, **GRID)
+    merged = full.merge(fresh, on=RUN_KEY, suffixes=("", "_fresh"))
+    np.testing.assert_allclose(merged["test_acc"], merged["test_acc_fresh"])
+    assert {"code_version", "test_homophily", "best_epoch", "seconds"} <= set(full.columns)
+
+
+def test_bad_arguments(data_root, tmp_path):
+    with pytest.raises(ValueError, match=r"methods must be a subset of"):
+        run_experiment(["Texas"], methods=["kfold"], out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"model"):
+        run_experiment(["Texas"], models=["GIN"], out=tmp_path / "x.csv", root=data_root)
+
+
+def _rows(stds):
+    """Synthetic result rows whose per-(dataset, model, method) fold accuracies have the given spreads."""
+    rows = []
+    for (dataset, model, method), spread in stds.items():
+        for fold, delta in enumerate([-1.5, -0.5, 0.5, 1.5]):
+            rows.append({"dataset": dataset, "model": model, "method": method, "seed": 0, "fold": fold,
+                         "test_acc": 0.5 + (0.1 if model == "B" and method == "random" else 0) + spread * delta / 100})
+    return pd.DataFrame(rows)
+
+
+def test_analysis_tables_on_known_rows():
+    stds = {}
+    for d in ["d1", "d2", "d3"]:
+        for m in ["A", "B"]:
+            stds[(d, m, "hpstrat")], stds[(d, m, "stratified")], stds[(d, m, "random")] = 1.0, 2.0, 3.0
+    stds[("d3", "B", "hpstrat")] = 4.0
+    rows = _rows(stds)
+    std = cross_fold_std(rows)
+    assert std.loc[(std.dataset == "d1") & (std.model == "A") & (std.method == "hpstrat"), "std"].item() == \
+        pytest.approx(np.std([-1.5, -0.5, 0.5, 1.5], ddof=1))
+    summary = rank_summary(rows)
+    assert summary["per_model"].loc["A", "hpstrat"] == 1.0
+    assert summary["per_model"].loc["B", "hpstrat"] == pytest.approx((1 + 1 + 3) / 3)
+    assert summary["per_dataset"].loc["d3", "hpstrat"] == 2.0
+    assert summary["global_mean"]["hpstrat"] == pytest.approx(8 / 6)
+    assert summary["n_blocks"] == 6
+    share = std_reduction_share(rows)
+    assert share.loc["A"].iloc[0] == 1.0 and share.loc["B"].iloc[0] == pytest.approx(2 / 3)
+    assert share.loc["all"].iloc[0] == pytest.approx(5 / 6)
+    best = best_model_changes(rows)
+    assert best.loc["d1", "random"] == "B" and best.loc["d1", "hpstrat"] == "A" and best["changes"].all()
+
+
+def test_analysis_rejects_empty_rows():
+    with pytest.raises(ValueError, match="rows is empty"):
+        cross_fold_std(pd.DataFrame(columns=["dataset", "model", "method", "seed", "test_acc"]))
