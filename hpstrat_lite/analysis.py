@@ -66,3 +66,39 @@ def best_model_changes(rows: pd.DataFrame, models=None) -> pd.DataFrame:
     wide = best.pivot(index="dataset", columns="method", values="model")
     wide["changes"] = wide.nunique(axis=1) > 1
     return wide
+
+
+PAPER_APPENDIX_B_R2 = (0.021, 0.289)
+"""HpStrat paper, Appendix B: on several (dataset, model) pairs the slope of test accuracy on test-set
+mean homophily is significant (p < 0.05) with R^2 between 0.021 and 0.289."""
+
+
+def homophily_regression(rows: pd.DataFrame, x: str = "test_homophily", y: str = "test_acc") -> dict:
+    """Appendix B: OLS of test accuracy on test-set mean homophily (statsmodels), one point per run.
+
+    .. math:: \\mathrm{acc}_r = \\beta_0 + \\beta_1 \\bar h_{\\mathrm{test}, r} + \\varepsilon_r
+
+    Returns ``slope``, ``intercept``, ``p_value`` (two-sided t-test of the slope), ``r2``, ``n`` and the
+    fitted ``model`` (a statsmodels results object, for plotting confidence bands).
+    """
+    import statsmodels.api as sm
+
+    df = rows[[x, y]].dropna()
+    if len(df) < 3:
+        raise ValueError(f"rows needs at least 3 runs with finite {x!r} and {y!r} for a regression; got {len(df)}.")
+    if df[x].nunique() < 2:
+        raise ValueError(f"{x!r} takes a single value across runs; a slope cannot be fitted.")
+    fit = sm.OLS(df[y].to_numpy(), sm.add_constant(df[x].to_numpy())).fit()
+    return {"slope": float(fit.params[1]), "intercept": float(fit.params[0]), "p_value": float(fit.pvalues[1]),
+            "r2": float(fit.rsquared), "n": int(fit.nobs), "model": fit}
+
+
+def regression_table(rows: pd.DataFrame) -> pd.DataFrame:
+    """:func:`homophily_regression` for every (dataset, model) in ``rows``: slope, p-value, R^2, n and
+    whether the slope is significant at 0.05."""
+    out = []
+    for (dataset, model), g in rows.groupby(["dataset", "model"]):
+        fit = homophily_regression(g)
+        out.append({"dataset": dataset, "model": model, **{k: v for k, v in fit.items() if k != "model"},
+                    "significant": fit["p_value"] < 0.05})
+    return pd.DataFrame(out)

@@ -35,3 +35,15 @@ def test_user_errors_exit_2_with_message(data_root, tmp_path, capsys):
     assert "k=2 is too small" in capsys.readouterr().err
     assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--out", str(tmp_path / "f.txt")]) == 2
     assert "--out must end in .npy or .csv" in capsys.readouterr().err
+
+
+def test_experiment_appends_rows(data_root, tmp_path):
+    import pandas as pd
+
+    out = tmp_path / "rows.csv"
+    args = ["--root", str(data_root), "experiment", "--datasets", "Cornell", "--models", "MLP", "--k", "3",
+            "--seeds", "0", "1", "--max-epochs", "5", "--patience", "2", "--out", str(out)]
+    assert main(args) == 0
+    rows = pd.read_csv(out)
+    assert len(rows) == 3 * 2 * 3 and set(rows["method"]) == {"random", "stratified", "hpstrat"}
+    assert rows["epochs_run"].max() <= 5

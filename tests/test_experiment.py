@@ -85,3 +85,20 @@ def test_analysis_tables_on_known_rows():
 def test_analysis_rejects_empty_rows():
     with pytest.raises(ValueError, match="rows is empty"):
         cross_fold_std(pd.DataFrame(columns=["dataset", "model", "method", "seed", "test_acc"]))
+
+
+def test_homophily_regression_recovers_a_known_slope():
+    from hpstrat_lite.analysis import homophily_regression, regression_table
+
+    rng = np.random.default_rng(0)
+    h = rng.uniform(0.2, 0.8, 200)
+    rows = pd.DataFrame({"dataset": "d", "model": "m", "test_homophily": h,
+                         "test_acc": 0.3 + 0.5 * h + rng.normal(0, 0.05, 200)})
+    fit = homophily_regression(rows)
+    assert fit["slope"] == pytest.approx(0.5, abs=0.05) and fit["p_value"] < 1e-10 and 0.5 < fit["r2"] < 1
+    noise = rows.assign(test_acc=rng.normal(0.5, 0.05, 200))
+    assert homophily_regression(noise)["p_value"] > 0.01
+    table = regression_table(pd.concat([rows, noise.assign(model="noise")]))
+    assert table.set_index("model")["significant"].to_dict() == {"m": True, "noise": False}
+    with pytest.raises(ValueError, match="at least 3 runs"):
+        homophily_regression(rows.iloc[:2])
