@@ -102,12 +102,12 @@ def node_homophily(edge_index, y, num_nodes: int | None = None, assume_simple: b
                              "symmetric edge list; pass assume_simple=False to normalise it first.")
         src, dst = ei[0], ei[1]
         deg = np.bincount(src, minlength=n).astype(np.float64)
-        same = np.bincount(src, weights=labels[src] == labels[dst], minlength=n)
+        same = np.bincount(src[labels[src] == labels[dst]], minlength=n)
     else:
         a, b = simple_undirected_pairs(edge_index, n)
-        eq = (labels[a] == labels[b]).astype(np.float64)
+        eq = labels[a] == labels[b]
         deg = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)).astype(np.float64)
-        same = np.bincount(a, weights=eq, minlength=n) + np.bincount(b, weights=eq, minlength=n)
+        same = np.bincount(a[eq], minlength=n) + np.bincount(b[eq], minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
         h = same / deg
     h[deg == 0] = np.nan

@@ -1,0 +1,151 @@
+"""Batched training engine vs a plain per-run PyG training loop.
+
+For each (dataset, model) case, R runs (one fold column and one seed each) train for a fixed number
+of epochs (no early stopping on either side), in the same process, with the same thread count:
+
+* baseline: the way reference scripts do it: one PyG model at a time (``GCNConv`` / ``GATConv``
+  stack), dense feature matrix, Adam, and per epoch one training step, one evaluation forward pass
+  for the validation loss, and a copy of the state dict when it improves; test with the best state;
+* batched: :func:`hpstrat_lite.train.train_runs` with all R runs in one batched model (sparse
+  features stay sparse).
+
+Prints the per-case times and the ratio, and the overall ratio (sum of baseline times / sum of
+batched times). ``--baseline-runs`` times only the first few baseline runs and scales the time to R
+(the runs cost the same; the report says when it did).
+
+Usage::
+
+    HPSTRAT_DATA=../shared/datasets python benchmarks/bench_train.py [--datasets Cora CS]
+        [--models GCN GAT] [--runs 12] [--epochs 200] [--baseline-runs 12] [--threads 2]
+        [--early-stop-datasets Cora Physics]
+
+``--early-stop-datasets`` additionally times one full early-stopped batch (max 1000 epochs, patience
+100) per model on each named dataset, to size the experiment sweep.
+"""
+from __future__ import annotations
+
+import argparse
+import copy
+import time
+
+import torch
+import torch.nn.functional as F
+
+from hpstrat_lite import fold_masks, random_folds
+from hpstrat_lite.datasets import load_dataset
+from hpstrat_lite.models import MODELS
+from hpstrat_lite.train import train_runs
+
+
+def _pyg_model(name: str, in_dim: int, num_classes: int) -> torch.nn.Module:
+    from torch_geometric.nn import GATConv, GCNConv
+
+    class Net(torch.nn.Module):
+        def __init__(self):
+            super().__init__()
+            if name == "GCN":
+                self.conv1, self.conv2 = GCNConv(in_dim, 64), GCNConv(64, num_classes)
+            else:
+                self.conv1 = GATConv(in_dim, 8, heads=8, dropout=0.5)
+                self.conv2 = GATConv(64, num_classes, heads=1, concat=False, dropout=0.5)
+
+        def forward(self, x, edge_index):
+            h = self.conv1(x, edge_index)
+            h = F.relu(h) if name == "GCN" else F.elu(h)
+            h = F.dropout(h, p=0.5, training=self.training)
+            return self.conv2(h, edge_index)
+
+    return Net()
+
+
+def baseline_run(name, x, edge_index, y, train, val, test, seed, epochs):
+    """One run of a plain PyG training loop; returns its test accuracy at the best validation loss."""
+    torch.manual_seed(seed)
+    model = _pyg_model(name, x.shape[1], int(y.max()) + 1)
+    opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
+    best_loss, best_state = float("inf"), None
+    for _ in range(epochs):
+        model.train()
+        opt.zero_grad()
+        out = model(x, edge_index)
+        F.cross_entropy(out[train], y[train]).backward()
+        opt.step()
+        model.eval()
+        with torch.no_grad():
+            val_loss = float(F.cross_entropy(model(x, edge_index)[val], y[val]))
+        if val_loss < best_loss:
+            best_loss, best_state = val_loss, copy.deepcopy(model.state_dict())
+    model.load_state_dict(best_state)
+    model.eval()
+    with torch.no_grad():
+        pred = model(x, edge_index).argmax(-1)
+    return float((pred[test] == y[test]).float().mean())
+
+
+def _masks(data, runs):
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    reps = -(-runs // 4)
+    return [torch.cat([m] * reps, 1)[:, :runs] for m in (tr, va, te)]
+
+
+def bench_case(data, name, runs, epochs, baseline_runs):
+    tr, va, te = _masks(data, runs)
+    seeds = list(range(runs))
+    x = data.x.to_dense() if data.x.layout != torch.strided else data.x
+    t0 = time.perf_counter()
+    accs = [baseline_run(name, x, data.edge_index, data.y, tr[:, r], va[:, r], te[:, r], seeds[r], epochs)
+            for r in range(baseline_runs)]
+    base = (time.perf_counter() - t0) * runs / baseline_runs
+    t0 = time.perf_counter()
+    rows = train_runs(data, name, tr, va, te, seeds, max_epochs=epochs, patience=None, device="cpu",
+                      num_threads=None)
+    batched = time.perf_counter() - t0
+    mean_b = sum(accs) / len(accs)
+    mean_e = sum(r["test_acc"] for r in rows[:baseline_runs]) / baseline_runs
+    return base, batched, mean_b, mean_e
+
+
+def main(argv=None):
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--datasets", nargs="+", default=["Cora", "CS"])
+    ap.add_argument("--models", nargs="+", default=["GCN", "GAT"], choices=["GCN", "GAT"])
+    ap.add_argument("--runs", type=int, default=12)
+    ap.add_argument("--epochs", type=int, default=200)
+    ap.add_argument("--baseline-runs", type=int, default=None,
+                    help="time only this many baseline runs and scale to --runs (default: all)")
+    ap.add_argument("--threads", type=int, default=None, help="torch threads for both sides (default: torch's)")
+    ap.add_argument("--early-stop-datasets", nargs="*", default=[])
+    args = ap.parse_args(argv)
+    if args.threads:
+        torch.set_num_threads(args.threads)
+    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), {args.runs} runs, "
+          f"{args.epochs} epochs, no early stopping")
+    total_base = total_batched = 0.0
+    for ds in args.datasets:
+        data = load_dataset(ds)
+        for name in args.models:
+            k = min(args.baseline_runs or args.runs, args.runs)
+            base, batched, acc_b, acc_e = bench_case(data, name, args.runs, args.epochs, k)
+            total_base += base
+            total_batched += batched
+            note = "" if k == args.runs else f" (baseline: {k} runs timed, scaled to {args.runs})"
+            print(f"{ds:10s} {name:4s} baseline {base:8.1f} s  batched {batched:7.1f} s  ratio {base / batched:6.1f}x"
+                  f"  test acc {acc_b:.3f} / {acc_e:.3f}{note}", flush=True)
+    if total_batched:
+        print(f"overall: baseline {total_base:.1f} s, batched {total_batched:.1f} s, "
+              f"ratio {total_base / total_batched:.1f}x")
+    for ds in args.early_stop_datasets:
+        data = load_dataset(ds)
+        tr, va, te = _masks(data, args.runs)
+        for name in MODELS:
+            t0 = time.perf_counter()
+            rows = train_runs(data, name, tr, va, te, list(range(args.runs)), device="cpu")
+            wall = time.perf_counter() - t0
+            ep = [r["epochs_run"] for r in rows]
+            acc = sum(r["test_acc"] for r in rows) / len(rows)
+            print(f"early-stopped {ds:10s} {name:9s} {wall:8.1f} s  epochs {min(ep)}-{max(ep)}  "
+                  f"runs per batch {max(r['batch_size'] for r in rows)}  test acc {acc:.3f}", flush=True)
+
+
+if __name__ == "__main__":
+    main()

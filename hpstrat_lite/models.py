@@ -1,0 +1,723 @@
+"""The eight node classifiers of the HpStrat experiment, written so that R independent runs train as one.
+
+A *batched* model holds the parameters of R runs of the same architecture, stacked along a run axis,
+and computes the logits of all of them at once: hidden states have shape ``[N, R, d]`` and every
+sparse propagation multiplies one ``[N, N]`` operator with the ``[N, R * d]`` matrix of all runs'
+channels, so R runs cost about one sparse matmul per hop, not R. Runs never mix: every dense
+transform is a batched matmul with per-run weights ``[R, d_in, d_out]`` and every non-linearity is
+elementwise, so run ``r``'s logits (and, with the summed loss, its gradients) are exactly those of
+the same run trained alone.
+
+Each run draws its initial weights from its own ``torch.Generator`` (seeded from the run's seed, in
+a fixed order) and its dropout masks from another one (:class:`RunRandom`), so a run gives the same
+numbers inside any batch as alone.
+
+Architectures (HpStrat protocol: hidden 64, two layers, dropout 0.5 between layers, as in PyG's
+``BasicGNN`` models; no dropout on the raw input features):
+
+=========  ==================================================================================
+MLP        ``Linear -> ReLU -> dropout -> Linear`` (feature-only reference; ``num_layers`` >= 1)
+GCN        Kipf & Welling 2017, ``GCNConv``: :math:`H' = \\hat A H W + b`,
+           :math:`\\hat A = D^{-1/2}(A+I)D^{-1/2}` (PyG ``gcn_norm``)
+GAT        Velickovic et al. 2018, ``GATConv``: hidden layers 8 heads x ``hidden/8`` channels
+           (concatenated), ELU, output layer 1 head; attention dropout = ``dropout``
+GraphSAGE  Hamilton et al. 2017, ``SAGEConv`` (mean): :math:`h_i' = W_l\\,\\mathrm{mean}_{j\\in N(i)} h_j
+           + b + W_r h_i`
+MixHop     Abu-El-Haija et al. 2019, ``MixHopConv`` powers {0, 1, 2}:
+           :math:`H' = \\Vert_{p} \\hat A^p H W_p + b`; ``num_layers`` MixHop layers (ReLU,
+           dropout) and a linear classifier on the last ``3 * hidden`` channels (PyG's MixHop example)
+APPNP      Gasteiger et al. 2019: MLP logits :math:`Z^{(0)}`, then K=10 steps
+           :math:`Z^{(k+1)} = (1-\\alpha)\\hat A Z^{(k)} + \\alpha Z^{(0)}`, alpha = 0.1
+H2GCN      Zhu et al. 2020, H2GCN-2 (K = ``num_layers`` = 2 rounds): :math:`r^{(0)} = \\mathrm{ReLU}(XW_e)`,
+           :math:`r^{(k)} = [\\bar A_1 r^{(k-1)} \\Vert \\bar A_2 r^{(k-1)}]` with
+           :math:`\\bar A_i = D_i^{-1/2} A_i D_i^{-1/2}` over the exact 1-hop and exact 2-hop
+           neighbourhoods (no self loops: ego/neighbour separation), classifier on the dropout of
+           :math:`[r^{(0)} \\Vert r^{(1)} \\Vert r^{(2)}]`
+GPRGNN     Chien et al. 2021: MLP logits :math:`H`, then :math:`Z = \\sum_{k=0}^{10} \\gamma_k \\hat A^k H`
+           with learnable :math:`\\gamma` initialised to PPR weights :math:`\\gamma_k = \\alpha(1-\\alpha)^k`,
+           :math:`\\gamma_K = (1-\\alpha)^K`, alpha = 0.1, no weight decay on :math:`\\gamma`
+=========  ==================================================================================
+
+Every model starts with a linear projection of the node features, ``X @ W_in``; the training loop
+(:mod:`hpstrat_lite.train`) computes it once per epoch for all runs (one sparse-times-dense matmul for
+bag-of-words features) and hands it to :meth:`BatchedModel.forward`.
+"""
+from __future__ import annotations
+
+import math
+import warnings
+import weakref
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from torch import nn
+
+MODELS = ("MLP", "GCN", "GAT", "GraphSAGE", "MixHop", "APPNP", "H2GCN", "GPRGNN")
+
+GAT_HEADS = 8
+MIXHOP_POWERS = (0, 1, 2)
+APPNP_K, APPNP_ALPHA = 10, 0.1
+GPRGNN_K, GPRGNN_ALPHA = 10, 0.1
+
+#: Graph operators each model needs (see :func:`graph_operators`).
+OPERATORS = {"MLP": (), "GCN": ("gcn",), "GAT": ("gat",), "GraphSAGE": ("mean",), "MixHop": ("gcn",),
+             "APPNP": ("gcn",), "H2GCN": ("hop1", "hop2"), "GPRGNN": ("gcn",)}
+
+
+# ----------------------------------------------------------------------------------------------
+# Sparse operators
+# ----------------------------------------------------------------------------------------------
+
+def _bmm_sparse(a: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
+    """``a @ h[r]`` for every run r: ``h`` ``[R, n_in, d]`` -> ``[R, n_out, d]``.
+
+    Hidden layers use one CSR matmul per run rather than one on the ``[n_in, R * d]`` channel
+    stack: the products are memory-bound, and a ``[n_in, d]`` operand stays in cache while
+    ``[n_in, R * d]`` does not (about 2x faster on the 2-core CPU here, from Cora to
+    Coauthor-Physics). Narrow inputs (logits) use one matmul on the stack.
+    """
+    R, n, d = h.shape
+    if R == 1:
+        return (a @ h[0]).unsqueeze(0)
+    if R * d <= _STACK_COLUMNS:
+        out = a @ h.transpose(0, 1).reshape(n, R * d)
+        return out.view(a.shape[0], R, d).transpose(0, 1).contiguous()
+    return torch.stack([a @ h[r] for r in range(R)])
+
+
+#: Use one matmul on the ``[n, R * d]`` channel stack while it has at most this many columns
+#: (logits: R x classes), one matmul per run otherwise (hidden layers).
+_STACK_COLUMNS = 128
+
+
+class _SpMM(torch.autograd.Function):
+    """``A @ H[r]`` for every run, constant sparse CSR ``A``; the backward pass uses a precomputed
+    ``A^T`` (CSR)."""
+
+    @staticmethod
+    def forward(ctx, a, a_t, h):
+        ctx.a_t = a_t
+        return _bmm_sparse(a, h)
+
+    @staticmethod
+    def backward(ctx, grad):
+        return None, None, _bmm_sparse(ctx.a_t, grad.contiguous())
+
+
+class SparseOp:
+    """A constant sparse matrix ``A`` ``[n_out, n_in]`` (CSR) with its transpose for the backward pass.
+
+    ``op @ h`` maps all runs' channels ``h`` ``[R, n_in, d]`` to ``[R, n_out, d]`` (see
+    :func:`_bmm_sparse`).
+    """
+
+    def __init__(self, matrix: torch.Tensor, transpose: torch.Tensor):
+        self.matrix, self.transpose = matrix, transpose
+        self.shape = tuple(matrix.shape)
+
+    @classmethod
+    def from_edges(cls, row, col, value, shape, device) -> "SparseOp":
+        """Operator with entries ``A[row[e], col[e]] = value[e]`` (duplicates summed)."""
+        return cls(_csr(row, col, value, shape, device), _csr(col, row, value, shape[::-1], device))
+
+    def __matmul__(self, h: torch.Tensor) -> torch.Tensor:
+        return _SpMM.apply(self.matrix, self.transpose, h.contiguous())
+
+    @property
+    def nnz(self) -> int:
+        return int(self.matrix.values().numel())
+
+
+def _csr(row, col, value, shape, device) -> torch.Tensor:
+    """A float32 CSR tensor from COO triplets (vectorised, via a coalesced COO tensor)."""
+    coo = torch.sparse_coo_tensor(torch.stack([torch.as_tensor(row), torch.as_tensor(col)]),
+                                  torch.as_tensor(value, dtype=torch.float32), size=tuple(shape)).coalesce()
+    return coo.to_sparse_csr().to(device)
+
+
+def _edges(data) -> tuple[torch.Tensor, torch.Tensor, int]:
+    """``(src, dst, N)`` of ``data.edge_index`` (messages flow src -> dst, PyG's default)."""
+    ei = data.edge_index.to("cpu", torch.long)
+    return ei[0], ei[1], int(data.num_nodes)
+
+
+def gcn_operator(data, device, self_loops: bool = True) -> SparseOp:
+    """:math:`\\hat A = D^{-1/2}(A + I)D^{-1/2}` (``self_loops=False``: :math:`D^{-1/2} A D^{-1/2}`),
+    computed with PyG's ``gcn_norm``; row = target node, column = source node."""
+    from torch_geometric.nn.conv.gcn_conv import gcn_norm
+
+    src, dst, n = _edges(data)
+    ei, w = gcn_norm(torch.stack([src, dst]), None, n, add_self_loops=self_loops)
+    return SparseOp.from_edges(ei[1], ei[0], w, (n, n), device)
+
+
+def mean_operator(data, device) -> SparseOp:
+    """Mean aggregation of SAGEConv: :math:`(D^{-1} A)_{ij} = 1/\\deg(i)` for each edge j -> i
+    (a node without neighbours aggregates to zero, as in PyG)."""
+    src, dst, n = _edges(data)
+    deg = torch.bincount(dst, minlength=n).clamp(min=1).to(torch.float32)
+    return SparseOp.from_edges(dst, src, 1.0 / deg[dst], (n, n), device)
+
+
+def two_hop_edges(data) -> tuple[torch.Tensor, torch.Tensor]:
+    """Edges ``(src, dst)`` of the exact 2-hop neighbourhood :math:`N_2(v)` of H2GCN: nodes at shortest
+    distance exactly 2 (reachable in two steps, not a neighbour, not v itself), from one sparse product."""
+    import scipy.sparse as sp
+
+    src, dst, n = _edges(data)
+    a = sp.csr_matrix((np.ones(src.numel(), np.float32), (dst.numpy(), src.numpy())), shape=(n, n))
+    a.sum_duplicates()
+    a.data[:] = 1.0
+    a.setdiag(0)
+    a.eliminate_zeros()
+    a2 = (a @ a).tocsr()
+    a2.data[:] = 1.0
+    a2 = a2 - a2.multiply(a)  # drop 1-hop neighbours
+    a2.setdiag(0)
+    a2.eliminate_zeros()
+    a2 = a2.tocoo()
+    return torch.from_numpy(a2.col.astype(np.int64)), torch.from_numpy(a2.row.astype(np.int64))
+
+
+def _sym_norm(src, dst, n, device) -> SparseOp:
+    """:math:`D^{-1/2} A D^{-1/2}` of the edge set ``(src, dst)`` (no self loops added)."""
+    deg = torch.bincount(dst, minlength=n).to(torch.float32)
+    inv = deg.pow(-0.5).masked_fill(deg == 0, 0.0)
+    return SparseOp.from_edges(dst, src, inv[dst] * inv[src], (n, n), device)
+
+
+class AttentionGraph:
+    """Edges for attention layers (GATConv): one self loop per node added, sorted by (target, source).
+
+    Attention of all runs and heads is applied as one block-diagonal sparse matmul: block b (a run
+    and a head) is the ``[N, N]`` matrix with entry ``alpha[b, e]`` at (target, source) of edge e.
+    The block structures (CSR indices of the matrix and of its transpose) are built once per number
+    of blocks and cached.
+    """
+
+    def __init__(self, data, device):
+        from torch_geometric.utils import add_self_loops, remove_self_loops
+
+        src, dst, n = _edges(data)
+        ei, _ = remove_self_loops(torch.stack([src, dst]))
+        ei, _ = add_self_loops(ei, num_nodes=n)
+        order = torch.argsort(ei[1] * n + ei[0])
+        src, dst = ei[0, order], ei[1, order]
+        self.n, self.num_edges, self.device = n, int(src.numel()), torch.device(device)
+        self.src, self.dst = src.to(device), dst.to(device)
+        self._crow = _crow(dst, n)
+        self._perm = torch.argsort(src * n + dst)  # value order of the transpose (CSR by source)
+        self._crow_t = _crow(src, n)
+        self._blocks: dict = {}
+
+    def offsets(self, runs: int, heads: int) -> torch.Tensor:
+        """CSR row pointer expanded to ``[runs, heads, N + 1]`` for ``torch.segment_reduce``."""
+        key = ("offsets", runs, heads)
+        if key not in self._blocks:
+            self._blocks[key] = self._crow.to(self.device).expand(runs, heads, -1).contiguous()
+        return self._blocks[key]
+
+    def blocks(self, b: int):
+        """``(crow, col, crow_t, col_t, perm)`` of the block-diagonal matrix with ``b`` blocks."""
+        if b not in self._blocks:
+            n, e = self.n, self.num_edges
+            shift_e = (torch.arange(b) * e)[:, None]
+            shift_n = (torch.arange(b) * n)[:, None]
+            crow = torch.cat([torch.zeros(1, dtype=torch.long), (self._crow[1:][None] + shift_e).view(-1)])
+            crow_t = torch.cat([torch.zeros(1, dtype=torch.long), (self._crow_t[1:][None] + shift_e).view(-1)])
+            col = (self.src.cpu()[None] + shift_n).view(-1)
+            col_t = (self.dst.cpu()[self._perm][None] + shift_n).view(-1)
+            perm = (self._perm[None] + shift_e).view(-1)
+            self._blocks[b] = tuple(t.to(self.device) for t in (crow, col, crow_t, col_t, perm))
+        return self._blocks[b]
+
+
+def _crow(rows: torch.Tensor, n: int) -> torch.Tensor:
+    """CSR row pointer of sorted row ids."""
+    out = torch.zeros(n + 1, dtype=torch.long)
+    out[1:] = torch.cumsum(torch.bincount(rows, minlength=n), 0)
+    return out
+
+
+class _AttentionSpMM(torch.autograd.Function):
+    """``out[b] = A_b @ x[b]`` with ``A_b[dst_e, src_e] = alpha[b, e]``, for all blocks b at once.
+
+    Forward and the gradient for ``x`` are CSR matmuls with the block-diagonal matrix and its
+    transpose; the gradient for ``alpha`` is the sampled product :math:`(G X^\top)_{dst_e, src_e}`
+    (``torch.sparse.sampled_addmm``). No ``[blocks, E, C]`` message tensor is ever formed.
+    """
+
+    @staticmethod
+    def forward(ctx, alpha, x, graph):
+        b, n, c = x.shape
+        crow, col, _, _, _ = graph.blocks(b)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
+            a = torch.sparse_csr_tensor(crow, col, alpha.reshape(-1), size=(b * n, b * n), check_invariants=False)
+            out = a @ x.reshape(b * n, c)
+        ctx.save_for_backward(alpha, x)
+        ctx.graph = graph
+        return out.view(b, n, c)
+
+    @staticmethod
+    def backward(ctx, grad):
+        alpha, x = ctx.saved_tensors
+        b, n, c = x.shape
+        crow, col, crow_t, col_t, perm = ctx.graph.blocks(b)
+        g = grad.reshape(b * n, c).contiguous()
+        grad_alpha = grad_x = None
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
+            if ctx.needs_input_grad[1]:
+                at = torch.sparse_csr_tensor(crow_t, col_t, alpha.reshape(-1)[perm], size=(b * n, b * n),
+                                             check_invariants=False)
+                grad_x = (at @ g).view(b, n, c)
+            if ctx.needs_input_grad[0]:
+                a = torch.sparse_csr_tensor(crow, col, alpha.reshape(-1).detach(), size=(b * n, b * n),
+                                            check_invariants=False)
+                sampled = torch.sparse.sampled_addmm(a, g, x.reshape(b * n, c).t(), beta=0.0)
+                grad_alpha = sampled.values().view(alpha.shape)
+        return grad_alpha, grad_x, None
+
+
+_OP_CACHE: dict = {}
+
+
+def graph_operators(data, model: str, device) -> dict:
+    """The graph operators ``model`` needs, built once per graph and device and cached.
+
+    The cache is keyed by the identity of ``data.edge_index`` (an entry is dropped when that tensor
+    is freed), so running many batches on one dataset normalises its adjacency once. Do not change
+    ``edge_index`` in place after a first call.
+    """
+    device = torch.device(device)
+    ei = data.edge_index
+    key = id(ei)
+    if key not in _OP_CACHE:
+        _OP_CACHE[key] = {}
+        weakref.finalize(ei, _OP_CACHE.pop, key, None)
+    cache = _OP_CACHE[key]
+    out = {}
+    for kind in OPERATORS[model]:
+        ck = (kind, str(device), int(data.num_nodes))
+        if ck not in cache:
+            if kind == "gcn":
+                cache[ck] = gcn_operator(data, device)
+            elif kind == "hop1":
+                src, dst, n = _edges(data)
+                cache[ck] = _sym_norm(src, dst, n, device)
+            elif kind == "hop2":
+                src, dst = two_hop_edges(data)
+                cache[ck] = _sym_norm(src, dst, int(data.num_nodes), device)
+            elif kind == "mean":
+                cache[ck] = mean_operator(data, device)
+            elif kind == "gat":
+                cache[ck] = AttentionGraph(data, device)
+        out[kind] = cache[ck]
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Per-run randomness
+# ----------------------------------------------------------------------------------------------
+
+def run_seeds(seed: int) -> tuple[int, int]:
+    """Two independent 63-bit seeds (weights, dropout) derived from a run's seed by numpy's SeedSequence."""
+    a, b = np.random.SeedSequence(int(seed)).generate_state(2, dtype=np.uint64)
+    return int(a >> np.uint64(1)), int(b >> np.uint64(1))
+
+
+class _RunInit:
+    """Draws each run's initial weights from its own CPU generator, in the order parameters are made."""
+
+    def __init__(self, seeds):
+        self.gens = [torch.Generator().manual_seed(run_seeds(s)[0]) for s in seeds]
+
+    def uniform(self, shape, bound: float, run_dim: int = 0) -> torch.Tensor:
+        draws = [torch.empty(shape).uniform_(-bound, bound, generator=g) for g in self.gens]
+        return torch.stack(draws, dim=run_dim)
+
+
+def _glorot(fan_in, fan_out) -> float:
+    """Bound of PyG's ``glorot`` (Xavier uniform): :math:`\\sqrt{6 / (f_{in} + f_{out})}`."""
+    return math.sqrt(6.0 / (fan_in + fan_out))
+
+
+def _kaiming(fan_in) -> float:
+    """Bound of ``torch.nn.Linear``'s default init (weights and bias): :math:`1 / \\sqrt{f_{in}}`."""
+    return 1.0 / math.sqrt(fan_in)
+
+
+_SHIFTS: dict = {}
+
+
+def _random_bits(n: int, gen: torch.Generator, device) -> torch.Tensor:
+    """``n`` fair random bits (uint8 0/1) from 64-bit draws of ``gen``: 64 bits per draw."""
+    words = torch.randint(-2 ** 63, 2 ** 63 - 1, ((n + 63) // 64,), dtype=torch.int64, generator=gen,
+                          device=device)
+    dev = str(device)
+    if dev not in _SHIFTS:
+        _SHIFTS[dev] = torch.arange(8, dtype=torch.uint8, device=device)
+    return ((words.view(torch.uint8).unsqueeze(1) >> _SHIFTS[dev]) & 1).view(-1)[:n]
+
+
+class RunRandom:
+    """Per-run dropout masks: run ``r`` draws from its own generator, so its masks do not depend on
+    which other runs share the batch.
+
+    Parameters
+    ----------
+    seeds : sequence of int
+        One seed per run (the dropout seed is derived from it with :func:`run_seeds`).
+    device : torch.device
+        Where the masks are drawn (a CUDA generator on GPU).
+    """
+
+    def __init__(self, seeds, device):
+        self.device = torch.device(device)
+        self.gens = [torch.Generator(device=self.device).manual_seed(run_seeds(s)[1]) for s in seeds]
+
+    def keep(self, shape, p: float) -> torch.Tensor:
+        """Scaled keep-mask ``[R, *shape]``: ``1 / (1 - p)`` with probability ``1 - p``, else 0.
+
+        ``p = 0.5`` uses one random bit per entry (fast path); other ``p`` compare a uniform draw.
+        Run r's mask comes from run r's generator only.
+        """
+        n = math.prod(shape)
+        if p == 0.5:
+            masks = [_random_bits(n, g, self.device) for g in self.gens]
+        else:
+            masks = [torch.rand(n, generator=g, device=self.device) >= p for g in self.gens]
+        out = torch.stack(masks).view(len(self.gens), *shape).to(torch.float32)
+        return out.mul_(1.0 / (1.0 - p))
+
+
+# ----------------------------------------------------------------------------------------------
+# Batched models
+# ----------------------------------------------------------------------------------------------
+
+def _blin(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
+    """Per-run linear map ``h @ w[r].T (+ b[r])``: ``h`` ``[R, N, i]``, ``w`` ``[R, o, i]`` (torch.nn.Linear
+    layout, which MKL's batched GEMM handles about twice as fast as ``[R, i, o]`` for few outputs)."""
+    if b is None:
+        return torch.bmm(h, w.transpose(1, 2))
+    return torch.baddbmm(b, h, w.transpose(1, 2))
+
+
+class BatchedModel(nn.Module):
+    """Base class: R runs of one architecture with stacked parameters (run axis first).
+
+    Subclasses create their parameters in ``__init__`` through :meth:`_input`, :meth:`_weight` and
+    :meth:`_bias` (each run's values come from its own generator) and implement
+    ``forward(xw, rnd)``: ``xw`` is the input projection ``X @ W_in[r]`` of every run,
+    ``[R, N, in_cols]``, and ``rnd`` a :class:`RunRandom` in training mode or ``None`` in evaluation
+    mode; it returns logits ``[R, N, C]``.
+
+    Attributes
+    ----------
+    w_in : torch.nn.Parameter
+        ``[R, F, in_cols]``, the weights applied to the raw features.
+    no_decay : set
+        Parameter names trained without weight decay.
+    """
+
+    def __init__(self, seeds, in_dim: int, num_classes: int, hidden: int, num_layers: int, dropout: float,
+                 ops: dict):
+        super().__init__()
+        self.R, self.in_dim, self.num_classes = len(seeds), int(in_dim), int(num_classes)
+        self.hidden, self.num_layers, self.p = int(hidden), int(num_layers), float(dropout)
+        self.ops = ops
+        self.no_decay: set = set()
+        self._init = _RunInit(seeds)
+
+    # parameter factories -------------------------------------------------------------------
+    def _param(self, name: str, value: torch.Tensor, decay: bool = True):
+        self.register_parameter(name, nn.Parameter(value))
+        if not decay:
+            self.no_decay.add(name)
+
+    def _input(self, blocks):
+        """``w_in`` ``[R, F, sum(widths)]``: blocks ``(width, bound)`` drawn one after the other."""
+        self._param("w_in", torch.cat([self._init.uniform((self.in_dim, w), b) for w, b in blocks], dim=2))
+        self.in_cols = sum(w for w, _ in blocks)
+
+    def _weight(self, name, fan_in, fan_out, bound, blocks: int = 1):
+        """``[R, blocks * fan_out, fan_in]``: ``blocks`` weight matrices drawn one after the other."""
+        ws = [self._init.uniform((fan_in, fan_out), bound) for _ in range(blocks)]
+        self._param(name, torch.cat(ws, dim=2).transpose(1, 2).contiguous())
+
+    def _bias(self, name, width, bound=0.0):
+        value = self._init.uniform((width,), bound) if bound else torch.zeros(self.R, width)
+        self._param(name, value[:, None, :])  # [R, 1, width]: broadcasts over nodes
+
+    def drop(self, h: torch.Tensor, rnd) -> torch.Tensor:
+        """Dropout with each run's own mask (identity in evaluation mode)."""
+        if rnd is None or self.p == 0.0:
+            return h
+        return h * rnd.keep(h.shape[1:], self.p)
+
+    def _mlp_tail(self, h, rnd, start: int):
+        """Hidden layers ``start..L-1`` of an MLP after the input layer: ReLU, dropout, linear."""
+        for i in range(start, self.num_layers):
+            h = self.drop(F.relu(h), rnd)
+            h = _blin(h, getattr(self, f"w{i}"), getattr(self, f"b{i}"))
+        return h
+
+    def _make_mlp(self, out_dim):
+        """Linear layers ``in -> hidden ... -> out_dim`` (torch.nn.Linear init), the first one as ``w_in``."""
+        dims = [self.in_dim] + [self.hidden] * (self.num_layers - 1) + [out_dim]
+        self._input([(dims[1], _kaiming(dims[0]))])
+        self._bias("b0", dims[1], _kaiming(dims[0]))
+        for i in range(1, self.num_layers):
+            self._weight(f"w{i}", dims[i], dims[i + 1], _kaiming(dims[i]))
+            self._bias(f"b{i}", dims[i + 1], _kaiming(dims[i]))
+
+
+class MLP(BatchedModel):
+    """Feature-only MLP: ``num_layers`` linear layers with ReLU and dropout in between."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._make_mlp(self.num_classes)
+
+    def forward(self, xw, rnd=None):
+        return self._mlp_tail(xw + self.b0, rnd, 1)
+
+
+class GCN(BatchedModel):
+    """GCNConv stack: :math:`H^{(l+1)} = \\hat A H^{(l)} W^{(l)} + b^{(l)}`, ReLU and dropout in between."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        dims = [self.in_dim] + [self.hidden] * (self.num_layers - 1) + [self.num_classes]
+        self._input([(dims[1], _glorot(dims[0], dims[1]))])
+        self._bias("b0", dims[1])
+        for i in range(1, self.num_layers):
+            self._weight(f"w{i}", dims[i], dims[i + 1], _glorot(dims[i], dims[i + 1]))
+            self._bias(f"b{i}", dims[i + 1])
+
+    def forward(self, xw, rnd=None):
+        a = self.ops["gcn"]
+        h = a @ xw + self.b0
+        for i in range(1, self.num_layers):
+            h = self.drop(F.relu(h), rnd)
+            h = a @ _blin(h, getattr(self, f"w{i}")) + getattr(self, f"b{i}")
+        return h
+
+
+class GraphSAGE(BatchedModel):
+    """SAGEConv (mean) stack: :math:`h_i' = W_l \\mathrm{mean}_{j \\in N(i)} h_j + b + W_r h_i`."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        dims = [self.in_dim] + [self.hidden] * (self.num_layers - 1) + [self.num_classes]
+        self.dims = dims
+        b = _kaiming(dims[0])
+        self._input([(dims[1], b), (dims[1], b)])  # [W_l | W_r]
+        self._bias("b0", dims[1], b)
+        for i in range(1, self.num_layers):
+            b = _kaiming(dims[i])
+            self._weight(f"w{i}", dims[i], dims[i + 1], b, blocks=2)  # [W_l | W_r]
+            self._bias(f"b{i}", dims[i + 1], b)
+
+    def forward(self, xw, rnd=None):
+        m = self.ops["mean"]
+        o = self.dims[1]
+        h = m @ xw[..., :o] + xw[..., o:] + self.b0
+        for i in range(1, self.num_layers):
+            h = self.drop(F.relu(h), rnd)
+            z = _blin(h, getattr(self, f"w{i}"))
+            o = self.dims[i + 1]
+            h = m @ z[..., :o] + z[..., o:] + getattr(self, f"b{i}")
+        return h
+
+
+class GAT(BatchedModel):
+    """GATConv stack (Velickovic et al. 2018): hidden layers with 8 heads of ``hidden // 8`` channels
+    (concatenated, ELU), output layer with 1 head.
+
+    Per run r and head k: :math:`e_{ij} = \\mathrm{LeakyReLU}_{0.2}(a_{src}^\\top W h_j + a_{dst}^\\top W h_i)`,
+    :math:`\\alpha_{ij} = \\mathrm{softmax}_{j \\in N(i) \\cup \\{i\\}}(e_{ij})` (dropout on
+    :math:`\\alpha`), :math:`h_i' = \\sum_j \\alpha_{ij} W h_j + b`. All R x heads attention maps are
+    one ``[R, heads, E]`` tensor, applied as one block-diagonal sparse matmul (:class:`_AttentionSpMM`).
+    """
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        if self.num_layers > 1 and self.hidden % GAT_HEADS:
+            raise ValueError(f"hidden={self.hidden} must be divisible by the {GAT_HEADS} GAT heads.")
+        self.shape = []  # (heads, channels per head) per layer
+        fan_in = self.in_dim
+        for i in range(self.num_layers):
+            last = i == self.num_layers - 1
+            heads, ch = (1, self.num_classes) if last else (GAT_HEADS, self.hidden // GAT_HEADS)
+            bound = _glorot(fan_in, heads * ch)
+            if i == 0:
+                self._input([(heads * ch, bound)])
+            else:
+                self._weight(f"w{i}", fan_in, heads * ch, bound)
+            self._param(f"att_src{i}", self._init.uniform((1, heads, ch), _glorot(heads, ch)))
+            self._param(f"att_dst{i}", self._init.uniform((1, heads, ch), _glorot(heads, ch)))
+            self._bias(f"b{i}", heads * ch)
+            self.shape.append((heads, ch))
+            fan_in = heads * ch
+
+    def _attend(self, xw, i, rnd):
+        """One GATConv of all runs. The softmax is normalised after aggregation,
+        :math:`h_i' = \\sum_j d_{ij} w_{ij} x_j / \\sum_j w_{ij}` with :math:`w_{ij} = \\exp(e_{ij} - \\max_k e_{ik})`
+        and dropout mask :math:`d`, which equals dropout on the normalised :math:`\\alpha` and saves two
+        passes over the ``[R, heads, E]`` tensors; maxima and sums are CSR segment reductions."""
+        graph = self.ops["gat"]
+        R, n = xw.shape[:2]
+        heads, ch = self.shape[i]
+        x = xw.view(R, n, heads, ch).transpose(1, 2)  # [R, H, N, C]
+        a_src = (x * getattr(self, f"att_src{i}").view(R, heads, 1, ch)).sum(-1)  # [R, H, N]
+        a_dst = (x * getattr(self, f"att_dst{i}").view(R, heads, 1, ch)).sum(-1)
+        e = F.leaky_relu(a_src.index_select(2, graph.src) + a_dst.index_select(2, graph.dst), 0.2)  # [R, H, E]
+        offsets = graph.offsets(R, heads)
+        top = torch.segment_reduce(e.detach(), "max", offsets=offsets, axis=2)  # [R, H, N]
+        w = torch.exp(e - top.index_select(2, graph.dst))
+        total = torch.segment_reduce(w, "sum", offsets=offsets, axis=2)  # >= 1: the max term is exp(0)
+        if rnd is not None and self.p > 0:
+            w = w * rnd.keep(w.shape[1:], self.p)
+        out = _AttentionSpMM.apply(w.reshape(R * heads, -1), x.reshape(R * heads, n, ch), graph)
+        out = out.view(R, heads, n, ch) / total.unsqueeze(-1)
+        return out.transpose(1, 2).reshape(R, n, heads * ch)
+
+    def forward(self, xw, rnd=None):
+        h = self._attend(xw, 0, rnd) + self.b0
+        for i in range(1, self.num_layers):
+            h = self.drop(F.elu(h), rnd)
+            h = self._attend(_blin(h, getattr(self, f"w{i}")), i, rnd) + getattr(self, f"b{i}")
+        return h
+
+
+class MixHop(BatchedModel):
+    """``num_layers`` MixHopConv layers (powers {0, 1, 2}, ``hidden`` channels per power, ReLU,
+    dropout) and a linear classifier: :math:`H' = \\Vert_{p \\in \\{0,1,2\\}} \\hat A^p H W_p + b`."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        hp, P = self.hidden, len(MIXHOP_POWERS)
+        fan_in = self.in_dim
+        for i in range(self.num_layers):
+            blocks = [(hp, _kaiming(fan_in)) for _ in MIXHOP_POWERS]  # PyG Linear default init
+            if i == 0:
+                self._input(blocks)
+            else:
+                self._weight(f"w{i}", fan_in, hp, _kaiming(fan_in), blocks=P)
+            self._bias(f"b{i}", P * hp)
+            fan_in = P * hp
+        self._weight("w_out", fan_in, self.num_classes, _kaiming(fan_in))
+        self._bias("b_out", self.num_classes, _kaiming(fan_in))
+
+    def _hops(self, z):
+        """``z`` ``[R, N, 3h]`` (blocks ``H W_0 | H W_1 | H W_2``) -> ``[H W_0 | A H W_1 | A^2 H W_2]``."""
+        a, hp = self.ops["gcn"], self.hidden
+        one = a @ z[..., hp:]  # A H W_1 | A H W_2
+        two = a @ one[..., hp:]
+        return torch.cat([z[..., :hp], one[..., :hp], two], dim=2)
+
+    def forward(self, xw, rnd=None):
+        h = xw
+        for i in range(self.num_layers):
+            if i > 0:
+                h = _blin(h, getattr(self, f"w{i}"))
+            h = self.drop(F.relu(self._hops(h) + getattr(self, f"b{i}")), rnd)
+        return _blin(h, self.w_out, self.b_out)
+
+
+class APPNP(BatchedModel):
+    """MLP then personalised-PageRank propagation, K = 10, alpha = 0.1 (Gasteiger et al. 2019)."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._make_mlp(self.num_classes)
+
+    def forward(self, xw, rnd=None):
+        a = self.ops["gcn"]
+        z0 = self._mlp_tail(xw + self.b0, rnd, 1)
+        z = z0
+        for _ in range(APPNP_K):
+            z = torch.add(APPNP_ALPHA * z0, a @ z, alpha=1 - APPNP_ALPHA)
+        return z
+
+
+class GPRGNN(BatchedModel):
+    """MLP then generalised PageRank :math:`Z = \\sum_{k=0}^{K} \\gamma_k \\hat A^k H`, K = 10, with
+    learnable per-run :math:`\\gamma` (PPR init, alpha = 0.1; no weight decay), Chien et al. 2021."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        self._make_mlp(self.num_classes)
+        k = torch.arange(GPRGNN_K + 1, dtype=torch.float64)
+        gamma = GPRGNN_ALPHA * (1 - GPRGNN_ALPHA) ** k
+        gamma[-1] = (1 - GPRGNN_ALPHA) ** GPRGNN_K
+        self._param("gamma", gamma.float().repeat(self.R, 1)[:, :, None, None], decay=False)  # [R, K+1, 1, 1]
+
+    def forward(self, xw, rnd=None):
+        a = self.ops["gcn"]
+        z = self._mlp_tail(xw + self.b0, rnd, 1)
+        out = z * self.gamma[:, 0]
+        for k in range(1, GPRGNN_K + 1):
+            z = a @ z
+            out = out + z * self.gamma[:, k]
+        return out
+
+
+class H2GCN(BatchedModel):
+    """H2GCN-2 (Zhu et al. 2020): ego embedding, ``num_layers`` rounds of separate exact 1-hop and
+    2-hop aggregation (no self loops, no non-linearity), concatenation of all intermediate
+    representations, dropout, linear classifier."""
+
+    def __init__(self, *args):
+        super().__init__(*args)
+        b = _kaiming(self.in_dim)
+        self._input([(self.hidden, b)])
+        self._bias("b0", self.hidden, b)
+        width = self.hidden * (2 ** (self.num_layers + 1) - 1)
+        self._weight("w_out", width, self.num_classes, _kaiming(width))
+        self._bias("b_out", self.num_classes, _kaiming(width))
+
+    def forward(self, xw, rnd=None):
+        a1, a2 = self.ops["hop1"], self.ops["hop2"]
+        r = F.relu(xw + self.b0)
+        reps = [r]
+        for _ in range(self.num_layers):
+            r = torch.cat([a1 @ r, a2 @ r], dim=2)
+            reps.append(r)
+        h = self.drop(torch.cat(reps, dim=2), rnd)
+        return _blin(h, self.w_out, self.b_out)
+
+
+_CLASSES = {"MLP": MLP, "GCN": GCN, "GAT": GAT, "GraphSAGE": GraphSAGE, "MixHop": MixHop, "APPNP": APPNP,
+            "H2GCN": H2GCN, "GPRGNN": GPRGNN}
+
+
+def check_model(model) -> str:
+    """Return ``model`` if it is one of :data:`MODELS`, else raise a ValueError listing them."""
+    if not isinstance(model, str) or model not in _CLASSES:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}.")
+    return model
+
+
+def build_model(model: str, seeds, in_dim: int, num_classes: int, ops: dict, *, hidden: int = 64,
+                num_layers: int = 2, dropout: float = 0.5) -> BatchedModel:
+    """A batched ``model`` with one run per seed (weights drawn from each run's own generator).
+
+    Parameters
+    ----------
+    model : str
+        One of :data:`MODELS`.
+    seeds : sequence of int
+        One seed per run.
+    in_dim, num_classes : int
+        Feature and class counts.
+    ops : dict
+        The graph operators from :func:`graph_operators` (already on the training device).
+    hidden, num_layers, dropout
+        Width, depth (message-passing layers; MLP/APPNP/GPRGNN: linear layers; H2GCN: rounds) and
+        dropout probability.
+    """
+    return _CLASSES[check_model(model)](list(seeds), in_dim, num_classes, hidden, num_layers, dropout, ops)

@@ -1,0 +1,443 @@
+"""Stage 5 of the data flow: train many runs of one (dataset, model) as one batched model.
+
+:func:`train_runs` trains R runs (one column of the ``[N, R]`` masks and one seed each) of one
+architecture from :mod:`hpstrat_lite.models` together. The HpStrat protocol (Section 5 of the paper):
+Adam (lr 0.01, weight decay 5e-4), cross-entropy on the training nodes, at most 1000 epochs, early
+stopping with patience 100 on the validation loss, and the test accuracy measured once with the
+weights of the epoch of lowest validation loss.
+
+How R runs become one model
+---------------------------
+* Parameters of all runs are stacked along a run axis; the loss is the *sum* of the runs'
+  mean cross-entropies, so the gradient of run r's parameters is exactly the gradient of its own
+  loss. One Adam optimises all stacked parameters: Adam (with L2 weight decay) is elementwise, so
+  this is R independent Adams.
+* Each run keeps its own early-stopping state (best validation loss, epoch, patience counter) and a
+  snapshot of its best weights. A stopped run's loss is masked out of the sum and its snapshot is
+  final; the batch ends when every run has stopped.
+* The input projection ``X @ W_in`` (the only product with the feature matrix; a sparse CSR matmul
+  for bag-of-words features) depends only on the weights, not on dropout, so it is computed once
+  per epoch: the evaluation of epoch t and the training step of epoch t + 1 share it.
+* Runs whose activations would not fit a memory budget (GAT on large graphs: one message per edge,
+  run and head) are split into several batches; results do not depend on the split.
+"""
+from __future__ import annotations
+
+import contextlib
+import math
+import numbers
+import time
+import warnings
+
+import numpy as np
+import torch
+
+from .models import MODELS, RunRandom, SparseOp, build_model, check_model, graph_operators  # noqa: F401
+
+FEATURE_NORMS = (None, "row", "standard")
+
+#: Budget (float32 entries) of the largest per-batch activation; batches are split to stay under it.
+ACTIVATION_BUDGET = 2 ** 27
+
+#: ``num_threads="auto"`` trains on one thread while a batch's hidden state ``[R, N, hidden]`` has fewer
+#: entries than this: on small graphs every op is too small to share, and an OpenMP barrier waiting for a
+#: descheduled second thread costs milliseconds per op on a busy 2-core machine (5x slower measured).
+SMALL_BATCH_ENTRIES = 2 ** 22
+
+
+# ----------------------------------------------------------------------------------------------
+# Input checks
+# ----------------------------------------------------------------------------------------------
+
+def _check_int(value, name, low, high=None):
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or (
+            high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ValueError(f"{name} must be an integer {allowed}; got {value!r}.")
+    return int(value)
+
+
+def _check_float(value, name, low, high, high_open=False):
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    ok = ok and low <= value and (value < high if high_open else value <= high)
+    if not ok:
+        raise ValueError(f"{name} must be a number in [{low}, {high}{')' if high_open else ']'}; got {value!r}.")
+    return float(value)
+
+
+def _check_masks(masks, n: int) -> torch.Tensor:
+    names = ("train_mask", "val_mask", "test_mask")
+    out = []
+    for name, m in zip(names, masks):
+        m = torch.as_tensor(m)
+        if m.dtype != torch.bool:
+            raise ValueError(f"{name} must be a boolean tensor of shape [num_nodes, runs]; got dtype {m.dtype}.")
+        if m.dim() == 1:
+            m = m[:, None]
+        if m.dim() != 2 or m.shape[0] != n:
+            raise ValueError(f"{name} must have shape [num_nodes, runs] = [{n}, R]; got {tuple(m.shape)}.")
+        out.append(m.cpu())
+    if not (out[0].shape == out[1].shape == out[2].shape):
+        raise ValueError(f"train_mask, val_mask and test_mask must have the same shape [num_nodes, runs]; got "
+                         f"{tuple(out[0].shape)}, {tuple(out[1].shape)} and {tuple(out[2].shape)}.")
+    for name, m in zip(names, out):
+        empty = (m.sum(0) == 0).nonzero().view(-1)
+        if empty.numel():
+            raise ValueError(f"{name} selects no node in run(s) {empty.tolist()}; every run needs at least one "
+                             f"training, validation and test node.")
+    overlap = ((out[0] & out[1]) | (out[0] & out[2]) | (out[1] & out[2])).sum(0)
+    if overlap.any():
+        r = int(overlap.nonzero()[0])
+        raise ValueError(f"train_mask, val_mask and test_mask overlap in run {r} ({int(overlap[r])} node(s)); "
+                         f"a node may be in at most one of them per run.")
+    return torch.stack(out)  # [3, N, R]
+
+
+def _check_seeds(seeds, runs: int) -> list[int]:
+    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
+        seeds = [seeds]
+    try:
+        seeds = list(seeds)
+    except TypeError:
+        raise ValueError(f"seeds must be a sequence of {runs} non-negative integers (one per run); "
+                         f"got {seeds!r}.") from None
+    if len(seeds) != runs:
+        raise ValueError(f"seeds has {len(seeds)} entries but the masks have {runs} run column(s); "
+                         f"give one seed per run.")
+    for s in seeds:
+        if isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0:
+            raise ValueError(f"seeds must hold non-negative integers; got {s!r}.")
+    return [int(s) for s in seeds]
+
+
+def resolve_device(device) -> torch.device:
+    """``"auto"`` -> CUDA when available, else CPU; otherwise ``"cpu"``, ``"cuda"``, ``"cuda:i"`` or a
+    ``torch.device``."""
+    if isinstance(device, str) and device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    try:
+        dev = torch.device(device)
+    except (RuntimeError, TypeError):
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:<i>'; got {device!r}.") from None
+    if dev.type not in ("cpu", "cuda"):
+        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:<i>'; got {device!r}.")
+    if dev.type == "cuda" and not torch.cuda.is_available():
+        raise ValueError(f"device={device!r} but CUDA is not available here; use 'cpu' or 'auto'.")
+    return dev
+
+
+# ----------------------------------------------------------------------------------------------
+# Features
+# ----------------------------------------------------------------------------------------------
+
+class Features:
+    """The node features on a device, ready for the input projection ``X @ W`` of all runs.
+
+    Sparse features (torch sparse CSR or COO) stay sparse: the projection is one CSR-times-dense
+    matmul whose backward uses a precomputed ``X^T`` (CSR). ``feature_norm``:
+
+    * ``None``: raw features;
+    * ``"row"``: each row divided by its sum of absolute values (L1; rows of zeros stay zero),
+      sparsity kept;
+    * ``"standard"``: each column standardised over all nodes, :math:`(x - \\mu) / \\sigma`
+      (constant columns become zero). For sparse features the centring is folded into the product,
+      :math:`X_{std} W = X (s \\odot W) - \\mu^\\top (s \\odot W)` with :math:`s = 1/\\sigma` (0 for a
+      constant column), so X stays sparse.
+    """
+
+    def __init__(self, x, feature_norm, device):
+        if feature_norm not in FEATURE_NORMS:
+            raise ValueError(f"feature_norm must be one of {FEATURE_NORMS}; got {feature_norm!r}.")
+        if not torch.is_tensor(x):
+            raise ValueError(f"data.x must be a torch tensor of node features; got {type(x).__name__}.")
+        sparse = x.layout in (torch.sparse_csr, torch.sparse_coo)
+        if x.dim() != 2:
+            raise ValueError(f"data.x must be a 2-D [num_nodes, num_features] tensor; got shape {tuple(x.shape)}.")
+        self.shape = tuple(x.shape)
+        self.shift = None
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=".*[Ss]parse CSR tensor support is in beta.*")
+            if sparse:
+                coo = x.to_sparse_coo().coalesce().to(torch.float32).cpu()
+                idx, val = coo.indices(), coo.values()
+                n, d = self.shape
+                if feature_norm == "row":
+                    rs = torch.zeros(n).index_add_(0, idx[0], val.abs())
+                    val = val / rs.clamp(min=1e-12)[idx[0]]
+                self.scale = None
+                if feature_norm == "standard":
+                    mu = torch.zeros(d, dtype=torch.float64).index_add_(0, idx[1], val.double()) / n
+                    sq = torch.zeros(d, dtype=torch.float64).index_add_(0, idx[1], val.double() ** 2) / n
+                    sd = (sq - mu ** 2).clamp(min=0).sqrt()
+                    s = torch.where(sd > 0, 1.0 / sd.clamp(min=1e-300), torch.zeros_like(sd))
+                    self.scale = s.float().to(device)
+                    self.shift = mu.float().to(device)
+                self.op = SparseOp.from_edges(idx[0], idx[1], val, self.shape, device)
+                self.dense = None
+            else:
+                xd = x.to(torch.float32)
+                if feature_norm == "row":
+                    xd = xd / xd.abs().sum(1, keepdim=True).clamp(min=1e-12)
+                elif feature_norm == "standard":
+                    sd = xd.std(0, unbiased=False)
+                    xd = torch.where(sd > 0, (xd - xd.mean(0)) / sd.clamp(min=1e-30), torch.zeros_like(xd))
+                self.dense = xd.contiguous().to(device)
+                self.op = None
+
+    def project(self, w: torch.Tensor) -> torch.Tensor:
+        """``X_norm @ w[r]`` for all runs' input weights ``w`` ``[R, F, c]`` -> ``[R, N, c]``."""
+        if self.dense is not None:
+            return torch.matmul(self.dense, w)
+        if self.shift is None:
+            return self.op @ w
+        ws = w * self.scale[None, :, None]
+        return self.op @ ws - torch.matmul(self.shift, ws).unsqueeze(1)
+
+
+# ----------------------------------------------------------------------------------------------
+# Training
+# ----------------------------------------------------------------------------------------------
+
+def _run_losses(logits: torch.Tensor, y: torch.Tensor, weight: torch.Tensor) -> torch.Tensor:
+    """Per-run mean cross-entropy: ``logits`` ``[R, N, C]``, ``weight`` ``[R, N]`` = mask / mask count.
+
+    The log-softmax runs over dim 1 of the ``[R, C, N]`` transpose: torch's kernel is about 10x
+    faster there than over a last dimension of a few classes.
+    """
+    logp = torch.log_softmax(logits.transpose(1, 2).contiguous(), dim=1)  # [R, C, N]
+    nll = -logp.gather(1, y.view(1, 1, -1).expand(logits.shape[0], 1, -1)).squeeze(1)  # [R, N]
+    return (torch.where(weight > 0, nll, 0.0) * weight).sum(1)
+
+
+def _activation_per_run(model: str, n: int, ops: dict, hidden: int, num_layers: int) -> int:
+    """Rough size (float32 entries) of the largest activation of one run, to split big batches."""
+    if model == "GAT":  # a few [heads, E] attention tensors and the block-diagonal CSR indices per run
+        return ops["gat"].num_edges * 8 * 4
+    if model == "H2GCN":
+        return n * hidden * (2 ** (num_layers + 1) - 1)
+    if model == "MixHop":
+        return n * hidden * 3
+    return n * hidden * 2
+
+
+@contextlib.contextmanager
+def _torch_threads(n):
+    """Run the block with ``torch.set_num_threads(n)`` (``None``: unchanged), restoring the old value."""
+    old = torch.get_num_threads()
+    if n is not None and n != old:
+        torch.set_num_threads(n)
+    try:
+        yield
+    finally:
+        if torch.get_num_threads() != old:
+            torch.set_num_threads(old)
+
+
+def _batches(runs: int, per_run: int, runs_per_batch) -> list[range]:
+    if runs_per_batch is None:
+        runs_per_batch = max(1, ACTIVATION_BUDGET // max(per_run, 1))
+    n_batches = math.ceil(runs / runs_per_batch)
+    size = math.ceil(runs / n_batches)
+    return [range(i, min(i + size, runs)) for i in range(0, runs, size)]
+
+
+def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, device, progress, desc):
+    """Train one batch of runs; returns per-run result dicts (without the run/seed bookkeeping)."""
+    t0 = time.perf_counter()
+    R = len(seeds)
+    model = build_model(model_name, seeds, feats.shape[1], num_classes, ops, hidden=hp["hidden"],
+                        num_layers=hp["num_layers"], dropout=hp["dropout"]).to(device)
+    masks = masks.transpose(1, 2).to(device)  # [3, R, N]
+    weights = masks.float() / masks.sum(2, keepdim=True).float()
+    decay = [p for k, p in model.named_parameters() if k not in model.no_decay]
+    no_decay = [p for k, p in model.named_parameters() if k in model.no_decay]
+    groups = [{"params": decay, "weight_decay": hp["weight_decay"]}]
+    if no_decay:
+        groups.append({"params": no_decay, "weight_decay": 0.0})
+    opt = torch.optim.Adam(groups, lr=hp["lr"])
+    rnd = RunRandom(seeds, device)
+    params = dict(model.named_parameters())
+    best = {k: p.detach().clone() for k, p in params.items()}
+    best_loss = torch.full((R,), math.inf, device=device)
+    best_epoch = torch.zeros(R, dtype=torch.long, device=device)
+    bad = torch.zeros(R, dtype=torch.long, device=device)
+    stopped = torch.zeros(R, dtype=torch.bool, device=device)
+    epochs_run = torch.full((R,), hp["max_epochs"], dtype=torch.long, device=device)
+    patience = hp["patience"]
+
+    def evaluate(xw, epoch):
+        """Early-stopping bookkeeping for the weights after ``epoch`` training steps."""
+        nonlocal best_loss, bad, stopped
+        with torch.no_grad():
+            vl = _run_losses(model(xw, None), y, weights[1])
+            active = ~stopped
+            improved = (vl < best_loss) & active
+            if bool(improved.any()):
+                idx = improved.nonzero().view(-1)
+                for k, p in params.items():
+                    best[k].index_copy_(0, idx, p.detach().index_select(0, idx))
+                best_loss = torch.where(improved, vl, best_loss)
+                best_epoch[improved] = epoch
+            bad = torch.where(improved, 0, bad + active.long())
+            if patience is not None:
+                newly = active & (bad >= patience)
+                epochs_run[newly] = epoch
+                stopped = stopped | newly
+        return bool(stopped.all())
+
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=hp["max_epochs"], desc=desc, leave=False)
+    xw = feats.project(model.w_in)
+    for epoch in range(1, hp["max_epochs"] + 1):
+        model.train()
+        logits = model(xw, rnd)
+        loss = (_run_losses(logits, y, weights[0]) * (~stopped).float()).sum()
+        opt.zero_grad(set_to_none=True)
+        loss.backward()
+        opt.step()
+        model.eval()
+        xw = feats.project(model.w_in)  # weights after this step: evaluated now, trained on next epoch
+        done = evaluate(xw.detach(), epoch)
+        if bar is not None:
+            bar.update(1)
+            bar.set_postfix(active=int((~stopped).sum()))
+        if done:
+            break
+    if bar is not None:
+        bar.close()
+
+    with torch.no_grad():  # test once, with each run's best weights
+        for k, p in params.items():
+            p.copy_(best[k])
+        logits = model(feats.project(model.w_in), None)
+        losses = [_run_losses(logits, y, weights[i]) for i in range(3)]
+        correct = (logits.argmax(-1) == y[None, :]).float()  # [R, N]
+        accs = [(correct * weights[i]).sum(1) for i in range(3)]
+    if device.type == "cuda":
+        torch.cuda.synchronize(device)
+    wall = time.perf_counter() - t0
+    rows = []
+    cols = {"train_acc": accs[0], "val_acc": accs[1], "test_acc": accs[2], "train_loss": losses[0],
+            "val_loss": losses[1], "test_loss": losses[2], "best_epoch": best_epoch, "epochs_run": epochs_run}
+    cols = {k: v.cpu().tolist() for k, v in cols.items()}
+    for r in range(R):
+        row = {k: v[r] for k, v in cols.items()}
+        row.update(stopped_early=row["epochs_run"] < hp["max_epochs"] or bool(stopped[r]),
+                   seconds=wall / R, batch_seconds=wall, batch_size=R)
+        rows.append(row)
+    return rows
+
+
+def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidden: int = 64, num_layers: int = 2,
+               dropout: float = 0.5, lr: float = 0.01, weight_decay: float = 5e-4, max_epochs: int = 1000,
+               patience: int | None = 100, device="auto", progress: bool = False, feature_norm: str | None = None,
+               runs_per_batch: int | None = None, num_threads="auto") -> list[dict]:
+    """Train R runs of ``model`` on the graph ``data``, all in one batched model.
+
+    Run r trains on ``train_mask[:, r]``, early-stops on the cross-entropy over ``val_mask[:, r]``
+    (patience ``patience``, at most ``max_epochs`` epochs) and is tested once on ``test_mask[:, r]``
+    with the weights of its epoch of lowest validation loss. Its weights and dropout masks come from
+    ``seeds[r]`` alone, so it gives the same numbers (up to float rounding) in any batch as alone.
+
+    Parameters
+    ----------
+    data : torch_geometric.data.Data
+        ``x`` (dense, or sparse CSR/COO: kept sparse), ``edge_index`` (messages flow
+        ``edge_index[0] -> edge_index[1]``; :func:`hpstrat_lite.load_dataset` gives the undirected
+        simple graph), ``y`` (class ids ``0..C-1``).
+    model : str
+        One of :data:`hpstrat_lite.models.MODELS`.
+    train_mask, val_mask, test_mask : torch.Tensor of bool, shape ``[N, R]`` (or ``[N]`` for R = 1)
+        One column per run (PyG's multi-split layout, e.g. :func:`hpstrat_lite.fold_masks`).
+    seeds : sequence of int
+        R non-negative seeds, one per run (initial weights and dropout masks).
+    hidden, num_layers, dropout, lr, weight_decay
+        Width, depth, dropout probability, Adam learning rate and L2 weight decay (HpStrat: 64, 2,
+        0.5, 0.01, 5e-4).
+    max_epochs : int
+        Upper bound on training epochs (1000).
+    patience : int or None
+        Stop a run after this many epochs without a strictly lower validation loss (100); ``None``
+        trains every run for exactly ``max_epochs`` epochs.
+    device : str or torch.device
+        ``"auto"`` (CUDA if available, else CPU), ``"cpu"`` or ``"cuda"``.
+    progress : bool
+        Show a tqdm bar over epochs.
+    feature_norm : {None, "row", "standard"}
+        Feature preprocessing (see :class:`Features`).
+    runs_per_batch : int, optional
+        Largest number of runs trained together; by default as many as fit
+        :data:`ACTIVATION_BUDGET` (all of them except for GAT / H2GCN on large graphs).
+    num_threads : "auto", int or None
+        CPU threads while training (restored afterwards): ``"auto"`` uses 1 for small batches (see
+        :data:`SMALL_BATCH_ENTRIES`) and torch's setting otherwise; ``None`` leaves torch's setting.
+
+    Returns
+    -------
+    list of dict
+        One dict per run, in mask-column order: ``run``, ``seed``, ``model``, ``best_epoch``,
+        ``epochs_run``, ``stopped_early``, ``train_acc``, ``val_acc``, ``test_acc``,
+        ``train_loss``, ``val_loss``, ``test_loss`` (all measured with the best weights),
+        ``seconds`` (its batch's wall time / batch size), ``batch_seconds``, ``batch_size``,
+        ``device``.
+
+    Examples
+    --------
+    >>> from hpstrat_lite import load_dataset, random_folds, fold_masks   # doctest: +SKIP
+    >>> data = load_dataset("Cora")                                       # doctest: +SKIP
+    >>> tr, va, te = fold_masks(random_folds(data.y, 4, seed=0), 4)        # doctest: +SKIP
+    >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3])     # doctest: +SKIP
+    """
+    model = check_model(model)
+    hp = {"hidden": _check_int(hidden, "hidden", 1), "num_layers": _check_int(num_layers, "num_layers", 1),
+          "dropout": _check_float(dropout, "dropout", 0.0, 1.0, high_open=True),
+          "lr": _check_float(lr, "lr", 0.0, math.inf), "weight_decay": _check_float(weight_decay, "weight_decay",
+                                                                                    0.0, math.inf),
+          "max_epochs": _check_int(max_epochs, "max_epochs", 1),
+          "patience": None if patience is None else _check_int(patience, "patience", 1)}
+    if hp["lr"] <= 0:
+        raise ValueError(f"lr must be a positive number; got {lr!r}.")
+    if model == "GAT" and hp["num_layers"] > 1 and hp["hidden"] % 8:
+        raise ValueError(f"hidden={hidden} must be divisible by the 8 GAT heads for model='GAT'.")
+    if runs_per_batch is not None:
+        runs_per_batch = _check_int(runs_per_batch, "runs_per_batch", 1)
+    if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
+        num_threads = _check_int(num_threads, "num_threads", 1)
+    for attr in ("x", "edge_index", "y"):
+        if getattr(data, attr, None) is None:
+            raise ValueError(f"data must have node features x, edge_index and labels y; data.{attr} is missing.")
+    n = int(data.num_nodes)
+    y = torch.as_tensor(data.y).view(-1)
+    if y.numel() != n or y.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8):
+        raise ValueError(f"data.y must hold one integer class id per node ({n}); got shape {tuple(y.shape)} "
+                         f"and dtype {y.dtype}.")
+    if int(y.min()) < 0:
+        raise ValueError(f"data.y must hold class ids 0..C-1; got {int(y.min())}.")
+    if data.x.shape[0] != n:
+        raise ValueError(f"data.x has {data.x.shape[0]} rows but the graph has {n} nodes.")
+    masks = _check_masks((train_mask, val_mask, test_mask), n)
+    seeds = _check_seeds(seeds, masks.shape[2])
+    dev = resolve_device(device)
+
+    feats = Features(data.x, feature_norm, dev)
+    ops = graph_operators(data, model, dev)
+    num_classes = int(y.max()) + 1
+    y = y.long().to(dev)
+    per_run = _activation_per_run(model, n, ops, hp["hidden"], hp["num_layers"])
+    chunks = _batches(len(seeds), per_run, runs_per_batch)
+    if num_threads == "auto":
+        small = n * len(chunks[0]) * max(hp["hidden"], num_classes) < SMALL_BATCH_ENTRIES
+        num_threads = 1 if small and dev.type == "cpu" else None
+    rows = []
+    for b, chunk in enumerate(chunks):
+        idx = list(chunk)
+        desc = f"{model} runs {idx[0]}-{idx[-1]}" if len(chunks) > 1 else model
+        with _torch_threads(num_threads):
+            part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes, hp,
+                                dev, progress, desc)
+        for i, row in zip(idx, part):
+            rows.append({"run": i, "seed": seeds[i], "model": model, **row, "device": str(dev)})
+    return rows

@@ -1,0 +1,340 @@
+"""Batched training engine: a run inside a batch equals the same run alone, early stopping, best-weight
+testing, the models against PyG's layers (or a dense re-implementation), and input checks."""
+import math
+
+import numpy as np
+import pytest
+import torch
+from torch_geometric.data import Data
+
+from hpstrat_lite import fold_masks, random_folds
+from hpstrat_lite.models import MODELS, build_model, graph_operators, two_hop_edges
+from hpstrat_lite.train import Features, train_runs
+
+from conftest import mirror_has
+
+FAST = dict(max_epochs=40, patience=6, device="cpu")
+
+
+def _toy_graph(n=90, f=40, c=3, seed=0, sparse=True):
+    """A small homophilous graph with bag-of-words features that carry class signal."""
+    rng = np.random.default_rng(seed)
+    y = rng.integers(0, c, n)
+    p = np.where(y[:, None] == y[None, :], 0.08, 0.015)
+    upper = np.triu(rng.random((n, n)) < p, 1)
+    src, dst = np.nonzero(upper | upper.T)
+    signal = rng.random((n, f)) < np.where(np.arange(f)[None, :] % c == y[:, None], 0.3, 0.05)
+    x = torch.tensor(signal, dtype=torch.float32)
+    return Data(x=x.to_sparse_csr() if sparse else x, edge_index=torch.tensor(np.stack([src, dst])),
+                y=torch.tensor(y), num_nodes=n)
+
+
+@pytest.fixture(scope="module")
+def toy():
+    data = _toy_graph()
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    return data, tr[:, :3], va[:, :3], te[:, :3]
+
+
+def _assert_same_run(a, b, loss_rtol=1e-4):
+    assert a["best_epoch"] == b["best_epoch"]
+    assert a["epochs_run"] == b["epochs_run"]
+    for key in ("train_acc", "val_acc", "test_acc"):
+        assert a[key] == pytest.approx(b[key], abs=1e-6), key
+    assert a["val_loss"] == pytest.approx(b["val_loss"], rel=loss_rtol)
+
+
+# ----------------------------------------------------------------------------------------------
+# A run in a batch == the same run alone
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("model", MODELS)
+def test_batched_run_equals_solo_run(toy, model):
+    data, tr, va, te = toy
+    seeds = [11, 12, 13]
+    batch = train_runs(data, model, tr, va, te, seeds, **FAST)
+    assert [r["run"] for r in batch] == [0, 1, 2] and [r["seed"] for r in batch] == seeds
+    for r in range(3):
+        solo = train_runs(data, model, tr[:, r:r + 1], va[:, r:r + 1], te[:, r:r + 1], [seeds[r]], **FAST)
+        _assert_same_run(batch[r], solo[0])
+    # the runs really differ (own weights, masks and dropout), so the comparison is not vacuous
+    assert len({(r["best_epoch"], r["val_loss"]) for r in batch}) == 3
+    assert all(0.0 <= r["test_acc"] <= 1.0 and math.isfinite(r["val_loss"]) for r in batch)
+
+
+def test_runs_that_stop_at_different_epochs_stay_independent(toy):
+    """Once a run stops, the batch keeps training the others; the stopped run's result is frozen."""
+    data, tr, va, te = toy
+    seeds = [1, 2, 3, 4, 5, 6]
+    tr6, va6, te6 = (torch.cat([m, m], 1) for m in (tr, va, te))
+    batch = train_runs(data, "GCN", tr6, va6, te6, seeds, max_epochs=120, patience=15, device="cpu")
+    assert len({r["epochs_run"] for r in batch}) > 1
+    for r in (0, 4):
+        solo = train_runs(data, "GCN", tr6[:, r], va6[:, r], te6[:, r], [seeds[r]], max_epochs=120, patience=15,
+                          device="cpu")
+        _assert_same_run(batch[r], solo[0])
+
+
+def test_split_batches_give_the_same_runs(toy):
+    data, tr, va, te = toy
+    one = train_runs(data, "GraphSAGE", tr, va, te, [4, 5, 6], **FAST)
+    split = train_runs(data, "GraphSAGE", tr, va, te, [4, 5, 6], runs_per_batch=2, **FAST)
+    assert [r["batch_size"] for r in split] == [2, 2, 1]
+    for a, b in zip(one, split):
+        _assert_same_run(a, b)
+
+
+@pytest.mark.parametrize("model,layers", [("MLP", 1), ("MLP", 3), ("GCN", 1), ("GCN", 3)])
+def test_depth_and_width_options(toy, model, layers):
+    data, tr, va, te = toy
+    kw = dict(FAST, num_layers=layers, hidden=16, dropout=0.3, lr=0.02, weight_decay=1e-3)
+    batch = train_runs(data, model, tr[:, :2], va[:, :2], te[:, :2], [7, 8], **kw)
+    solo = train_runs(data, model, tr[:, 1], va[:, 1], te[:, 1], [8], **kw)
+    _assert_same_run(batch[1], solo[0])
+
+
+# ----------------------------------------------------------------------------------------------
+# Protocol: early stopping and best weights
+# ----------------------------------------------------------------------------------------------
+
+def test_early_stopping_patience(toy):
+    data, tr, va, te = toy
+    rows = train_runs(data, "GCN", tr, va, te, [0, 1, 2], max_epochs=300, patience=7, device="cpu")
+    for r in rows:
+        assert r["stopped_early"]
+        assert r["epochs_run"] == r["best_epoch"] + 7
+    fixed = train_runs(data, "GCN", tr, va, te, [0, 1, 2], max_epochs=25, patience=None, device="cpu")
+    assert all(r["epochs_run"] == 25 and not r["stopped_early"] for r in fixed)
+    assert all(1 <= r["best_epoch"] <= 25 for r in fixed)
+
+
+def test_test_accuracy_uses_the_best_validation_epoch(toy):
+    """Training exactly ``best_epoch`` epochs ends on the best weights: same test accuracy and val loss."""
+    data, tr, va, te = toy
+    kw = dict(device="cpu")
+    full = train_runs(data, "GCN", tr, va, te, [3, 4, 5], max_epochs=200, patience=20, **kw)
+    assert all(r["epochs_run"] > r["best_epoch"] for r in full)
+    for r, row in enumerate(full):
+        cut = train_runs(data, "GCN", tr[:, r], va[:, r], te[:, r], [row["seed"]], max_epochs=row["best_epoch"],
+                         patience=None, **kw)[0]
+        assert cut["best_epoch"] == row["best_epoch"]
+        assert cut["test_acc"] == pytest.approx(row["test_acc"], abs=1e-6)
+        assert cut["val_loss"] == pytest.approx(row["val_loss"], rel=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# Features: sparse == dense, normalisations
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("norm", [None, "row", "standard"])
+def test_sparse_and_dense_features_agree(norm):
+    sp, de = _toy_graph(sparse=True), _toy_graph(sparse=False)
+    tr, va, te = fold_masks(random_folds(sp.y.numpy(), 4, seed=1), 4)
+    a = train_runs(sp, "GCN", tr[:, :2], va[:, :2], te[:, :2], [0, 1], feature_norm=norm, **FAST)
+    b = train_runs(de, "GCN", tr[:, :2], va[:, :2], te[:, :2], [0, 1], feature_norm=norm, **FAST)
+    for ra, rb in zip(a, b):
+        _assert_same_run(ra, rb, loss_rtol=1e-3)
+
+
+def test_feature_normalisations_match_their_formulas():
+    x = _toy_graph(sparse=False).x
+    x[:, 3] = 0.0  # a constant column: standardised to zero
+    w = torch.randn(2, x.shape[1], 5, dtype=torch.float32)
+    mu, sd = x.mean(0), x.std(0, unbiased=False)
+    z = torch.where(sd > 0, (x - mu) / sd.clamp(min=1e-12), torch.zeros_like(x))
+    rows = x / x.sum(1, keepdim=True).clamp(min=1e-12)
+    for xs in (x, x.to_sparse_csr()):
+        torch.testing.assert_close(Features(xs, "standard", "cpu").project(w), z @ w, atol=1e-4, rtol=1e-4)
+        torch.testing.assert_close(Features(xs, "row", "cpu").project(w), rows @ w, atol=1e-5, rtol=1e-5)
+        torch.testing.assert_close(Features(xs, None, "cpu").project(w), x @ w, atol=1e-5, rtol=1e-5)
+
+
+# ----------------------------------------------------------------------------------------------
+# The models compute what PyG's layers (or the papers' formulas) compute
+# ----------------------------------------------------------------------------------------------
+
+def _batched(data, name, **kw):
+    ops = graph_operators(data, name, "cpu")
+    model = build_model(name, [21, 22], data.x.shape[1], int(data.y.max()) + 1, ops, **kw).eval()
+    with torch.no_grad():
+        out = model(Features(data.x, None, "cpu").project(model.w_in), None)
+    return model, out
+
+
+def _dense_gcn_adj(data, self_loops=True):
+    n = data.num_nodes
+    a = torch.zeros(n, n)
+    a[data.edge_index[1], data.edge_index[0]] = 1.0
+    if self_loops:
+        a = a + torch.eye(n)
+    d = a.sum(1).pow(-0.5).masked_fill(a.sum(1) == 0, 0.0)
+    return d[:, None] * a * d[None, :]
+
+
+def test_models_match_pyg_layers():
+    from torch_geometric.nn import APPNP as PygAPPNP
+    from torch_geometric.nn import GATConv, GCNConv, MixHopConv, SAGEConv
+
+    data = _toy_graph(sparse=False)
+    x, ei, r = data.x, data.edge_index, 1
+    f, c = x.shape[1], int(data.y.max()) + 1
+    with torch.no_grad():
+        m, out = _batched(data, "GCN")
+        c1, c2 = GCNConv(f, 64), GCNConv(64, c)
+        c1.lin.weight.copy_(m.w_in[r].T), c1.bias.copy_(m.b0[r, 0])
+        c2.lin.weight.copy_(m.w1[r]), c2.bias.copy_(m.b1[r, 0])
+        torch.testing.assert_close(out[r], c2(c1(x, ei).relu(), ei), atol=1e-5, rtol=1e-4)
+
+        m, out = _batched(data, "GAT")
+        g1, g2 = GATConv(f, 8, heads=8), GATConv(64, c, heads=1, concat=False)
+        for g, i, w in ((g1, 0, m.w_in[r].T), (g2, 1, m.w1[r])):
+            g.lin.weight.copy_(w), g.bias.copy_(getattr(m, f"b{i}")[r, 0])
+            g.att_src.copy_(getattr(m, f"att_src{i}")[r]), g.att_dst.copy_(getattr(m, f"att_dst{i}")[r])
+        torch.testing.assert_close(out[r], g2(torch.nn.functional.elu(g1(x, ei)), ei), atol=1e-5, rtol=1e-4)
+
+        m, out = _batched(data, "GraphSAGE")
+        s1, s2 = SAGEConv(f, 64), SAGEConv(64, c)
+        s1.lin_l.weight.copy_(m.w_in[r, :, :64].T), s1.lin_r.weight.copy_(m.w_in[r, :, 64:].T)
+        s1.lin_l.bias.copy_(m.b0[r, 0])
+        s2.lin_l.weight.copy_(m.w1[r, :c]), s2.lin_r.weight.copy_(m.w1[r, c:]), s2.lin_l.bias.copy_(m.b1[r, 0])
+        torch.testing.assert_close(out[r], s2(s1(x, ei).relu(), ei), atol=1e-5, rtol=1e-4)
+
+        m, out = _batched(data, "MixHop")
+        h1, h2 = MixHopConv(f, 64), MixHopConv(192, 64)
+        for p in range(3):
+            h1.lins[p].weight.copy_(m.w_in[r, :, 64 * p:64 * (p + 1)].T)
+            h2.lins[p].weight.copy_(m.w1[r, 64 * p:64 * (p + 1)])
+        h1.bias.copy_(m.b0[r, 0]), h2.bias.copy_(m.b1[r, 0])
+        hid = h2(h1(x, ei).relu(), ei).relu()
+        torch.testing.assert_close(out[r], hid @ m.w_out[r].T + m.b_out[r, 0], atol=1e-5, rtol=1e-4)
+
+        m, out = _batched(data, "APPNP")
+        mlp = (x @ m.w_in[r] + m.b0[r, 0]).relu() @ m.w1[r].T + m.b1[r, 0]
+        torch.testing.assert_close(out[r], PygAPPNP(K=10, alpha=0.1)(mlp, ei), atol=1e-5, rtol=1e-4)
+
+
+def test_gprgnn_and_h2gcn_match_dense_formulas():
+    data = _toy_graph(sparse=False)
+    x, r = data.x, 0
+    with torch.no_grad():
+        m, out = _batched(data, "GPRGNN")
+        h = (x @ m.w_in[r] + m.b0[r, 0]).relu() @ m.w1[r].T + m.b1[r, 0]
+        a = _dense_gcn_adj(data)
+        gamma = 0.1 * 0.9 ** torch.arange(11.0)
+        gamma[-1] = 0.9 ** 10
+        torch.testing.assert_close(m.gamma[r].view(-1), gamma)
+        ref = sum(gamma[k] * torch.linalg.matrix_power(a, k) @ h for k in range(11))
+        torch.testing.assert_close(out[r], ref, atol=1e-5, rtol=1e-4)
+
+        m, out = _batched(data, "H2GCN")
+        n = data.num_nodes
+        adj = torch.zeros(n, n)
+        adj[data.edge_index[1], data.edge_index[0]] = 1.0
+        two = ((adj @ adj) > 0).float() * (1 - adj) * (1 - torch.eye(n))  # exactly two hops away
+
+        def norm(b):
+            d = b.sum(1).pow(-0.5).masked_fill(b.sum(1) == 0, 0.0)
+            return d[:, None] * b * d[None, :]
+
+        a1, a2 = norm(adj), norm(two)
+        r0 = (x @ m.w_in[r] + m.b0[r, 0]).relu()
+        r1 = torch.cat([a1 @ r0, a2 @ r0], 1)
+        r2 = torch.cat([a1 @ r1, a2 @ r1], 1)
+        ref = torch.cat([r0, r1, r2], 1) @ m.w_out[r].T + m.b_out[r, 0]
+        torch.testing.assert_close(out[r], ref, atol=1e-5, rtol=1e-4)
+
+
+def test_two_hop_neighbourhood_excludes_self_and_one_hop():
+    # path 0-1-2-3 plus triangle 3-4-5: N2(0) = {2}; N2(3) = {1}; 4 and 5 are 1-hop of each other
+    und = [(0, 1), (1, 2), (2, 3), (3, 4), (4, 5), (3, 5)]
+    ei = torch.tensor([[a for a, b in und] + [b for a, b in und], [b for a, b in und] + [a for a, b in und]])
+    src, dst = two_hop_edges(Data(edge_index=ei, num_nodes=6))
+    got = sorted(zip(src.tolist(), dst.tolist()))
+    want = sorted({(0, 2), (2, 0), (1, 3), (3, 1), (2, 4), (4, 2), (2, 5), (5, 2)})
+    assert got == want
+
+
+def test_models_have_independent_runs_and_seeded_init():
+    data = _toy_graph()
+    ops = graph_operators(data, "GAT", "cpu")
+    a = build_model("GAT", [5, 6], 40, 3, ops)
+    b = build_model("GAT", [6], 40, 3, ops)
+    for (name, pa), (_, pb) in zip(a.named_parameters(), b.named_parameters()):
+        torch.testing.assert_close(pa[1], pb[0], msg=name)
+    assert not torch.equal(a.w_in[0], a.w_in[1])
+
+
+# ----------------------------------------------------------------------------------------------
+# Real data
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.skipif(not mirror_has("Cora", "raw"), reason="HPSTRAT_DATA with Cora is not available")
+def test_cora_batch_equals_solo_sparse_equals_dense():
+    from hpstrat_lite import load_dataset
+
+    data = load_dataset("Cora")
+    assert data.x.layout == torch.sparse_csr
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    kw = dict(max_epochs=30, patience=5, device="cpu")
+    batch = train_runs(data, "GCN", tr[:, :3], va[:, :3], te[:, :3], [0, 1, 2], **kw)
+    solo = train_runs(data, "GCN", tr[:, 2], va[:, 2], te[:, 2], [2], **kw)
+    _assert_same_run(batch[2], solo[0])
+    assert all(r["test_acc"] > 0.7 for r in batch)  # GCN on Cora learns within 30 epochs
+    dense = Data(x=data.x.to_dense(), edge_index=data.edge_index, y=data.y)
+    same = train_runs(dense, "GCN", tr[:, :3], va[:, :3], te[:, :3], [0, 1, 2], **kw)
+    for a, b in zip(batch, same):
+        _assert_same_run(a, b, loss_rtol=1e-3)
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+def test_cuda_matches_cpu(toy):
+    data, tr, va, te = toy
+    cpu = train_runs(data, "GCN", tr, va, te, [0, 1, 2], **FAST)
+    gpu = train_runs(data, "GCN", tr, va, te, [0, 1, 2], **dict(FAST, device="cuda"))
+    for a, b in zip(cpu, gpu):
+        assert b["device"].startswith("cuda")
+        assert abs(a["test_acc"] - b["test_acc"]) <= 0.05
+
+
+# ----------------------------------------------------------------------------------------------
+# Bad input
+# ----------------------------------------------------------------------------------------------
+
+def test_bad_inputs_raise_clear_errors(toy):
+    data, tr, va, te = toy
+    seeds = [0, 1, 2]
+    with pytest.raises(ValueError, match=r"model must be one of MLP, GCN, GAT.*GPRGNN; got 'GIN'"):
+        train_runs(data, "GIN", tr, va, te, seeds)
+    with pytest.raises(ValueError, match=r"seeds has 2 entries but the masks have 3 run"):
+        train_runs(data, "GCN", tr, va, te, [0, 1])
+    with pytest.raises(ValueError, match=r"seeds must hold non-negative integers; got -1"):
+        train_runs(data, "GCN", tr, va, te, [0, 1, -1])
+    with pytest.raises(ValueError, match=r"same shape \[num_nodes, runs\]"):
+        train_runs(data, "GCN", tr, va[:, :2], te, seeds)
+    with pytest.raises(ValueError, match=r"val_mask must have shape \[num_nodes, runs\] = \[90, R\]; got \(80, 3\)"):
+        train_runs(data, "GCN", tr, va[:80], te, seeds)
+    with pytest.raises(ValueError, match=r"train_mask must be a boolean tensor.*got dtype torch.int64"):
+        train_runs(data, "GCN", tr.long(), va, te, seeds)
+    empty = tr.clone()
+    empty[:, 1] = False
+    with pytest.raises(ValueError, match=r"train_mask selects no node in run\(s\) \[1\]"):
+        train_runs(data, "GCN", empty, va, te, seeds)
+    with pytest.raises(ValueError, match=r"overlap in run 0"):
+        train_runs(data, "GCN", tr, tr, te, seeds)
+    with pytest.raises(ValueError, match=r"dropout must be a number in \[0.0, 1.0\); got 1.0"):
+        train_runs(data, "GCN", tr, va, te, seeds, dropout=1.0)
+    with pytest.raises(ValueError, match=r"patience must be an integer >= 1; got 0"):
+        train_runs(data, "GCN", tr, va, te, seeds, patience=0)
+    with pytest.raises(ValueError, match=r"max_epochs must be an integer >= 1; got 2.5"):
+        train_runs(data, "GCN", tr, va, te, seeds, max_epochs=2.5)
+    with pytest.raises(ValueError, match=r"lr must be a positive number; got 0"):
+        train_runs(data, "GCN", tr, va, te, seeds, lr=0)
+    with pytest.raises(ValueError, match=r"feature_norm must be one of \(None, 'row', 'standard'\); got 'l2'"):
+        train_runs(data, "GCN", tr, va, te, seeds, feature_norm="l2")
+    with pytest.raises(ValueError, match=r"device must be 'auto', 'cpu', 'cuda'.*got 'tpu'"):
+        train_runs(data, "GCN", tr, va, te, seeds, device="tpu")
+    with pytest.raises(ValueError, match=r"hidden=20 must be divisible by the 8 GAT heads"):
+        train_runs(data, "GAT", tr, va, te, seeds, hidden=20)
+    bad_y = Data(x=data.x, edge_index=data.edge_index, y=data.y - 1, num_nodes=data.num_nodes)
+    with pytest.raises(ValueError, match=r"data.y must hold class ids 0..C-1; got -1"):
+        train_runs(bad_y, "GCN", tr, va, te, seeds)
