@@ -437,7 +437,7 @@ def _simplify(data: Data) -> Data:
 def _pyg_class(spec: DatasetSpec, work: Path):
     from torch_geometric import datasets as D
 
-    kw = {"pre_transform": _simplify}
+    kw = {"pre_transform": _simplify, "log": False}  # no "Processing..." on stderr
     if spec.kind == "planetoid":
         return D.Planetoid(str(work), spec.pyg_name, **kw)
     if spec.kind == "amazon":

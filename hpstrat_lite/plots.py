@@ -1,0 +1,316 @@
+"""Figures of the book (and the small tables they are drawn from).
+
+Every function takes library outputs (homophily arrays, fold ids, :func:`quality_table` rows), returns a
+matplotlib ``Figure`` and labels its axes, units and legend. Sizes fit the book's text column (about
+7.5 inches at 100 dpi); call :func:`use_book_style` once at the top of a notebook.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from .homophily import homophily_bins, mean_homophily
+
+#: Colour of each split method (Okabe-Ito palette: distinguishable with colour-vision deficiency).
+METHOD_COLORS = {"random": "#7f7f7f", "stratified": "#0072B2", "hpstrat": "#D55E00"}
+#: Display name of each split method.
+METHOD_LABELS = {"random": "random k-fold", "stratified": "class-stratified", "hpstrat": "HpStrat"}
+#: Display name of each fold-quality metric.
+METRIC_LABELS = {"sdd": "SDD (nodes)", "cdd": "CDD (nodes)", "chd": "CHD (homophily)",
+                 "w1": "W1 (homophily)"}
+BOOK_WIDTH = 7.5
+
+
+def use_book_style() -> None:
+    """Matplotlib settings for figures legible at book width (fonts, dpi, grid)."""
+    import matplotlib as mpl
+
+    mpl.rcParams.update({
+        "figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (BOOK_WIDTH, 3.2),
+        "font.size": 10, "axes.titlesize": 11, "axes.labelsize": 10, "legend.fontsize": 9,
+        "xtick.labelsize": 9, "ytick.labelsize": 9, "axes.grid": True, "grid.alpha": 0.3,
+        "axes.spines.top": False, "axes.spines.right": False, "figure.constrained_layout.use": True,
+    })
+
+
+def _methods(names) -> list[str]:
+    order = list(METHOD_COLORS)
+    return sorted(names, key=lambda m: order.index(m) if m in order else len(order))
+
+
+def _plt():
+    import matplotlib.pyplot as plt
+
+    return plt
+
+
+# --------------------------------------------------------------------------------------------------
+# Chapter 1: the method
+
+
+def homophily_histogram(homophily, n_bins: int = 10, title: str | None = None):
+    """Node homophily histogram over the B equal-width bins HpStrat stratifies on (paper Figure 2).
+
+    Bars count the nodes of each bin ``[b/B, (b+1)/B)`` (h = 1 in the last bin); the dashed line is the
+    mean homophily; isolated nodes (undefined homophily, their own stratum) are counted in the legend.
+    """
+    h = np.asarray(homophily, dtype=float)
+    bins = homophily_bins(h, n_bins)
+    counts = np.bincount(bins, minlength=n_bins + 1)
+    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.4))
+    edges = np.linspace(0, 1, n_bins + 1)
+    ax.bar(edges[:-1], counts[:n_bins], width=1 / n_bins, align="edge", color="#56B4E9", edgecolor="black",
+           linewidth=0.6, label=f"nodes per bin (B = {n_bins})")
+    if n_bins <= 20:
+        for x, c in zip(edges[:-1], counts[:n_bins]):
+            ax.annotate(f"{c}", (x + 0.5 / n_bins, c), ha="center", va="bottom", fontsize=8)
+    mean = mean_homophily(h)
+    ax.axvline(mean, color="black", linestyle="--", linewidth=1, label=f"mean homophily {mean:.3f}")
+    ax.plot([], [], " ", label=f"isolated nodes (own stratum): {counts[n_bins]}")
+    ax.set_xlim(0, 1)
+    ax.set_xticks(edges if n_bins <= 10 else np.linspace(0, 1, 11))
+    ax.set_xlabel("node homophily h(v) (share of neighbours with the same label)")
+    ax.set_ylabel("number of nodes")
+    ax.margins(y=0.12)
+    fig.legend(loc="outside lower center", ncol=3)
+    if title:
+        ax.set_title(title)
+    return fig
+
+
+def stratum_spread(homophily, y, folds, k: int, n_bins: int = 10) -> pd.DataFrame:
+    """Fold counts of every non-empty (homophily bin, class) stratum.
+
+    One row per stratum in HpStrat's processing order: ``bin`` (``B`` = isolated nodes), ``class``,
+    ``size``, ``first fold`` (where HpStrat starts dealing the stratum: the number of nodes dealt before
+    it, mod k), the node count of each fold (columns ``fold 0`` ... ``fold k-1``) and ``spread`` =
+    max - min of those counts. HpStrat deals every stratum round-robin, so its spread is at most 1.
+    """
+    y = np.asarray(y)
+    bins = homophily_bins(homophily, n_bins)
+    n_classes = int(y.max()) + 1
+    stratum = bins * n_classes + y
+    counts = np.bincount(stratum * k + np.asarray(folds), minlength=(n_bins + 1) * n_classes * k)
+    counts = counts.reshape(-1, k)
+    present = np.flatnonzero(counts.sum(axis=1))
+    df = pd.DataFrame(counts[present], columns=[f"fold {i}" for i in range(k)])
+    df.insert(0, "size", counts[present].sum(axis=1))
+    df.insert(0, "class", present % n_classes)
+    df.insert(0, "bin", present // n_classes)
+    df.insert(3, "first fold", (df["size"].cumsum() - df["size"]) % k)
+    df["spread"] = counts[present].max(axis=1) - counts[present].min(axis=1)
+    return df
+
+
+def stratum_spread_plot(spreads: dict):
+    """How evenly each method deals the (bin, class) strata: number of strata per spread value.
+
+    ``spreads`` maps a method name to its :func:`stratum_spread` table. A spread of 0 or 1 means the
+    stratum is split as evenly as its size allows. Large spreads are grouped (3-4, 5-9, 10-19, ...).
+    """
+    methods = _methods(spreads)
+    top = max(int(df["spread"].max()) for df in spreads.values())
+    edges = [0, 1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000]
+    edges = [e for e in edges if e <= top] + [top + 1]
+    labels = [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])]
+    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.0))
+    width = 0.8 / len(methods)
+    x = np.arange(len(labels))
+    for i, m in enumerate(methods):
+        group = np.searchsorted(edges, spreads[m]["spread"].to_numpy(), side="right") - 1
+        counts = np.bincount(group, minlength=len(labels))
+        ax.bar(x + (i - (len(methods) - 1) / 2) * width, counts, width=width, color=METHOD_COLORS.get(m),
+               label=METHOD_LABELS.get(m, m))
+    ax.set_xticks(x, labels)
+    ax.set_xlabel("spread of a stratum: largest minus smallest fold count (nodes)")
+    ax.set_ylabel("number of (bin, class) strata")
+    ax.legend()
+    return fig
+
+
+def fold_homophily_table(homophily, folds_by_method: dict, k: int) -> pd.DataFrame:
+    """Mean homophily of every fold under each method, and its deviation from the whole graph's mean.
+
+    One row per (method, fold): ``nodes``, ``mean homophily`` (isolated nodes left out) and
+    ``deviation`` = fold mean - graph mean; CHD is the mean absolute deviation over the folds.
+    """
+    h = np.asarray(homophily, dtype=float)
+    finite = ~np.isnan(h)
+    overall = h[finite].mean()
+    rows = []
+    for m in _methods(folds_by_method):
+        f = np.asarray(folds_by_method[m])
+        n = np.bincount(f, minlength=k)
+        nf = np.bincount(f[finite], minlength=k)
+        s = np.bincount(f[finite], weights=h[finite], minlength=k)
+        mean = s / np.maximum(nf, 1)
+        for i in range(k):
+            rows.append({"method": m, "fold": i, "nodes": int(n[i]), "mean homophily": mean[i],
+                         "deviation": mean[i] - overall})
+    return pd.DataFrame(rows)
+
+
+def fold_homophily_distributions(homophily, folds_by_method: dict, k: int, n_bins: int = 10):
+    """Each fold's homophily distribution, one column per split method, side by side.
+
+    Top row: the share of each fold's nodes in every homophily bin (the B bins HpStrat uses), with
+    the whole graph dashed. Bottom row: the same shares minus the whole graph's, in percentage
+    points, so that small differences in the dominant bins stay visible. Isolated nodes are left out.
+    """
+    h = np.asarray(homophily, dtype=float)
+    finite = ~np.isnan(h)
+    bins = homophily_bins(h, n_bins)[finite]
+    methods = _methods(folds_by_method)
+    fig, axes = _plt().subplots(2, len(methods), figsize=(BOOK_WIDTH, 5.0), sharex=True, sharey="row",
+                                squeeze=False)
+    centers = (np.arange(n_bins) + 0.5) / n_bins
+    overall = np.bincount(bins, minlength=n_bins) / bins.size
+    cmap = _plt().get_cmap("viridis")
+    for col, m in enumerate(methods):
+        top, bottom = axes[0, col], axes[1, col]
+        f = np.asarray(folds_by_method[m])[finite]
+        for i in range(k):
+            share = np.bincount(bins[f == i], minlength=n_bins) / max((f == i).sum(), 1)
+            style = dict(marker="o", markersize=3, linewidth=1, color=cmap(i / max(k - 1, 1)), label=f"fold {i}")
+            top.plot(centers, share, **style)
+            bottom.plot(centers, 100 * (share - overall), **style)
+        top.plot(centers, overall, color="black", linestyle="--", linewidth=1.2, label="whole graph")
+        bottom.axhline(0, color="black", linestyle="--", linewidth=1.2)
+        top.set_title(METHOD_LABELS.get(m, m))
+        bottom.set_xlabel("node homophily (bin centre)")
+        bottom.set_xlim(0, 1)
+    axes[0, 0].set_ylabel("share of the fold's nodes")
+    axes[1, 0].set_ylabel("fold share - graph share\n(percentage points)")
+    handles, labels = axes[0, 0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=min(k + 1, 6))
+    return fig
+
+
+def fold_deviation_plot(table: pd.DataFrame):
+    """Fold mean homophily minus graph mean homophily, per fold, grouped by method (CHD's ingredients).
+
+    ``table`` is :func:`fold_homophily_table` output.
+    """
+    methods = _methods(table["method"].unique())
+    k = int(table["fold"].max()) + 1
+    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 2.8))
+    width = 0.8 / len(methods)
+    for j, m in enumerate(methods):
+        d = table[table["method"] == m].sort_values("fold")
+        ax.bar(np.arange(k) + (j - (len(methods) - 1) / 2) * width, d["deviation"], width=width,
+               color=METHOD_COLORS.get(m), label=METHOD_LABELS.get(m, m))
+    ax.axhline(0, color="black", linewidth=0.8)
+    lim = float(np.nanmax(np.abs(table["deviation"]))) * 1.15 or 1e-3
+    ax.set_ylim(-lim, lim)
+    ax.set_xticks(np.arange(k), [f"fold {i}" for i in range(k)])
+    ax.set_ylabel("fold mean - graph mean\n(node homophily)")
+    ax.legend(ncol=len(methods))
+    return fig
+
+
+# --------------------------------------------------------------------------------------------------
+# Chapter 2: fold metrics
+
+
+def metric_summary(table: pd.DataFrame, metrics=("sdd", "cdd", "chd", "w1"), by=("dataset", "method"),
+                   digits: int = 4) -> pd.DataFrame:
+    """``mean ± std`` over seeds of each metric (HpStrat Appendix D layout), one row per ``by`` group."""
+    by = list(by)
+    if "method" in by:  # methods in the book's order, not alphabetical
+        table = table.assign(method=pd.Categorical(table["method"], _methods(table["method"].unique())))
+    g = table.groupby(by, sort="method" in by, observed=True)[list(metrics)]
+    mean, std = g.mean(), g.std(ddof=1).fillna(0.0)
+    out = pd.DataFrame(index=mean.index)
+    for m in metrics:
+        out[METRIC_LABELS.get(m, m)] = [f"{a:.{digits}f} ± {b:.{digits}f}" for a, b in zip(mean[m], std[m])]
+    return out
+
+
+def metrics_by_seed(table: pd.DataFrame, metrics=("sdd", "cdd", "chd", "w1")):
+    """One panel per metric: the value of every seed (dots) and the mean (bar) for each method."""
+    methods = _methods(table["method"].unique())
+    fig, axes = _plt().subplots(1, len(metrics), figsize=(BOOK_WIDTH, 3.0))
+    rng = np.random.default_rng(0)  # jitter only, for legibility
+    for ax, metric in zip(np.atleast_1d(axes), metrics):
+        for i, m in enumerate(methods):
+            v = table.loc[table["method"] == m, metric].to_numpy()
+            ax.bar(i, v.mean(), color=METHOD_COLORS.get(m), alpha=0.35, width=0.7)
+            ax.scatter(i + rng.uniform(-0.2, 0.2, v.size), v, s=10, color=METHOD_COLORS.get(m), zorder=3)
+        ax.set_xticks(range(len(methods)), [METHOD_LABELS.get(m, m) for m in methods], rotation=30, ha="right")
+        ax.set_title(METRIC_LABELS.get(metric, metric))
+        ax.set_ylim(bottom=0)
+    np.atleast_1d(axes)[0].set_ylabel("value per seed (lower is better)")
+    return fig
+
+
+def metric_by_dataset(table: pd.DataFrame, metrics=("cdd", "chd")):
+    """Mean ± std over seeds of each metric per dataset and method; log x-axis, one panel per metric."""
+    from matplotlib.ticker import NullFormatter
+
+    methods = _methods(table["method"].unique())
+    datasets = list(dict.fromkeys(table["dataset"]))
+    height = max(2.6, 1.2 + 0.28 * len(datasets) * max(1, len(methods) / 3))
+    fig, axes = _plt().subplots(1, len(metrics), figsize=(BOOK_WIDTH, height), sharey=True)
+    g = table.groupby(["dataset", "method"])
+    mean, std = g[list(metrics)].mean(), g[list(metrics)].std(ddof=1).fillna(0.0)
+    y0 = np.arange(len(datasets))
+    for ax, metric in zip(np.atleast_1d(axes), metrics):
+        for j, m in enumerate(methods):
+            mu = np.array([mean.loc[(d, m), metric] for d in datasets])
+            sd = np.array([std.loc[(d, m), metric] for d in datasets])
+            ax.errorbar(mu, y0 + (j - (len(methods) - 1) / 2) * 0.22, xerr=sd, fmt="o", markersize=4,
+                        color=METHOD_COLORS.get(m), label=METHOD_LABELS.get(m, m), capsize=2)
+        ax.set_xscale("log")
+        ax.xaxis.set_minor_formatter(NullFormatter())
+        ax.set_title(METRIC_LABELS.get(metric, metric))
+        ax.set_xlabel("mean ± std over seeds (log)")
+    ax0 = np.atleast_1d(axes)[0]
+    ax0.set_yticks(y0, datasets)
+    ax0.set_ylim(len(datasets) - 0.5, -0.5)
+    handles, labels = ax0.get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=len(methods))
+    return fig
+
+
+# --------------------------------------------------------------------------------------------------
+# Chapter 5: Appendix G, the number of bins
+
+
+def bins_sensitivity(table: pd.DataFrame, metrics=("chd", "cdd", "w1"), baseline: str = "stratified"):
+    """HpStrat's fold metrics against the number of bins B, relative to ``baseline`` folds.
+
+    ``table`` holds :func:`quality_table` rows of HpStrat for several ``n_bins`` and of ``baseline`` (whose
+    folds do not depend on B). Thin lines: one dataset, mean over seeds of HpStrat divided by the
+    baseline's mean; thick black line: the median over datasets. Below 1, HpStrat is better.
+    """
+    hp = table[table["method"] == "hpstrat"].groupby(["dataset", "n_bins"])[list(metrics)].mean()
+    base = table[table["method"] == baseline].groupby("dataset")[list(metrics)].mean()
+    ratio = hp.div(base, level="dataset")
+    ratio.index = ratio.index.set_levels(ratio.index.levels[1].astype(int), level="n_bins")
+    fig, axes = _plt().subplots(1, len(metrics), figsize=(BOOK_WIDTH, 3.2), sharex=True)
+    for ax, metric in zip(np.atleast_1d(axes), metrics):
+        wide = ratio[metric].unstack("dataset")
+        for d in wide.columns:
+            ax.plot(wide.index, wide[d], color="#999999", linewidth=0.8, alpha=0.8)
+        ax.plot(wide.index, wide.median(axis=1), color="black", linewidth=2, marker="o", label="median")
+        ax.axhline(1, color=METHOD_COLORS.get(baseline), linestyle="--", linewidth=1,
+                   label=f"{METHOD_LABELS.get(baseline, baseline)} (ratio 1)")
+        ax.set_xscale("log")
+        ax.set_yscale("log")
+        ax.minorticks_off()
+        ax.set_xticks(list(wide.index), [str(int(b)) for b in wide.index])
+        lo, hi = np.nanmin(wide.to_numpy()), np.nanmax(wide.to_numpy())
+        lo, hi = min(lo, 1.0) / 1.3, max(hi, 1.0) * 1.3
+        nice = [t for t in (0.01, 0.02, 0.05, 0.1, 0.2, 0.5, 1, 2, 5, 10, 20, 50) if lo <= t <= hi]
+        ax.set_ylim(lo, hi)
+        ax.set_yticks(nice, [f"{t:g}" for t in nice])
+        ax.set_xlabel("number of bins B")
+        ax.set_title(METRIC_LABELS.get(metric, metric).split(" ")[0])
+    np.atleast_1d(axes)[0].set_ylabel(f"HpStrat / {METHOD_LABELS.get(baseline, baseline)}\n(ratio of means, log)")
+    handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
+    from matplotlib.lines import Line2D
+
+    handles.insert(0, Line2D([], [], color="#999999", linewidth=0.8))
+    labels.insert(0, "one dataset")
+    fig.legend(handles, labels, loc="outside lower center", ncol=3)
+    return fig

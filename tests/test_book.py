@@ -1,0 +1,72 @@
+"""The built HTML book (smoke profile): every chapter page shows its figures and tables, and no page
+shows a traceback or a warning. Shares its executed notebooks with tests/test_notebooks.py."""
+import re
+from html.parser import HTMLParser
+from pathlib import Path
+
+import pytest
+
+from hpstrat_lite import book
+
+SMOKE_OUT = Path(__file__).resolve().parents[1] / "_build" / "smoke-test"  # same as tests/test_notebooks.py
+
+#: Chapters whose pages must show at least one figure (all show tables).
+WITH_FIGURES = {"01_method", "02_fold_metrics", "02b_fold_metrics_summary", "05_appendix_g"}
+
+
+class _Text(HTMLParser):
+    """Visible text of a page (scripts and styles left out)."""
+
+    def __init__(self):
+        super().__init__()
+        self.parts, self._skip = [], 0
+
+    def handle_starttag(self, tag, attrs):
+        self._skip += tag in ("script", "style")
+
+    def handle_endtag(self, tag):
+        self._skip -= tag in ("script", "style") and self._skip > 0
+
+    def handle_data(self, data):
+        if not self._skip:
+            self.parts.append(data)
+
+
+def visible_text(html: str) -> str:
+    parser = _Text()
+    parser.feed(html)
+    return re.sub(r"\s+", " ", "".join(parser.parts))
+
+
+@pytest.fixture(scope="module")
+def html(data_root):
+    return book.build_book("smoke", build=True, out_dir=SMOKE_OUT, log=lambda *a: None)["html"]
+
+
+@pytest.mark.slow
+def test_each_chapter_page_shows_its_figures_and_tables_and_no_traceback(html):
+    assert (html / "index.html").exists()
+    pages = {job["output"]: job["name"] for job in book.plan("smoke")}
+    for output, name in pages.items():
+        page = html / output.replace(".ipynb", ".html")
+        assert page.exists(), page
+        content = page.read_text()
+        assert "<table" in content, f"{page.name}: no table"
+        if name in WITH_FIGURES:
+            assert "<img" in content and "_images/" in content, f"{page.name}: no figure"
+        text = visible_text(content)
+        for bad in ("Traceback", "Warning", "Error:"):
+            assert bad not in text, f"{output}: {bad!r} in the page"
+        assert "Solution" in text and "Exercises" in text, f"{output}: no exercises"
+
+
+@pytest.mark.slow
+def test_book_has_intro_part_opener_and_scorecard(html):
+    intro = visible_text((html / "book" / "intro.html").read_text())
+    assert "papermill notebooks/01_method.ipynb out.ipynb -p dataset Texas" in intro
+    assert (html / "book" / "part1.html").exists()
+    card = visible_text((html / "book" / "executed" / "scorecard.html").read_text())
+    assert "agree" in card and "PubMed" in card
+    index = (html / "book" / "intro.html").read_text()
+    for output in {job["output"] for job in book.plan("smoke")}:
+        assert output.replace(".ipynb", ".html").split("/")[-1] in index, f"{output} not in the navigation"

@@ -1,0 +1,246 @@
+"""The book's notebooks: structure, change detection, scorecard logic, and a smoke run of every notebook.
+
+The smoke run executes every notebook of the ``smoke`` profile (book/notebooks.yml: Texas, small
+settings) with papermill on real data (HPSTRAT_DATA) into a staging folder; tests/test_book.py builds
+the HTML book from the same folder, so the notebooks run once per test session.
+"""
+import hashlib
+import json
+from pathlib import Path
+
+import nbformat
+import numpy as np
+import pandas as pd
+import pytest
+import yaml
+
+from hpstrat_lite import book
+from hpstrat_lite.plots import stratum_spread
+
+REPO = Path(__file__).resolve().parents[1]
+SMOKE_OUT = REPO / "_build" / "smoke-test"
+
+
+def smoke_build(build: bool) -> dict:
+    """Run the smoke profile into SMOKE_OUT; notebooks already executed this session are reused."""
+    return book.build_book("smoke", build=build, out_dir=SMOKE_OUT, log=lambda *a: None)
+
+
+# ----------------------------------------------------------------------------------------------
+# Structure (fast)
+
+
+def test_every_chapter_has_a_parameters_cell_and_exercises_with_hidden_solutions():
+    names = {job["name"] for job in book.plan("full")}
+    assert {"01_method", "02_fold_metrics", "02b_fold_metrics_summary", "05_appendix_g", "scorecard"} <= names
+    for name in names:
+        nb = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
+        first_code = next(c for c in nb.cells if c.cell_type == "code")
+        assert "parameters" in first_code.metadata.get("tags", []), name
+        assert all(not c.get("outputs") for c in nb.cells if c.cell_type == "code"), f"{name} has saved outputs"
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        assert "## Exercises" in text, name
+        assert 2 <= text.count(":class: dropdown") <= 3, name
+        assert nb.metadata["kernelspec"]["name"] == "python3"
+
+
+def test_plan_parameters_match_each_notebooks_parameters_cell():
+    for profile in book.PROFILES:
+        for job in book.plan(profile):
+            nb = nbformat.read(REPO / job["notebook"], as_version=4)
+            cell = next(c for c in nb.cells if "parameters" in c.metadata.get("tags", []))
+            declared = {line.split("=")[0].strip() for line in cell.source.splitlines() if "=" in line}
+            assert set(job["parameters"]) <= declared, (job["output"], set(job["parameters"]) - declared)
+
+
+def test_plan_runs_per_dataset_chapters_once_per_dataset_and_smoke_stays_small():
+    cfg = book.load_config()
+    full, smoke = book.plan("full", cfg), book.plan("smoke", cfg)
+    per_dataset = [j for j in full if j["name"] == "01_method"]
+    assert [j["parameters"]["dataset"] for j in per_dataset] == cfg["datasets"]["full"]
+    assert [j["first"] for j in per_dataset] == [True] + [False] * (len(per_dataset) - 1)
+    assert per_dataset[0]["output"] == "book/executed/01_method/cora.ipynb"
+    assert all(j["parameters"].get("dataset", "Texas") == "Texas" for j in smoke)
+    assert all(j["parameters"].get("datasets", ["Texas"]) == ["Texas"] for j in smoke)
+    assert {j["name"] for j in smoke} == {j["name"] for j in full}
+
+
+def test_committed_toc_is_generated_from_the_config_and_its_pages_exist():
+    cfg = book.load_config()
+    jobs = book.plan("full", cfg)
+    text = (REPO / "_toc.yml").read_text()
+    assert text == book.TOC_HEADER + yaml.safe_dump(book.toc(jobs, cfg), sort_keys=False, allow_unicode=True), \
+        "_toc.yml is out of date: run `python -m hpstrat_lite.book --toc`"
+    files = [cfg["root"]] + [e["file"] for part in book.toc(jobs, cfg)["parts"] for ch in part["chapters"]
+                             for e in [ch] + ch.get("sections", [])]
+    missing = [f for f in files if not any((REPO / f"{f}{ext}").exists() for ext in (".md", ".ipynb"))]
+    assert not missing, f"pages in _toc.yml without a file (run `make book`): {missing}"
+
+
+def test_config_errors_name_the_problem(tmp_path):
+    with pytest.raises(ValueError, match="profile must be one of"):
+        book.plan("fast")
+    with pytest.raises(FileNotFoundError, match="book config"):
+        book.load_config(tmp_path / "none.yml")
+    bad = tmp_path / "bad.yml"
+    bad.write_text("datasets: {full: [Cora]}\nroot: book/intro\nparts: []\n")
+    with pytest.raises(ValueError, match="profile 'smoke'"):
+        book.load_config(bad)
+    with pytest.raises(ValueError, match="only names unknown chapter"):
+        book.build_book("smoke", build=False, only=["nope"], out_dir=tmp_path / "stage")
+
+
+# ----------------------------------------------------------------------------------------------
+# Change detection (fast, on a throw-away repository)
+
+
+def fake_repo(tmp_path):
+    (tmp_path / "hpstrat_lite").mkdir()
+    (tmp_path / "hpstrat_lite" / "a.py").write_text("x = 1\n")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "ch.ipynb").write_text("{}")
+    (tmp_path / "results").mkdir()
+    (tmp_path / "results" / "rows.csv").write_text("a\n1\n")
+    job = {"name": "ch", "notebook": "notebooks/ch.ipynb", "output": "book/executed/ch.ipynb",
+           "parameters": {"dataset": "Texas"}, "title": None, "reads": ["results/*.csv"]}
+    (tmp_path / "book" / "executed").mkdir(parents=True)
+    (tmp_path / job["output"]).write_text("{}")
+    return job
+
+
+def test_only_changed_inputs_trigger_re_execution(tmp_path):
+    job = fake_repo(tmp_path)
+    assert book.stale_reasons(job, tmp_path, {}, repo=tmp_path) == ["not in manifest"]
+    manifest = {job["output"]: {"inputs": book.input_hashes(job, tmp_path)}}
+    assert book.stale_reasons(job, tmp_path, manifest, repo=tmp_path) == []
+    edits = {"library": lambda: (tmp_path / "hpstrat_lite" / "a.py").write_text("x = 2\n"),
+             "reads": lambda: (tmp_path / "results" / "rows.csv").write_text("a\n2\n"),
+             "notebook": lambda: (tmp_path / "notebooks" / "ch.ipynb").write_text('{"cells": []}')}
+    for name, edit in edits.items():
+        edit()
+        assert book.stale_reasons(job, tmp_path, manifest, repo=tmp_path) == [name]
+        manifest = {job["output"]: {"inputs": book.input_hashes(job, tmp_path)}}
+    assert book.stale_reasons(dict(job, parameters={"dataset": "Cora"}), tmp_path, manifest,
+                              repo=tmp_path) == ["parameters"]
+    (tmp_path / "results" / "more.csv").write_text("b\n")  # a new results file is a changed input
+    assert book.stale_reasons(job, tmp_path, manifest, repo=tmp_path) == ["reads"]
+    (tmp_path / job["output"]).unlink()
+    assert book.stale_reasons(job, tmp_path, manifest, repo=tmp_path) == ["no executed notebook"]
+
+
+def test_library_input_covers_only_the_modules_the_notebook_loaded(tmp_path):
+    job = fake_repo(tmp_path)
+    (tmp_path / "hpstrat_lite" / "__init__.py").write_text("")
+    (tmp_path / "hpstrat_lite" / "sub").mkdir()
+    (tmp_path / "hpstrat_lite" / "sub" / "__init__.py").write_text("")
+    modules = ["hpstrat_lite", "hpstrat_lite.a", "hpstrat_lite.sub"]
+    assert book.module_files(modules, tmp_path) == [tmp_path / "hpstrat_lite" / "__init__.py",
+                                                    tmp_path / "hpstrat_lite" / "a.py",
+                                                    tmp_path / "hpstrat_lite" / "sub" / "__init__.py"]
+    manifest = {job["output"]: {"inputs": book.input_hashes(job, tmp_path, modules), "modules": modules}}
+    (tmp_path / "hpstrat_lite" / "unused.py").write_text("y = 1\n")  # not loaded by the notebook
+    assert book.stale_reasons(job, tmp_path, manifest, repo=tmp_path) == []
+    (tmp_path / "hpstrat_lite" / "sub" / "__init__.py").write_text("z = 0\n")
+    assert book.stale_reasons(job, tmp_path, manifest, repo=tmp_path) == ["library"]
+    (tmp_path / "hpstrat_lite" / "sub" / "__init__.py").write_text("")
+    (tmp_path / "hpstrat_lite" / "a.py").unlink()  # a deleted module is a change
+    assert book.stale_reasons(job, tmp_path, manifest, repo=tmp_path) == ["library"]
+
+
+def test_title_injection_and_output_checks():
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell("x = 1"),
+                                         nbformat.v4.new_markdown_cell("# The method\n\ntext")])
+    book._set_title(nb, "The method on Texas")
+    assert nb.cells[1].source == "# The method on Texas\n\ntext"
+    assert book.output_problems(nb) == []
+    nb.cells[0].outputs = [nbformat.v4.new_output("stream", name="stderr", text="UserWarning: x")]
+    nb.cells.append(nbformat.v4.new_code_cell("1/0", outputs=[nbformat.v4.new_output(
+        "error", ename="ZeroDivisionError", evalue="division by zero", traceback=[])]))
+    problems = book.output_problems(nb)
+    assert len(problems) == 2 and "stderr" in problems[0] and "ZeroDivisionError" in problems[1]
+
+
+# ----------------------------------------------------------------------------------------------
+# Summaries and scorecard logic (fast, synthetic tables)
+
+
+def quality_rows(values):
+    """values: {dataset: {method: (sdd, cdd, chd)}} -> quality_table-like rows over two seeds."""
+    rows = [{"dataset": d, "method": m, "seed": s, "sdd": v[0], "cdd": v[1], "chd": v[2], "w1": v[2]}
+            for d, per in values.items() for m, v in per.items() for s in (0, 1)]
+    return pd.DataFrame(rows)
+
+
+def test_table2_claims_agree_only_when_they_hold_on_every_dataset():
+    good = {"random": (0.5, 9.0, 0.01), "stratified": (0.5, 0.3, 0.008), "hpstrat": (0.5, 0.9, 0.001)}
+    card = book.fold_metric_claims(quality_rows({"A": good, "B": good}))
+    assert card["verdict"].tolist() == ["agree"] * 4
+    assert card["ours"].tolist() == ["2/2 datasets"] * 4
+    bad = {"random": (0.5, 0.1, 0.01), "stratified": (0.25, 0.3, 0.0005), "hpstrat": (0.5, 0.9, 0.001)}
+    card = book.fold_metric_claims(quality_rows({"A": good, "B": bad})).set_index("claim")
+    assert (card["verdict"] == "disagree").all()
+    assert card["ours"].str.contains(r"1/2 datasets \(not on B\)").all()
+
+
+def test_fold_metric_ranks_rank_within_dataset_and_average():
+    q = quality_rows({"A": {"random": (1, 3, 3), "stratified": (1, 1, 2), "hpstrat": (1, 2, 1)},
+                      "B": {"random": (1, 3, 2), "stratified": (1, 1, 3), "hpstrat": (1, 2, 1)}})
+    per, mean = book.fold_metric_ranks(q)
+    assert list(per.index) == ["A", "B"]
+    assert list(mean.columns) == ["random", "stratified", "hpstrat"]
+    assert mean.loc["sdd"].tolist() == [2.0, 2.0, 2.0]
+    assert mean.loc["cdd"].tolist() == [3.0, 1.0, 2.0]
+    assert mean.loc["chd"].tolist() == [2.5, 2.5, 1.0]
+
+
+def test_bins_claims_name_the_failing_dataset_and_b():
+    rows = [{"dataset": "A", "method": "hpstrat", "n_bins": b, "seed": 0, "chd": c, "cdd": 1.0, "w1": c}
+            for b, c in [(2, 0.02), (10, 0.001)]]
+    rows += [{"dataset": "A", "method": m, "n_bins": np.nan, "seed": 0, "chd": 0.01, "cdd": 1.0, "w1": 0.01}
+             for m in ("random", "stratified")]
+    card = book.bins_claims(pd.DataFrame(rows))
+    assert card.loc[0, "verdict"] == "disagree" and "A (B=2)" in card.loc[0, "ours"]
+    ranks = book.bins_ranks(pd.DataFrame(rows))
+    assert ranks.loc[10, "chd mean rank"] == 1.0 and ranks.loc[2, "chd mean rank"] == 3.0
+
+
+def test_stratum_spread_reports_hpstrat_dealing():
+    from hpstrat_lite import hpstrat_folds
+
+    rng = np.random.default_rng(0)
+    h, y = rng.uniform(size=500), rng.integers(0, 4, 500)
+    h[:5] = np.nan
+    t = stratum_spread(h, y, hpstrat_folds(h, y, k=4, n_bins=5, seed=1), k=4, n_bins=5)
+    assert t["size"].sum() == 500 and t["spread"].max() <= 1
+    assert (t["first fold"] == (t["size"].cumsum() - t["size"]) % 4).all()
+    assert t["bin"].iloc[-1] == 5  # isolated nodes: their own, last stratum
+
+
+# ----------------------------------------------------------------------------------------------
+# Smoke run of every notebook on real data
+
+
+@pytest.mark.slow
+def test_every_notebook_runs_on_real_data_without_errors_or_warnings(data_root):
+    committed = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (REPO / "book" / "executed").rglob("*")
+                 if p.is_file()}
+    report = smoke_build(build=False)
+    jobs = book.plan("smoke")
+    assert len(report["executed"]) + len(report["skipped"]) == len(jobs) and not report["kept_stale"]
+    manifest = json.loads((SMOKE_OUT / "book" / "executed" / "manifest.json").read_text())
+    for job in jobs:
+        nb = nbformat.read(SMOKE_OUT / job["output"], as_version=4)
+        assert book.output_problems(nb) == [], job["output"]
+        assert all(c.get("execution_count") for c in nb.cells if c.cell_type == "code"), job["output"]
+        outputs = [o for c in nb.cells for o in c.get("outputs", [])]
+        assert any("text/html" in o.get("data", {}) for o in outputs), job["output"]
+        entry = manifest[job["output"]]
+        assert set(entry["inputs"]) == {"notebook", "parameters", "library", "reads"}
+        assert {"hpstrat_lite", "hpstrat_lite.folds"} <= set(entry["modules"]), entry["modules"]
+        assert "hpstrat_lite.train" not in entry["modules"]  # Part I fold chapters train nothing
+    assert committed == {p: hashlib.sha256(p.read_bytes()).hexdigest()
+                         for p in (REPO / "book" / "executed").rglob("*") if p.is_file()}, \
+        "the smoke profile must not touch the committed executed notebooks"
+    # A second call with unchanged inputs executes nothing.
+    again = smoke_build(build=False)
+    assert again["executed"] == [] and len(again["skipped"]) == len(jobs)
