@@ -1,0 +1,488 @@
+"""Link prediction: edge split, MLP / GCN encoders, dot-product or MLP decoder, ROC AUC.
+
+Part II of the book ("Revisiting the Necessity of Graph Learning and Common Graph Benchmarks",
+Katsman, Lou and Gilbert, 2024, Sections 5-6) scores link prediction on WS1000, WS1000_gamma and
+the MUSAE Twitch / Facebook graphs. The protocol implemented here:
+
+1. :func:`edge_split` splits the undirected edges (each once) into train / validation / test
+   positives (default 70 / 10 / 20 %), and draws for each split an equal number of negative pairs:
+   node pairs that are not edges of the *full* graph, no self-loops, no pair twice (within or
+   across splits). The message-passing graph holds the training edges only, in both directions,
+   so no validation or test edge is ever propagated over.
+2. An encoder maps nodes to embeddings ``z``: an MLP on the features alone, or a GCN
+   (Kipf and Welling, 2017) on the message-passing graph,
+   ``H^{l+1} = D^{-1/2} (A + I) D^{-1/2} H^l W^l`` with ReLU between layers.
+3. A decoder scores a pair: the dot product ``s(u, v) = z_u . z_v``, or an MLP on ``z_u * z_v``.
+4. Training minimises binary cross-entropy on the training positives and as many negatives,
+   sampled afresh every epoch (seeded) among the non-edges of the training graph. Early stopping
+   on validation ROC AUC; the test ROC AUC (``sklearn.metrics.roc_auc_score``) is measured once,
+   with the weights of the best validation epoch.
+
+A ``random`` baseline scores every pair uniformly at random (ROC AUC about 0.5).
+"""
+
+from __future__ import annotations
+
+import copy
+import time
+import warnings
+from numbers import Integral, Real
+
+import numpy as np
+import torch
+import torch.nn.functional as F
+from sklearn.metrics import roc_auc_score
+
+from .homophily import simple_undirected_pairs
+
+__all__ = [
+    "ENCODERS",
+    "DECODERS",
+    "FEATURE_NORMS",
+    "edge_split",
+    "sample_negative_pairs",
+    "NodeFeatures",
+    "gcn_adjacency",
+    "LinkEncoder",
+    "run_link_prediction",
+]
+
+ENCODERS = ("gcn", "mlp", "random")
+DECODERS = ("dot", "mlp")
+FEATURE_NORMS = (None, "none", "row", "standard")
+
+# below this many candidate pairs, negatives are drawn from the enumerated non-edges
+_ENUMERATE_PAIRS = 2_000_000
+
+
+def _num_nodes(data):
+    n = data.num_nodes
+    if n is None:
+        raise ValueError("data.num_nodes is None; the graph needs a node count")
+    return int(n)
+
+
+def _pair_keys(u, v, n):
+    return np.minimum(u, v).astype(np.int64) * np.int64(n) + np.maximum(u, v)
+
+
+def sample_negative_pairs(exclude_keys, num_nodes, num, rng):
+    """Draw ``num`` distinct node pairs ``u < v`` that are not in ``exclude_keys``.
+
+    Pairs are uniform over the allowed pairs (no self-loops). ``exclude_keys`` are the sorted,
+    unique keys ``u * num_nodes + v`` (``u < v``) of the pairs to avoid. Small graphs
+    (``num_nodes * (num_nodes - 1) / 2 <= 2e6`` candidate pairs) draw without replacement from the
+    enumerated allowed pairs when those are few (excluded plus wanted above a quarter of all
+    pairs); otherwise vectorised rejection sampling.
+
+    Parameters
+    ----------
+    exclude_keys : numpy.ndarray of int64, sorted and unique
+    num_nodes : int
+    num : int
+        Number of pairs wanted.
+    rng : numpy.random.Generator
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape [2, num]
+        Rows ``u`` and ``v`` with ``u < v``.
+    """
+    n = int(num_nodes)
+    total = n * (n - 1) // 2
+    available = total - exclude_keys.size
+    if num > available:
+        raise ValueError(
+            f"cannot draw {num} negative pairs: the graph with num_nodes={n} has only {available} "
+            f"node pairs that are not edges"
+        )
+    if num == 0:
+        return np.zeros((2, 0), dtype=np.int64)
+    if total <= _ENUMERATE_PAIRS and exclude_keys.size + num > total // 4:
+        a, b = np.triu_indices(n, 1)
+        keys = a.astype(np.int64) * n + b
+        keys = keys[~np.isin(keys, exclude_keys, assume_unique=True)]
+        chosen = rng.choice(keys, size=num, replace=False)
+    else:
+        chosen = np.zeros(0, dtype=np.int64)
+        while chosen.size < num:
+            m = 2 * (num - chosen.size) + 64
+            u = rng.integers(0, n, size=m)
+            v = rng.integers(0, n, size=m)
+            keys = _pair_keys(u, v, n)[u != v]
+            pos = np.searchsorted(exclude_keys, keys).clip(max=max(exclude_keys.size - 1, 0))
+            if exclude_keys.size:
+                keys = keys[exclude_keys[pos] != keys]
+            keys = np.concatenate([chosen, keys])
+            _, first = np.unique(keys, return_index=True)
+            chosen = keys[np.sort(first)][:num]
+    return np.stack([chosen // n, chosen % n])
+
+
+def edge_split(edge_index, num_nodes, val_ratio=0.1, test_ratio=0.2, seed=0):
+    """Split the undirected edges into train / validation / test positives and negatives.
+
+    Each undirected edge counts once (self-loops and duplicates dropped). A seeded permutation
+    gives ``floor(test_ratio * E)`` test edges, ``floor(val_ratio * E)`` validation edges and the
+    rest for training. Every split gets as many negative pairs as it has positives: pairs
+    ``u < v`` that are not edges of the full graph, no self-loops, all distinct across the three
+    splits. The message-passing graph ``train_edge_index`` holds the training edges only, in both
+    directions, sorted by (source, target).
+
+    Parameters
+    ----------
+    edge_index : array-like or torch.Tensor, shape [2, E]
+        Edges of the graph (read as undirected).
+    num_nodes : int
+        Number of nodes.
+    val_ratio, test_ratio : float
+        Fractions of the undirected edges for validation and test, each in (0, 1) with
+        ``val_ratio + test_ratio < 1``.
+    seed : int or numpy.random.Generator
+        Seed of the permutation and of the negatives.
+
+    Returns
+    -------
+    dict
+        ``train_pos``, ``val_pos``, ``test_pos``, ``train_neg``, ``val_neg``, ``test_neg``:
+        LongTensors of shape [2, m] with ``u < v``; ``train_edge_index``: LongTensor
+        [2, 2 * |train_pos|]; ``num_nodes``.
+
+    Examples
+    --------
+    >>> from hpstrat_lite.synthetic import watts_strogatz_graph
+    >>> s = edge_split(watts_strogatz_graph(100, 4, 0.5), 100)
+    >>> s["train_pos"].shape[1], s["val_pos"].shape[1], s["test_pos"].shape[1]
+    (140, 20, 40)
+    """
+    if isinstance(num_nodes, bool) or not isinstance(num_nodes, Integral) or num_nodes < 2:
+        raise ValueError(f"num_nodes must be an integer >= 2, got {num_nodes!r}")
+    n = int(num_nodes)
+    for name, r in (("val_ratio", val_ratio), ("test_ratio", test_ratio)):
+        if isinstance(r, bool) or not isinstance(r, Real) or not 0.0 < r < 1.0:
+            raise ValueError(f"{name} must be a float in (0, 1), got {r!r}")
+    if val_ratio + test_ratio >= 1.0:
+        raise ValueError(
+            f"val_ratio + test_ratio must be < 1 to leave training edges, got "
+            f"{val_ratio} + {test_ratio} = {val_ratio + test_ratio}"
+        )
+    rng = np.random.default_rng(seed)
+    a, b = simple_undirected_pairs(edge_index, n)
+    m = a.size
+    n_test = int(np.floor(test_ratio * m))
+    n_val = int(np.floor(val_ratio * m))
+    n_train = m - n_val - n_test
+    if min(n_test, n_val, n_train) < 1:
+        raise ValueError(
+            f"edge_index has {m} undirected edges: too few for val_ratio={val_ratio}, "
+            f"test_ratio={test_ratio} (each split needs at least one edge)"
+        )
+    perm = rng.permutation(m)
+    parts = np.split(perm, [n_test, n_test + n_val])
+    test_i, val_i, train_i = parts
+    edge_keys = a * np.int64(n) + b  # sorted and unique
+    neg = sample_negative_pairs(edge_keys, n, n_train + n_val + n_test, rng)
+
+    def pairs(idx):
+        sel = np.sort(idx)
+        return torch.from_numpy(np.stack([a[sel], b[sel]]))
+
+    train_pos = pairs(train_i)
+    src = torch.cat([train_pos[0], train_pos[1]])
+    dst = torch.cat([train_pos[1], train_pos[0]])
+    order = torch.from_numpy(np.lexsort((dst.numpy(), src.numpy())))
+    return {
+        "train_pos": train_pos,
+        "val_pos": pairs(val_i),
+        "test_pos": pairs(test_i),
+        "train_neg": torch.from_numpy(neg[:, :n_train].copy()),
+        "val_neg": torch.from_numpy(neg[:, n_train:n_train + n_val].copy()),
+        "test_neg": torch.from_numpy(neg[:, n_train + n_val:].copy()),
+        "train_edge_index": torch.stack([src[order], dst[order]]),
+        "num_nodes": n,
+    }
+
+
+def _check_feature_norm(how):
+    if how not in FEATURE_NORMS:
+        raise ValueError(f"feature_norm must be one of {FEATURE_NORMS}, got {how!r}")
+    return None if how == "none" else how
+
+
+class NodeFeatures:
+    """Normalised node features on a device, ready for the first product ``X W``.
+
+    The same preprocessing as the node-classification engine (``hpstrat_lite.train``):
+
+    - ``None`` / ``"none"``: raw features;
+    - ``"row"``: each row divided by its L1 norm (sum of absolute values; zero rows stay zero);
+    - ``"standard"``: each column standardised over all nodes, ``(x - mu) / sigma`` (constant
+      columns become zero). Sparse features stay sparse: the centring is folded into the product,
+      ``X_std W = X (s * W) - (mu s)^T W`` with ``s = 1 / sigma``.
+
+    Parameters
+    ----------
+    x : torch.Tensor, shape [N, F], dense or sparse (CSR or COO)
+    feature_norm : {None, "none", "row", "standard"}
+    device : torch.device
+    """
+
+    def __init__(self, x, feature_norm, device):
+        how = _check_feature_norm(feature_norm)
+        if not torch.is_tensor(x) or x.dim() != 2:
+            raise ValueError(f"data.x must be a 2-D torch tensor [num_nodes, num_features], got "
+                             f"{type(x).__name__} of shape {tuple(getattr(x, 'shape', ()))}")
+        self.shape = tuple(x.shape)
+        self.scale = self.shift = None
+        n, d = self.shape
+        if x.layout in (torch.sparse_csr, torch.sparse_coo):
+            coo = x.to_sparse_coo().coalesce().cpu()
+            idx, val = coo.indices(), coo.values().to(torch.float32)
+            if how == "row":
+                rs = torch.zeros(n).index_add_(0, idx[0], val.abs())
+                val = val / rs.clamp(min=1e-12)[idx[0]]
+            elif how == "standard":
+                mu = torch.zeros(d, dtype=torch.float64).index_add_(0, idx[1], val.double()) / n
+                sq = torch.zeros(d, dtype=torch.float64).index_add_(0, idx[1], val.double() ** 2) / n
+                sd = (sq - mu ** 2).clamp(min=0).sqrt()
+                s = torch.where(sd > 0, 1.0 / sd.clamp(min=1e-300), torch.zeros_like(sd))
+                self.scale = s.float().to(device)
+                self.shift = (mu * s).float().to(device)
+            with warnings.catch_warnings():
+                warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
+                m = torch.sparse_coo_tensor(idx, val, self.shape, check_invariants=False)
+                self.x = m.coalesce().to_sparse_csr().to(device)
+        else:
+            xd = x.to(torch.float32)
+            if how == "row":
+                xd = xd / xd.abs().sum(1, keepdim=True).clamp(min=1e-12)
+            elif how == "standard":
+                sd = xd.std(0, unbiased=False)
+                xd = torch.where(sd > 0, (xd - xd.mean(0)) / sd.clamp(min=1e-30), torch.zeros_like(xd))
+            self.x = xd.contiguous().to(device)
+
+    def project(self, w):
+        """``X_norm @ w`` for ``w`` of shape [F, H] -> [N, H]."""
+        if self.scale is None:
+            return self.x @ w
+        ws = w * self.scale[:, None]
+        return self.x @ ws - (self.shift @ ws)[None]
+
+
+def gcn_adjacency(edge_index, num_nodes):
+    """Symmetric GCN propagation matrix ``D^{-1/2} (A + I) D^{-1/2}`` as a sparse CSR tensor.
+
+    ``edge_index`` should hold every undirected edge in both directions and no self-loops
+    (the message-passing graph of :func:`edge_split`); the self-loops are added here.
+    """
+    n = int(num_nodes)
+    ei = edge_index.to(torch.long).cpu()
+    loops = torch.arange(n)
+    row = torch.cat([ei[0], loops])
+    col = torch.cat([ei[1], loops])
+    deg = torch.bincount(row, minlength=n).to(torch.float32)
+    w = deg[row].rsqrt() * deg[col].rsqrt()
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*[Ss]parse CSR tensor support is in beta.*")
+        adj = torch.sparse_coo_tensor(torch.stack([row, col]), w, (n, n), check_invariants=False)
+        return adj.coalesce().to_sparse_csr()
+
+
+class LinkEncoder(torch.nn.Module):
+    """MLP or GCN node encoder with a dot-product or MLP pair decoder.
+
+    Layer widths ``in -> hidden -> ... -> hidden -> out`` (``num_layers`` linear maps), ReLU and
+    dropout between layers (not on the input, which may be sparse). ``kind="gcn"`` multiplies
+    every layer's output by the propagation matrix ``adj`` (see :func:`gcn_adjacency`);
+    ``kind="mlp"`` ignores the graph. The input is a :class:`NodeFeatures` (normalised,
+    possibly sparse features), whose ``project`` computes the first product.
+    """
+
+    def __init__(self, in_dim, hidden=128, out=64, num_layers=2, dropout=0.0, kind="gcn",
+                 decoder="dot"):
+        super().__init__()
+        dims = [in_dim] + [hidden] * (num_layers - 1) + [out]
+        self.lins = torch.nn.ModuleList(
+            torch.nn.Linear(dims[i], dims[i + 1]) for i in range(num_layers)
+        )
+        self.kind = kind
+        self.dropout = dropout
+        self.decoder = decoder
+        if decoder == "mlp":
+            self.dec = torch.nn.Sequential(
+                torch.nn.Linear(out, out), torch.nn.ReLU(), torch.nn.Linear(out, 1)
+            )
+
+    def encode(self, feats, adj=None):
+        h = None
+        for i, lin in enumerate(self.lins):
+            if i == 0:
+                h = feats.project(lin.weight.t())
+            else:
+                h = F.dropout(F.relu(h), p=self.dropout, training=self.training)
+                h = h @ lin.weight.t()
+            if self.kind == "gcn":
+                h = adj @ h
+            h = h + lin.bias
+        return h
+
+    def decode(self, z, pairs):
+        prod = z[pairs[0]] * z[pairs[1]]
+        if self.decoder == "dot":
+            return prod.sum(-1)
+        return self.dec(prod).squeeze(-1)
+
+
+def _auc(pos, neg):
+    y = np.r_[np.ones(pos.size), np.zeros(neg.size)]
+    return float(roc_auc_score(y, np.r_[pos, neg]))
+
+
+def _check_choice(name, value, allowed):
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
+
+
+def _resolve_device(device):
+    if device == "auto":
+        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    return torch.device(device)
+
+
+def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=None,
+                        val_ratio=0.1, test_ratio=0.2, hidden=128, out=64, num_layers=2,
+                        dropout=0.0, lr=0.001, weight_decay=0.0, max_epochs=1000, patience=100,
+                        decoder="dot", feature_norm=None, device="auto", history=False):
+    """Train and evaluate one link predictor; ROC AUC on validation and test.
+
+    Parameters
+    ----------
+    data : torch_geometric.data.Data
+        Graph with ``x`` (dense or sparse CSR) and ``edge_index``.
+    encoder : {"gcn", "mlp", "random"}
+        GCN on the message-passing graph, MLP on the features alone, or uniform random scores.
+    seed : int
+        Seed of the weights, the dropout and the per-epoch negatives (and of the split when
+        ``split_seed`` is None).
+    split : dict, optional
+        A split from :func:`edge_split` to reuse; otherwise one is made with ``split_seed``.
+    split_seed : int, optional
+        Seed of the edge split (default: ``seed``).
+    val_ratio, test_ratio : float
+        Passed to :func:`edge_split`.
+    hidden, out, num_layers : int
+        Hidden width, embedding width and number of encoder layers (``num_layers >= 1``).
+    dropout : float
+        Dropout between encoder layers, in [0, 1).
+    lr, weight_decay : float
+        Adam learning rate and weight decay.
+    max_epochs, patience : int
+        At most ``max_epochs`` full-batch epochs; stop after ``patience`` epochs without a better
+        validation ROC AUC.
+    decoder : {"dot", "mlp"}
+        Dot product ``z_u . z_v`` or an MLP on ``z_u * z_v``.
+    feature_norm : {None, "none", "row", "standard"}
+        Feature preprocessing, as in the node-classification engine (:class:`NodeFeatures`):
+        raw, rows scaled to unit L1 norm, or columns standardised (sparse features stay
+        sparse).
+    device : str
+        ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``...
+    history : bool
+        Also return the per-epoch training loss and validation ROC AUC (``"history"``: dict of
+        lists ``loss``, ``val_auc``).
+
+    Returns
+    -------
+    dict
+        ``val_auc``, ``test_auc`` (at the best validation epoch), ``best_epoch``, ``epochs``
+        (epochs run), ``seconds``, ``encoder``, ``decoder``, ``seed``, ``split_seed`` and the
+        numbers of positive edges ``num_train``, ``num_val``, ``num_test``.
+    """
+    _check_choice("encoder", encoder, ENCODERS)
+    _check_choice("decoder", decoder, DECODERS)
+    _check_feature_norm(feature_norm)
+    for name, v in (("hidden", hidden), ("out", out), ("num_layers", num_layers),
+                    ("max_epochs", max_epochs), ("patience", patience)):
+        if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    if isinstance(dropout, bool) or not isinstance(dropout, Real) or not 0.0 <= dropout < 1.0:
+        raise ValueError(f"dropout must be a float in [0, 1), got {dropout!r}")
+    for name, v in (("lr", lr), ("weight_decay", weight_decay)):
+        if isinstance(v, bool) or not isinstance(v, Real) or not np.isfinite(v) or v < 0 or (
+            name == "lr" and v == 0
+        ):
+            raise ValueError(f"{name} must be a finite float {'> 0' if name == 'lr' else '>= 0'}, "
+                             f"got {v!r}")
+    if getattr(data, "edge_index", None) is None:
+        raise ValueError("data has no edge_index; link prediction needs a graph")
+    if encoder != "random" and getattr(data, "x", None) is None:
+        raise ValueError(f"data has no node features x; encoder={encoder!r} needs them")
+    n = _num_nodes(data)
+    split_seed = seed if split_seed is None else split_seed
+    if split is None:
+        split = edge_split(data.edge_index, n, val_ratio, test_ratio, seed=split_seed)
+    elif split.get("num_nodes") != n:
+        raise ValueError(f"split was made for num_nodes={split.get('num_nodes')}, data has {n}")
+    info = {
+        "encoder": encoder, "decoder": decoder, "seed": seed, "split_seed": split_seed,
+        "num_train": int(split["train_pos"].shape[1]), "num_val": int(split["val_pos"].shape[1]),
+        "num_test": int(split["test_pos"].shape[1]),
+    }
+    t0 = time.perf_counter()
+    rng = np.random.default_rng(seed)
+    if encoder == "random":
+        s = {k: rng.random(split[k].shape[1]) for k in ("val_pos", "val_neg", "test_pos", "test_neg")}
+        return {"val_auc": _auc(s["val_pos"], s["val_neg"]),
+                "test_auc": _auc(s["test_pos"], s["test_neg"]), "best_epoch": 0, "epochs": 0,
+                "seconds": time.perf_counter() - t0, **info}
+
+    dev = _resolve_device(device)
+    feats = NodeFeatures(data.x, feature_norm, dev)
+    adj = gcn_adjacency(split["train_edge_index"], n).to(dev) if encoder == "gcn" else None
+    train_pos = split["train_pos"].to(dev)
+    eval_pairs = {k: split[k].to(dev) for k in ("val_pos", "val_neg", "test_pos", "test_neg")}
+    tp = split["train_pos"].numpy()
+    train_keys = np.sort(_pair_keys(tp[0], tp[1], n))
+    n_train = tp.shape[1]
+    target = torch.cat([torch.ones(n_train), torch.zeros(n_train)]).to(dev)
+
+    fork_devices = [dev] if dev.type == "cuda" else []
+    with torch.random.fork_rng(devices=fork_devices):
+        torch.manual_seed(seed)
+        model = LinkEncoder(feats.shape[1], hidden, out, num_layers, dropout, encoder, decoder).to(dev)
+        opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
+
+        def scores(keys):
+            model.eval()
+            with torch.no_grad():
+                z = model.encode(feats, adj)
+                return {k: model.decode(z, eval_pairs[k]).cpu().numpy() for k in keys}
+
+        best_auc, best_epoch, best_state, epoch = -np.inf, 0, None, 0
+        trace = {"loss": [], "val_auc": []}
+        for epoch in range(1, max_epochs + 1):
+            model.train()
+            opt.zero_grad()
+            neg = torch.from_numpy(sample_negative_pairs(train_keys, n, n_train, rng)).to(dev)
+            z = model.encode(feats, adj)
+            logits = torch.cat([model.decode(z, train_pos), model.decode(z, neg)])
+            loss = F.binary_cross_entropy_with_logits(logits, target)
+            loss.backward()
+            opt.step()
+            s = scores(("val_pos", "val_neg"))
+            val_auc = _auc(s["val_pos"], s["val_neg"])
+            trace["loss"].append(float(loss.detach()))
+            trace["val_auc"].append(val_auc)
+            if val_auc > best_auc:
+                best_auc, best_epoch = val_auc, epoch
+                best_state = copy.deepcopy(model.state_dict())
+            elif epoch - best_epoch >= patience:
+                break
+        model.load_state_dict(best_state)
+        s = scores(("test_pos", "test_neg"))
+    result = {"val_auc": float(best_auc), "test_auc": _auc(s["test_pos"], s["test_neg"]),
+              "best_epoch": best_epoch, "epochs": epoch,
+              "seconds": time.perf_counter() - t0, **info}
+    if history:
+        result["history"] = trace
+    return result

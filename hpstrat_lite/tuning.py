@@ -1,0 +1,741 @@
+"""Bayesian hyperparameter search (Optuna TPE) for node classification and link prediction.
+
+Part II of the book ("Revisiting the Necessity of Graph Learning and Common Graph Benchmarks",
+Katsman, Lou and Gilbert, 2024, Section 4) argues that a *well-tuned* feature-only MLP comes close
+to a GCN on most common node-classification benchmarks. This module does the tuning, the same way
+for every model:
+
+1. Every trial draws a configuration from the search space with Optuna's TPE sampler (seeded,
+   offline), trains it and is scored on **validation** accuracy (link prediction: validation
+   ROC AUC) only. The test numbers of a trial are recorded but never read by the search.
+2. The best trial (highest validation score; the first one on ties) is re-trained and evaluated on
+   test over ``n_eval = 5`` trials (seeds ``0..4``): mean and standard deviation across them, as
+   the paper reports.
+
+Split protocols for node classification (``protocol``):
+
+- ``"hpstrat"`` (default): the HpStrat k-fold rounds of Part I (k = 5, B = 10 bins): round i tests
+  on fold i, validates on fold (i + 1) mod k, trains on the rest. A tuning trial trains all k rounds
+  (one batched call) on the folds of seed ``seed`` and is scored by the mean validation accuracy
+  over the rounds; evaluation trial s uses the folds of seed s, and its test accuracy is the mean
+  over its k rounds.
+- ``"random"``: random 60/20/20 train/validation/test splits; a tuning trial uses the split of
+  seed ``seed``, evaluation trial s the split of seed s.
+
+Search space (:data:`SEARCH_SPACE`; ``space=`` narrows or replaces it):
+
+================  ==========================================  =========================
+name              values                                      kind
+================  ==========================================  =========================
+lr                [1e-3, 1e-1]                                log-uniform
+weight_decay      [1e-6, 1e-2]                                log-uniform
+hidden            {32, 64, 128, 256}                          categorical
+num_layers        {1, 2, 3}                                   categorical
+dropout           [0, 0.8]                                    uniform
+feature_norm      {"none", "row", "standard"}                 categorical
+patience          {50, 100, 200}                              categorical
+================  ==========================================  =========================
+
+``max_epochs`` (default 1000) is a fixed budget, not searched. For link prediction ``hidden`` is
+both the hidden and the embedding width.
+
+Long runs write one row per trial and per evaluation run to a CSV (``results=`` path; the runners
+:func:`run_tuning` and :func:`run_feature_study` use ``results/part2_node.csv`` and
+``results/part2_link.csv``), with the code version and the parameters; a restarted run skips what
+is already there (finished trials are replayed to the sampler without training, finished
+evaluations are not re-trained).
+
+The feature-subset study (paper Section 4.2, Figures 1 and 3) uses :func:`feature_subsets` (nested
+prefixes of the feature columns, :data:`FEATURE_STEPS` gives the paper's increments) and
+:func:`subset_features`.
+"""
+
+from __future__ import annotations
+
+import copy
+import hashlib
+import json
+import time
+from numbers import Integral
+from pathlib import Path
+
+import numpy as np
+import optuna
+import pandas as pd
+import scipy.sparse as sp
+import torch
+
+from .folds import fold_masks, hpstrat_folds
+from .homophily import node_homophily
+from .linkpred import edge_split, run_link_prediction
+from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from .train import train_runs
+
+__all__ = [
+    "SEARCH_SPACE",
+    "PROTOCOLS",
+    "FEATURE_STEPS",
+    "suggest_config",
+    "space_distributions",
+    "random_split_masks",
+    "protocol_masks",
+    "tune",
+    "tune_node_classifier",
+    "tune_link_predictor",
+    "feature_subsets",
+    "subset_features",
+    "feature_study",
+    "load_part2_dataset",
+    "run_tuning",
+    "run_feature_study",
+]
+
+#: The search space: name -> ("log", low, high) | ("float", low, high) | ("cat", choices).
+SEARCH_SPACE = {
+    "lr": ("log", 1e-3, 1e-1),
+    "weight_decay": ("log", 1e-6, 1e-2),
+    "hidden": ("cat", (32, 64, 128, 256)),
+    "num_layers": ("cat", (1, 2, 3)),
+    "dropout": ("float", 0.0, 0.8),
+    "feature_norm": ("cat", ("none", "row", "standard")),
+    "patience": ("cat", (50, 100, 200)),
+}
+
+PROTOCOLS = ("hpstrat", "random")
+NODE_MODELS = ("mlp", "gcn")
+LINK_ENCODERS = ("mlp", "gcn")
+
+#: Feature-subset increments of the paper (Section 4.2).
+FEATURE_STEPS = {"Computers": 100, "Photo": 100, "Cora": 200, "CiteSeer": 600, "CS": 1000,
+                 "Physics": 1000, "PubMed": 100}
+
+RESULT_COLUMNS = [
+    "phase", "task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features",
+    "n_trials", "trial", "eval_seed", "round", "params", "metric", "val", "test", "best_epoch",
+    "seconds", "code_version",
+]
+
+
+# ----------------------------------------------------------------------------------------------
+# Search space
+# ----------------------------------------------------------------------------------------------
+
+def _check_space(space):
+    space = SEARCH_SPACE if space is None else space
+    if not isinstance(space, dict) or not space:
+        raise ValueError(f"space must be a non-empty dict name -> spec, got {space!r}")
+    for name, spec in space.items():
+        ok = isinstance(spec, tuple) and spec and spec[0] in ("log", "float", "cat")
+        if ok and spec[0] in ("log", "float"):
+            ok = len(spec) == 3 and spec[1] < spec[2] and (spec[0] == "float" or spec[1] > 0)
+        if ok and spec[0] == "cat":
+            ok = len(spec) == 2 and len(spec[1]) > 0
+        if not ok:
+            raise ValueError(
+                f"space[{name!r}] = {spec!r} is not a valid spec; allowed are ('log', low, high) "
+                f"with 0 < low < high, ('float', low, high) with low < high, ('cat', choices)"
+            )
+    return space
+
+
+def space_distributions(space=None):
+    """Optuna distributions of a search space (used to feed finished trials back to a study)."""
+    space = _check_space(space)
+    dists = {}
+    for name, spec in space.items():
+        if spec[0] == "cat":
+            dists[name] = optuna.distributions.CategoricalDistribution(list(spec[1]))
+        else:
+            dists[name] = optuna.distributions.FloatDistribution(spec[1], spec[2],
+                                                                 log=spec[0] == "log")
+    return dists
+
+
+def suggest_config(trial, space=None):
+    """Draw one configuration from ``space`` (default :data:`SEARCH_SPACE`) with an Optuna trial."""
+    space = _check_space(space)
+    cfg = {}
+    for name, spec in space.items():
+        if spec[0] == "cat":
+            cfg[name] = trial.suggest_categorical(name, list(spec[1]))
+        else:
+            cfg[name] = trial.suggest_float(name, spec[1], spec[2], log=spec[0] == "log")
+    return cfg
+
+
+def _space_id(space):
+    flat = {k: [v[0], *(list(v[1]) if v[0] == "cat" else v[1:])] for k, v in space.items()}
+    text = json.dumps(flat, sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+# ----------------------------------------------------------------------------------------------
+# The search loop
+# ----------------------------------------------------------------------------------------------
+
+def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_startup_trials=10):
+    """Maximise ``objective(config)["val"]`` over ``space`` with a seeded TPE sampler.
+
+    Parameters
+    ----------
+    objective : callable
+        ``objective(config) -> dict`` with a float ``"val"`` (the validation score, the only value
+        the search sees) and any other entries (kept as the trial's user attributes).
+    n_trials : int
+        Total budget of trials, including those in ``done``.
+    seed : int
+        Seed of the TPE sampler.
+    space : dict, optional
+        Search space (default :data:`SEARCH_SPACE`).
+    done : sequence of (config, result)
+        Finished trials (e.g. read back from a results file), in their order; not re-run. The
+        sampler replays its draws for them, so a resumed search proposes the same next
+        configurations as an uninterrupted one (when a replayed draw differs from the recorded
+        configuration, the recorded one is added as is).
+    on_trial : callable, optional
+        ``on_trial(number, config, result)`` after every new trial (e.g. to write a row);
+        ``number`` counts the completed trials before it (0-based).
+    n_startup_trials : int
+        Random trials before TPE starts modelling (Optuna's default 10).
+
+    Returns
+    -------
+    optuna.study.Study
+        ``study.best_trial.params`` is the configuration with the highest validation score
+        (completed trials only; replays that did not match are marked failed).
+    """
+    if isinstance(n_trials, bool) or not isinstance(n_trials, Integral) or n_trials < 1:
+        raise ValueError(f"n_trials must be an integer >= 1, got {n_trials!r}")
+    space = _check_space(space)
+    dists = space_distributions(space)
+    sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=n_startup_trials)
+    old_level = optuna.logging.get_verbosity()
+    optuna.logging.set_verbosity(optuna.logging.WARNING)
+    try:
+        study = optuna.create_study(direction="maximize", sampler=sampler)
+        for cfg, res in done:
+            # replay: the sampler draws again (same seed, same history, same draw), so a resumed
+            # search continues exactly as an uninterrupted one; the recorded score is told back
+            trial = study.ask()
+            drawn = suggest_config(trial, space)
+            attrs = {k: v for k, v in res.items() if k != "val"}
+            if _same_config(drawn, cfg):
+                for key, value in attrs.items():
+                    trial.set_user_attr(key, value)
+                study.tell(trial, float(res["val"]))
+            else:  # history differs (e.g. another device's float noise): keep the recorded trial
+                study.tell(trial, state=optuna.trial.TrialState.FAIL)
+                study.add_trial(optuna.trial.create_trial(
+                    params=dict(cfg), distributions=dists, value=float(res["val"]),
+                    user_attrs=attrs))
+
+        def _objective(trial):
+            cfg = suggest_config(trial, space)
+            res = objective(cfg)
+            val = float(res["val"])
+            if not np.isfinite(val):
+                raise ValueError(f"objective returned val={val!r} for config {cfg}; it must be finite")
+            for key, value in res.items():
+                if key != "val":
+                    trial.set_user_attr(key, value)
+            if on_trial is not None:
+                on_trial(len(_complete(study)), cfg, res)
+            return val
+
+        remaining = n_trials - len(done)
+        if remaining > 0:
+            study.optimize(_objective, n_trials=remaining)
+    finally:
+        optuna.logging.set_verbosity(old_level)
+    return study
+
+
+def _same_config(a, b):
+    if set(a) != set(b):
+        return False
+    for key in a:
+        x, y = a[key], b[key]
+        if isinstance(x, float) or isinstance(y, float):
+            if not np.isclose(float(x), float(y), rtol=1e-9, atol=0):
+                return False
+        elif x != y:
+            return False
+    return True
+
+
+def _complete(study):
+    return [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+
+
+# ----------------------------------------------------------------------------------------------
+# Splits
+# ----------------------------------------------------------------------------------------------
+
+def random_split_masks(num_nodes, seeds, ratios=(0.6, 0.2, 0.2)):
+    """Random train/validation/test masks, one column per seed.
+
+    Node order is permuted with ``numpy.random.default_rng(seed)``; the first
+    ``round(ratios[0] * N)`` nodes train, the next ``round(ratios[1] * N)`` validate, the rest test.
+
+    Returns
+    -------
+    (train_mask, val_mask, test_mask) : torch.BoolTensor, each [num_nodes, len(seeds)]
+    """
+    n = int(num_nodes)
+    if len(ratios) != 3 or min(ratios) <= 0 or abs(sum(ratios) - 1) > 1e-9:
+        raise ValueError(f"ratios must be three positive fractions summing to 1, got {ratios!r}")
+    n_tr, n_va = int(round(ratios[0] * n)), int(round(ratios[1] * n))
+    if n_tr < 1 or n_va < 1 or n - n_tr - n_va < 1:
+        raise ValueError(f"num_nodes={n} is too small for ratios {ratios}: every split needs a node")
+    masks = np.zeros((3, n, len(seeds)), dtype=bool)
+    for j, s in enumerate(seeds):  # one permutation per run, not per node
+        perm = np.random.default_rng(s).permutation(n)
+        masks[0, perm[:n_tr], j] = True
+        masks[1, perm[n_tr:n_tr + n_va], j] = True
+        masks[2, perm[n_tr + n_va:], j] = True
+    return tuple(torch.from_numpy(m) for m in masks)
+
+
+def protocol_masks(data, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
+    """Masks of every round of every seed under a split protocol.
+
+    Parameters
+    ----------
+    data : torch_geometric.data.Data
+        Graph with ``edge_index`` and labels ``y``.
+    protocol : {"hpstrat", "random"}
+        HpStrat k-fold rounds (``k`` runs per seed) or a random 60/20/20 split (one run per seed).
+    seeds : sequence of int
+        Seeds of the folds / splits.
+    k, n_bins : int
+        Folds and homophily bins of the HpStrat protocol.
+
+    Returns
+    -------
+    train_mask, val_mask, test_mask : torch.BoolTensor [N, R]
+    run_seed, run_round : numpy.ndarray [R]
+        The seed and the round (0 for random splits) of each column.
+    """
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    n = int(data.num_nodes)
+    seeds = [int(s) for s in seeds]
+    if protocol == "random":
+        tr, va, te = random_split_masks(n, seeds)
+        return tr, va, te, np.array(seeds), np.zeros(len(seeds), dtype=np.int64)
+    h = node_homophily(data.edge_index, data.y, n)
+    parts = [fold_masks(hpstrat_folds(h, data.y, k, n_bins=n_bins, seed=s), k) for s in seeds]
+    tr, va, te = (torch.cat([p[i] for p in parts], dim=1) for i in range(3))
+    return tr, va, te, np.repeat(seeds, k), np.tile(np.arange(k), len(seeds))
+
+
+# ----------------------------------------------------------------------------------------------
+# Results rows (resumable)
+# ----------------------------------------------------------------------------------------------
+
+def _params_json(cfg):
+    return json.dumps(cfg, sort_keys=True)
+
+
+def _existing(results, key):
+    if results is None:
+        return pd.DataFrame(columns=RESULT_COLUMNS)
+    df = read_rows(results)
+    if df.empty:
+        return pd.DataFrame(columns=RESULT_COLUMNS)
+    sel = np.ones(len(df), dtype=bool)
+    for col, val in key.items():
+        sel &= df[col].astype(str).to_numpy() == str(val)
+    return df[sel]
+
+
+def _num(value):
+    return None if value is None or pd.isna(value) else float(value)
+
+
+def _write(results, rows):
+    if results is not None and rows:
+        append_rows(results, [{c: r.get(c) for c in RESULT_COLUMNS} for r in rows])
+
+
+def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, metric):
+    """Search (resuming from ``results``), then evaluate the best config on ``n_eval`` seeds."""
+    space = _check_space(space)
+    key = {**key, "tune_seed": seed, "space_id": _space_id(space)}
+    old = _existing(results, key)
+    done_rows = old[old["phase"] == "trial"].sort_values("trial")
+    done = [(json.loads(r.params), {"val": float(r.val), "test": _num(r.test),
+                                    "best_epoch": _num(r.best_epoch), "seconds": _num(r.seconds)})
+            for r in done_rows.itertuples()]
+    done = done[:n_trials]
+    version = code_version()
+
+    def on_trial(number, cfg, res):
+        _write(results, [{**key, "phase": "trial", "n_trials": n_trials, "trial": number,
+                          "params": _params_json(cfg), "metric": metric, "val": res["val"],
+                          "test": res.get("test"), "best_epoch": res.get("best_epoch"),
+                          "seconds": res.get("seconds"), "code_version": version}])
+
+    study = tune(objective, n_trials, seed=seed, space=space, done=done, on_trial=on_trial)
+    best = dict(study.best_trial.params)
+    best_json = _params_json(best)
+    evals = old[(old["phase"] == "eval") & (old["params"].astype(str) == best_json)]
+    have = set(evals["eval_seed"].astype(int)) if len(evals) else set()
+    missing = [s for s in range(n_eval) if s not in have]
+    if missing:
+        rows = [{**key, "phase": "eval", "n_trials": n_trials, "params": best_json,
+                 "metric": metric, "code_version": version, **r} for r in eval_fn(best, missing)]
+        _write(results, rows)
+        new = pd.DataFrame(rows)
+        evals = new if evals.empty else pd.concat([evals, new], ignore_index=True)
+    evals = evals[evals["eval_seed"].astype(int) < n_eval]
+    per_seed = evals.groupby("eval_seed")["test"].mean()
+    trials = pd.DataFrame([
+        {"trial": t.number, "val": t.value, **t.params,
+         **{k: v for k, v in t.user_attrs.items() if k in ("test", "best_epoch", "seconds")}}
+        for t in _complete(study)
+    ])
+    return {
+        "best_params": best,
+        "best_val": float(study.best_value),
+        "test_mean": float(per_seed.mean()),
+        "test_std": float(per_seed.std(ddof=0)),
+        "test_per_seed": per_seed.to_numpy(dtype=float),
+        "n_trials": n_trials,
+        "trials": trials,
+        "eval": evals.reset_index(drop=True),
+        "metric": metric,
+    }
+
+
+# ----------------------------------------------------------------------------------------------
+# Node classification
+# ----------------------------------------------------------------------------------------------
+
+def _engine_kwargs(cfg, max_epochs, device):
+    return dict(hidden=int(cfg.get("hidden", 64)), num_layers=int(cfg.get("num_layers", 2)),
+                dropout=float(cfg.get("dropout", 0.5)), lr=float(cfg.get("lr", 0.01)),
+                weight_decay=float(cfg.get("weight_decay", 5e-4)), max_epochs=max_epochs,
+                patience=int(cfg.get("patience", 100)), device=device,
+                feature_norm=None if cfg.get("feature_norm", "none") == "none" else cfg["feature_norm"])
+
+
+def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", k=5, seed=0,
+                         n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
+                         results=None, dataset=None):
+    """Tune an MLP or a GCN for node classification on validation accuracy; test the best.
+
+    Parameters
+    ----------
+    data : torch_geometric.data.Data
+        Graph with ``x`` (dense or sparse CSR), ``edge_index`` and ``y``.
+    model : {"mlp", "gcn"}
+        Feature-only MLP or GCN (the batched engine :func:`hpstrat_lite.train.train_runs`).
+    n_trials : int
+        Trial budget of the search.
+    protocol : {"hpstrat", "random"}
+        Split protocol (see the module docstring); returned in the result.
+    k : int
+        Folds of the HpStrat protocol (5).
+    seed : int
+        Seed of the TPE sampler, of the tuning folds / split and of the tuning runs' weights.
+    n_eval : int
+        Evaluation trials of the best configuration (seeds ``0..n_eval-1``).
+    max_epochs : int
+        Epoch budget of every run.
+    space : dict, optional
+        Search space (default :data:`SEARCH_SPACE`).
+    n_bins : int
+        Homophily bins of the HpStrat folds.
+    device : str
+        Training device (``"auto"``).
+    results : str or os.PathLike, optional
+        CSV file of result rows (appended atomically; a rerun resumes from it).
+    dataset : str, optional
+        Name written in the rows (default ``data.name``).
+
+    Returns
+    -------
+    dict
+        ``best_params``, ``best_val`` (mean validation accuracy of the best trial), ``test_mean``
+        and ``test_std`` (over the ``n_eval`` evaluation trials; each trial's accuracy is its
+        mean over rounds), ``test_per_seed``, ``protocol``, ``k``, ``n_trials``, ``trials`` (a
+        DataFrame, one row per trial) and ``eval`` (one row per evaluation run).
+    """
+    if model not in NODE_MODELS:
+        raise ValueError(f"model must be one of {NODE_MODELS}, got {model!r}")
+    if protocol not in PROTOCOLS:
+        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    if isinstance(n_eval, bool) or not isinstance(n_eval, Integral) or n_eval < 1:
+        raise ValueError(f"n_eval must be an integer >= 1, got {n_eval!r}")
+    if getattr(data, "y", None) is None:
+        raise ValueError("data has no labels y; node classification needs them")
+    engine_model = model.upper()
+    tr, va, te, _, _ = protocol_masks(data, protocol, [seed], k, n_bins)
+
+    def objective(cfg):
+        t0 = time.perf_counter()
+        runs = train_runs(data, engine_model, tr, va, te, [seed] * tr.shape[1],
+                          **_engine_kwargs(cfg, max_epochs, device))
+        return {"val": float(np.mean([r["val_acc"] for r in runs])),
+                "test": float(np.mean([r["test_acc"] for r in runs])),
+                "best_epoch": float(np.mean([r["best_epoch"] for r in runs])),
+                "seconds": time.perf_counter() - t0}
+
+    def eval_fn(cfg, seeds):
+        etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol, seeds, k, n_bins)
+        t0 = time.perf_counter()
+        runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed],
+                          **_engine_kwargs(cfg, max_epochs, device))
+        sec = (time.perf_counter() - t0) / len(runs)
+        return [{"eval_seed": int(s), "round": int(r), "val": run["val_acc"],
+                 "test": run["test_acc"], "best_epoch": run["best_epoch"], "seconds": sec}
+                for s, r, run in zip(run_seed, run_round, runs)]
+
+    key = {"task": "node", "dataset": dataset or getattr(data, "name", "unknown"),
+           "model": model, "protocol": protocol, "k": k if protocol == "hpstrat" else 1,
+           "num_features": int(data.x.shape[1])}
+    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "accuracy")
+    out.update(protocol=protocol, k=key["k"], model=model)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Link prediction
+# ----------------------------------------------------------------------------------------------
+
+def _link_kwargs(cfg, max_epochs, device):
+    kw = _engine_kwargs(cfg, max_epochs, device)
+    kw["out"] = kw["hidden"]
+    kw["feature_norm"] = cfg.get("feature_norm", "none")
+    return kw
+
+
+def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, max_epochs=1000,
+                        space=None, val_ratio=0.1, test_ratio=0.2, decoder="dot", device="auto",
+                        results=None, dataset=None):
+    """Tune an MLP or GCN link predictor on validation ROC AUC; test the best.
+
+    Tuning trials share one edge split (seed ``seed``); evaluation trial s draws a new split and new
+    weights with seed s. Each trial runs :func:`hpstrat_lite.linkpred.run_link_prediction` with
+    ``hidden = out = config["hidden"]``.
+
+    Parameters
+    ----------
+    data : torch_geometric.data.Data
+        Graph with ``x`` and ``edge_index``.
+    encoder : {"mlp", "gcn"}
+    n_trials, seed, n_eval, max_epochs, space, device, results, dataset
+        As in :func:`tune_node_classifier`.
+    val_ratio, test_ratio : float
+        Edge split fractions.
+    decoder : {"dot", "mlp"}
+
+    Returns
+    -------
+    dict
+        As :func:`tune_node_classifier`, scores are ROC AUC; ``protocol`` is
+        ``"edge split <train>/<val>/<test>"``.
+    """
+    if encoder not in LINK_ENCODERS:
+        raise ValueError(f"encoder must be one of {LINK_ENCODERS}, got {encoder!r}")
+    if isinstance(n_eval, bool) or not isinstance(n_eval, Integral) or n_eval < 1:
+        raise ValueError(f"n_eval must be an integer >= 1, got {n_eval!r}")
+    split = edge_split(data.edge_index, int(data.num_nodes), val_ratio, test_ratio, seed=seed)
+
+    def objective(cfg):
+        r = run_link_prediction(data, encoder, seed=seed, split=split, decoder=decoder,
+                                **_link_kwargs(cfg, max_epochs, device))
+        return {"val": r["val_auc"], "test": r["test_auc"], "best_epoch": r["best_epoch"],
+                "seconds": r["seconds"]}
+
+    def eval_fn(cfg, seeds):
+        rows = []
+        for s in seeds:  # a few runs, each on its own split
+            r = run_link_prediction(data, encoder, seed=int(s), val_ratio=val_ratio,
+                                    test_ratio=test_ratio, decoder=decoder,
+                                    **_link_kwargs(cfg, max_epochs, device))
+            rows.append({"eval_seed": int(s), "round": 0, "val": r["val_auc"],
+                         "test": r["test_auc"], "best_epoch": r["best_epoch"],
+                         "seconds": r["seconds"]})
+        return rows
+
+    train_pct = round(100 * (1 - val_ratio - test_ratio))
+    protocol = f"edge split {train_pct}/{round(100 * val_ratio)}/{round(100 * test_ratio)}"
+    key = {"task": "link", "dataset": dataset or getattr(data, "name", "unknown"),
+           "model": f"{encoder}-{decoder}", "protocol": protocol, "k": 1,
+           "num_features": int(data.x.shape[1])}
+    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "roc_auc")
+    out.update(protocol=protocol, k=1, model=encoder)
+    return out
+
+
+# ----------------------------------------------------------------------------------------------
+# Feature-subset study
+# ----------------------------------------------------------------------------------------------
+
+def feature_subsets(num_features, step, seed=None):
+    """Nested column subsets ``cols[:step], cols[:2*step], ...`` ending with all columns.
+
+    Parameters
+    ----------
+    num_features : int
+        Number of feature columns.
+    step : int
+        Increment (the paper's: :data:`FEATURE_STEPS`).
+    seed : int, optional
+        ``None``: the columns in their natural order; else a seeded permutation of them.
+
+    Returns
+    -------
+    list of numpy.ndarray of int
+        Sizes ``step, 2*step, ..., num_features`` (the last may be a partial step).
+
+    Examples
+    --------
+    >>> [len(c) for c in feature_subsets(1433, 200)]
+    [200, 400, 600, 800, 1000, 1200, 1400, 1433]
+    """
+    for name, v in (("num_features", num_features), ("step", step)):
+        if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
+            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    cols = np.arange(num_features) if seed is None else np.random.default_rng(seed).permutation(
+        num_features)
+    sizes = list(range(step, num_features, step)) + [num_features]
+    return [cols[:m].copy() for m in sizes]
+
+
+def subset_features(data, cols):
+    """A shallow copy of ``data`` whose ``x`` keeps only the columns ``cols`` (dense or sparse CSR)."""
+    x = data.x
+    cols = np.asarray(cols)
+    if cols.ndim != 1 or cols.size == 0 or not np.issubdtype(cols.dtype, np.integer):
+        raise ValueError(f"cols must be a non-empty 1-D array of column indices, got {cols!r}")
+    if cols.min() < 0 or cols.max() >= x.shape[1]:
+        raise ValueError(f"cols must lie in 0..{x.shape[1] - 1} (x has {x.shape[1]} columns), "
+                         f"got range [{cols.min()}, {cols.max()}]")
+    out = copy.copy(data)  # shallow: the graph tensors are shared, x is replaced
+    if x.layout == torch.strided:
+        out.x = x[:, torch.from_numpy(cols)]
+        return out
+    csr = x.to_sparse_csr() if x.layout != torch.sparse_csr else x
+    m = sp.csr_matrix((csr.values().numpy(), csr.col_indices().numpy(), csr.crow_indices().numpy()),
+                      shape=tuple(x.shape))[:, cols].tocsr()
+    m.sort_indices()
+    out.x = torch.sparse_csr_tensor(torch.from_numpy(m.indptr).long(),
+                                    torch.from_numpy(m.indices).long(),
+                                    torch.from_numpy(m.data), size=m.shape)
+    return out
+
+
+def feature_study(data, model="mlp", step=None, n_trials=20, *, results=None, dataset=None,
+                  **tune_kwargs):
+    """Tuned node classification on nested feature subsets (paper Section 4.2).
+
+    For every subset of :func:`feature_subsets` (``step`` defaults to the paper's increment for
+    ``data.name``), :func:`tune_node_classifier` tunes and evaluates ``model`` on the features
+    restricted to that subset. Rows carry ``num_features``, so one results file holds the study.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per subset: ``num_features``, ``test_mean``, ``test_std``, ``best_val``,
+        ``protocol``, ``n_trials``.
+    """
+    name = dataset or getattr(data, "name", None)
+    if step is None:
+        if name not in FEATURE_STEPS:
+            raise ValueError(f"step is needed for dataset {name!r}; the paper's steps are known for "
+                             f"{sorted(FEATURE_STEPS)}")
+        step = FEATURE_STEPS[name]
+    rows = []
+    for cols in feature_subsets(int(data.x.shape[1]), step):
+        out = tune_node_classifier(subset_features(data, cols), model, n_trials, results=results,
+                                   dataset=name, **tune_kwargs)
+        rows.append({"num_features": len(cols), "test_mean": out["test_mean"],
+                     "test_std": out["test_std"], "best_val": out["best_val"],
+                     "protocol": out["protocol"], "n_trials": n_trials, "model": model})
+    return pd.DataFrame(rows)
+
+
+# ----------------------------------------------------------------------------------------------
+# Runners (results under results/)
+# ----------------------------------------------------------------------------------------------
+
+#: Result files of the Part II runners, inside the results folder.
+RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv"}
+
+
+def load_part2_dataset(name, root=None, seed=0):
+    """A dataset by name: ``"WS1000"``, ``"WS1000_<gamma>"`` (e.g. ``"WS1000_0.4"``) or any name
+    :func:`hpstrat_lite.load_dataset` knows (Cora, Twitch-PTBR, Facebook...).
+
+    ``seed`` is the generator seed of the synthetic graphs (ignored for real data).
+    """
+    if isinstance(name, str) and name.startswith("WS1000"):
+        from .synthetic import make_ws1000
+
+        rest = name[len("WS1000"):]
+        if rest == "":
+            return make_ws1000(None, seed=seed)
+        try:
+            gamma = float(rest.lstrip("_"))
+        except ValueError:
+            gamma = None
+        if not rest.startswith("_") or gamma is None or gamma < 0:
+            raise ValueError(f"dataset {name!r}: synthetic names are 'WS1000' or 'WS1000_<gamma>' "
+                             f"with gamma >= 0, e.g. 'WS1000_0.4'")
+        return make_ws1000(gamma, seed=seed)
+    from .datasets import load_dataset
+
+    return load_dataset(name, root=root)
+
+
+def _results_path(task, results_dir):
+    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
+    return folder / RESULTS_FILES[task]
+
+
+def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=None, root=None,
+               **kwargs):
+    """Tune and evaluate ``model`` on a named dataset, writing rows to the results folder.
+
+    Parameters
+    ----------
+    dataset : str
+        Dataset name (see :func:`load_part2_dataset`).
+    task : {"node", "link"}
+        Node classification (:func:`tune_node_classifier`, rows in ``part2_node.csv``) or link
+        prediction (:func:`tune_link_predictor`, rows in ``part2_link.csv``).
+    model : {"mlp", "gcn"}
+    n_trials : int
+        Trial budget.
+    results_dir : str or os.PathLike, optional
+        Folder of the result files (default ``$HPSTRAT_RESULTS`` or the checkout's ``results/``).
+    root : str, optional
+        Data root for real datasets.
+    **kwargs
+        Passed to the tuner (``protocol``, ``k``, ``seed``, ``n_eval``, ``max_epochs``, ``space``,
+        ``device``...).
+
+    Returns
+    -------
+    dict
+        The tuner's result; a rerun with the same arguments resumes from the rows on disk.
+    """
+    if task not in RESULTS_FILES:
+        raise ValueError(f"task must be one of {tuple(RESULTS_FILES)}, got {task!r}")
+    data = load_part2_dataset(dataset, root=root)
+    path = _results_path(task, results_dir)
+    if task == "node":
+        return tune_node_classifier(data, model, n_trials, results=path, dataset=data.name,
+                                    **kwargs)
+    return tune_link_predictor(data, model, n_trials, results=path, dataset=data.name, **kwargs)
+
+
+def run_feature_study(dataset, model="mlp", n_trials=20, *, step=None, results_dir=None,
+                      root=None, **kwargs):
+    """:func:`feature_study` on a named dataset, rows in ``results/part2_node.csv``."""
+    data = load_part2_dataset(dataset, root=root)
+    return feature_study(data, model, step, n_trials, results=_results_path("node", results_dir),
+                         dataset=data.name, **kwargs)

@@ -1,0 +1,241 @@
+"""Optuna tuning loop: selection on validation only, resumable rows, split protocols, feature subsets."""
+import json
+
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+from torch_geometric.data import Data
+
+import hpstrat_lite.tuning as tuning
+from hpstrat_lite.tuning import (FEATURE_STEPS, SEARCH_SPACE, feature_subsets, protocol_masks,
+                                 random_split_masks, subset_features, tune, tune_link_predictor,
+                                 tune_node_classifier)
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    """Tiny graphs: one torch thread avoids oversubscription on a shared 2-core machine."""
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+def _graph(n=120, classes=3, dim=12, seed=0):
+    """Homophilous toy graph: a ring within each class plus a few random edges; informative x."""
+    rng = np.random.default_rng(seed)
+    y = np.arange(n) % classes
+    order = np.argsort(y, kind="stable")
+    u = order
+    v = np.roll(order.reshape(classes, -1), -1, axis=1).ravel()
+    extra = rng.integers(0, n, size=(2, n // 4))
+    a = np.r_[u, extra[0]]
+    b = np.r_[v, extra[1]]
+    keep = a != b
+    a, b = a[keep], b[keep]
+    key = np.unique(np.minimum(a, b) * n + np.maximum(a, b))
+    a, b = key // n, key % n
+    ei = torch.from_numpy(np.stack([np.r_[a, b], np.r_[b, a]]))
+    x = np.eye(classes)[y] @ rng.standard_normal((classes, dim)) + rng.standard_normal((n, dim))
+    return Data(x=torch.tensor(x, dtype=torch.float32), edge_index=ei, y=torch.from_numpy(y),
+                num_nodes=n, name="toy")
+
+
+def _fake_engine(calls):
+    """train_runs stand-in: val rewards a small lr, test rewards a large one (opposite)."""
+    def fake(data, model, tr, va, te, seeds, **kw):
+        calls.append({"model": model, "runs": tr.shape[1], "seeds": list(seeds), **kw})
+        return [{"val_acc": 1.0 - kw["lr"], "test_acc": kw["lr"], "best_epoch": 3}
+                for _ in range(tr.shape[1])]
+    return fake
+
+
+def test_selects_on_validation_never_on_test(monkeypatch):
+    calls = []
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
+    out = tune_node_classifier(_graph(), "mlp", n_trials=8, n_eval=3)
+    trials = out["trials"]
+    lrs = trials["lr"].to_numpy()
+    assert out["best_params"]["lr"] == lrs.min()  # best validation score
+    assert trials.loc[trials["test"].idxmax(), "lr"] != out["best_params"]["lr"]  # not best test
+    assert out["best_val"] == pytest.approx(1 - lrs.min())
+    # the 3 evaluation trials retrain the best config; the reported test is theirs
+    assert out["test_mean"] == pytest.approx(lrs.min()) and out["test_std"] == pytest.approx(0)
+    assert sorted(out["eval"]["eval_seed"].unique()) == [0, 1, 2]
+    assert out["protocol"] == "hpstrat" and out["k"] == 5
+    assert [c["runs"] for c in calls] == [5] * 8 + [15]  # k rounds batched; 3 seeds x k at eval
+    assert calls[0]["model"] == "MLP" and calls[-1]["seeds"] == [0] * 5 + [1] * 5 + [2] * 5
+
+
+def test_tune_generic_objective_and_budget():
+    seen = []
+
+    def objective(cfg):
+        seen.append(cfg)
+        return {"val": -abs(np.log10(cfg["lr"]) + 2), "test": np.log10(cfg["lr"])}
+
+    space = {"lr": SEARCH_SPACE["lr"], "hidden": SEARCH_SPACE["hidden"]}
+    study = tune(objective, 12, seed=1, space=space)
+    assert len(seen) == 12 and set(seen[0]) == {"lr", "hidden"}
+    best = max(study.trials, key=lambda t: t.value)
+    assert study.best_trial.number == best.number
+    assert all(1e-3 <= c["lr"] <= 1e-1 and c["hidden"] in (32, 64, 128, 256) for c in seen)
+    again = []
+    tune(lambda c: again.append(c) or {"val": 0.0}, 12, seed=1, space=space)
+    assert [c["lr"] for c in again[:10]] == [c["lr"] for c in seen[:10]]  # seeded startup
+
+
+def test_results_rows_and_resume(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
+    data = _graph()
+    full = tune_node_classifier(data, "gcn", n_trials=6, protocol="random", n_eval=2,
+                                results=tmp_path / "full.csv")
+    path = tmp_path / "res.csv"
+    tune_node_classifier(data, "gcn", n_trials=3, protocol="random", n_eval=2, results=path)
+    calls.clear()
+    resumed = tune_node_classifier(data, "gcn", n_trials=6, protocol="random", n_eval=2,
+                                   results=path)
+    # a resumed search proposes the same configurations as an uninterrupted one
+    pd.testing.assert_frame_equal(resumed["trials"].drop(columns="seconds"),
+                                  full["trials"].drop(columns="seconds"))
+    assert resumed["best_params"] == full["best_params"]
+    n_trial_calls = sum(c["runs"] == 1 for c in calls)
+    assert n_trial_calls == 3  # only the 3 new trials were trained
+    rows = pd.read_csv(path)
+    assert (rows["phase"] == "trial").sum() == 6
+    assert set(rows.columns) >= {"params", "code_version", "val", "test", "protocol", "dataset"}
+    assert rows["protocol"].eq("random").all() and rows["dataset"].eq("toy").all()
+    assert json.loads(rows["params"].iloc[0]).keys() == SEARCH_SPACE.keys()
+    calls.clear()
+    again = tune_node_classifier(data, "gcn", n_trials=6, protocol="random", n_eval=2, results=path)
+    assert calls == [] and again["test_mean"] == resumed["test_mean"]  # nothing left to do
+    assert len(pd.read_csv(path)) == len(rows)
+
+
+def test_protocol_masks():
+    data = _graph(n=150)
+    tr, va, te, run_seed, run_round = protocol_masks(data, "hpstrat", seeds=[0, 1], k=5)
+    assert tr.shape == (150, 10) and list(run_seed) == [0] * 5 + [1] * 5
+    assert (tr.int() + va.int() + te.int() == 1).all()  # every node in exactly one part per run
+    assert (te[:, :5].sum(1) == 1).all()  # each node tested once per seed
+    assert torch.equal(va[:, 0], te[:, 1])  # round i validates on fold i + 1
+    tr, va, te, run_seed, _ = protocol_masks(data, "random", seeds=[3, 4])
+    assert tr.shape == (150, 2) and tr[:, 0].sum() == 90 and va[:, 0].sum() == 30
+    assert (tr.int() + va.int() + te.int() == 1).all()
+    assert not torch.equal(tr[:, 0], tr[:, 1])
+    a = random_split_masks(150, [3])
+    assert all(torch.equal(x[:, 0], y[:, 0]) for x, y in zip(a, (tr, va, te)))
+
+
+def test_real_engine_node_and_link_smoke(tmp_path):
+    data = _graph()
+    space = {"lr": ("log", 0.01, 0.05), "hidden": ("cat", (16,)), "num_layers": ("cat", (2,)),
+             "dropout": ("float", 0.0, 0.2), "feature_norm": ("cat", ("none", "standard")),
+             "patience": ("cat", (10,))}
+    out = tune_node_classifier(data, "gcn", n_trials=2, n_eval=2, max_epochs=30, space=space,
+                               k=3, device="cpu", results=tmp_path / "node.csv")
+    assert out["k"] == 3 and 0.5 < out["test_mean"] <= 1 and len(out["eval"]) == 6
+    link = tune_link_predictor(data, "gcn", n_trials=2, n_eval=2, max_epochs=20, space=space,
+                               device="cpu", results=tmp_path / "link.csv")
+    assert link["protocol"] == "edge split 70/10/20" and 0 <= link["test_mean"] <= 1
+    assert pd.read_csv(tmp_path / "link.csv")["metric"].eq("roc_auc").all()
+
+
+def test_feature_subsets_and_subset_features():
+    subsets = feature_subsets(1433, FEATURE_STEPS["Cora"])
+    assert [len(c) for c in subsets] == [200, 400, 600, 800, 1000, 1200, 1400, 1433]
+    assert all(np.array_equal(a, b[:len(a)]) for a, b in zip(subsets, subsets[1:]))  # nested
+    shuffled = feature_subsets(50, 20, seed=0)
+    assert [len(c) for c in shuffled] == [20, 40, 50] and sorted(shuffled[-1]) == list(range(50))
+    data = _graph()
+    x = data.x.clone()
+    x[x.abs() < 1] = 0
+    cols = np.array([5, 0, 7])
+    dense = subset_features(Data(x=x, edge_index=data.edge_index), cols)
+    sparse = subset_features(Data(x=x.to_sparse_csr(), edge_index=data.edge_index), cols)
+    assert torch.equal(dense.x, x[:, [5, 0, 7]])
+    assert sparse.x.layout == torch.sparse_csr and torch.equal(sparse.x.to_dense(), dense.x)
+    assert data.x.shape[1] == 12  # the original is untouched
+
+
+def test_cora_feature_subset_real_data(data_root):
+    from hpstrat_lite import load_dataset
+
+    data = load_dataset("Cora", root=data_root)
+    sub = subset_features(data, feature_subsets(data.x.shape[1], FEATURE_STEPS["Cora"])[0])
+    assert tuple(sub.x.shape) == (2708, 200)
+    ref = data.x.to_dense()[:, :200] if data.x.layout != torch.strided else data.x[:, :200]
+    got = sub.x.to_dense() if sub.x.layout != torch.strided else sub.x
+    assert torch.equal(got, ref)
+
+
+@pytest.mark.parametrize("kwargs,match", [
+    (dict(model="gat"), "model must be one of"),
+    (dict(protocol="kfold"), "protocol must be one of"),
+    (dict(n_trials=0), "n_trials must be an integer >= 1"),
+    (dict(n_eval=0), "n_eval must be an integer >= 1"),
+    (dict(space={"lr": ("log", 0, 1)}), r"space\['lr'\] = .* is not a valid spec"),
+])
+def test_bad_inputs(monkeypatch, kwargs, match):
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
+    with pytest.raises(ValueError, match=match):
+        tune_node_classifier(_graph(), **{"n_trials": 2, **kwargs})
+
+
+def test_bad_inputs_other_helpers():
+    with pytest.raises(ValueError, match="encoder must be one of"):
+        tune_link_predictor(_graph(), "random", n_trials=1)
+    with pytest.raises(ValueError, match="step must be an integer >= 1"):
+        feature_subsets(10, 0)
+    with pytest.raises(ValueError, match=r"cols must lie in 0..11"):
+        subset_features(_graph(), [0, 12])
+    with pytest.raises(ValueError, match="ratios must be three positive fractions"):
+        random_split_masks(10, [0], ratios=(0.5, 0.5, 0.0))
+    with pytest.raises(ValueError, match="objective returned val=nan"):
+        tune(lambda c: {"val": float("nan")}, 1)
+
+
+def test_resume_keeps_recorded_trials_when_replay_differs(monkeypatch, tmp_path):
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
+    path = tmp_path / "res.csv"
+    tune_node_classifier(_graph(), "mlp", n_trials=3, protocol="random", n_eval=1, results=path)
+    rows = pd.read_csv(path)
+    params = json.loads(rows.loc[1, "params"])
+    params["lr"] = 0.0011  # as if recorded under another history: the replay cannot match it
+    rows.loc[1, "params"] = json.dumps(params, sort_keys=True)
+    rows.loc[1, "val"] = 1 - 0.0011
+    rows.to_csv(path, index=False)
+    out = tune_node_classifier(_graph(), "mlp", n_trials=4, protocol="random", n_eval=1,
+                               results=path)
+    assert len(out["trials"]) == 4 and 0.0011 in out["trials"]["lr"].to_list()
+    assert out["best_params"]["lr"] == out["trials"]["lr"].min()
+
+
+def test_runner_writes_under_results_dir(monkeypatch, tmp_path):
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
+    out = tuning.run_tuning("WS1000_0.4", task="link", model="mlp", n_trials=1, n_eval=1,
+                            max_epochs=2, results_dir=tmp_path)
+    rows = pd.read_csv(tmp_path / "part2_link.csv")
+    assert rows["dataset"].eq("WS1000_0.4").all() and set(rows["phase"]) == {"trial", "eval"}
+    assert out["n_trials"] == 1
+    assert tuning.load_part2_dataset("WS1000").name == "WS1000"
+    with pytest.raises(ValueError, match="synthetic names are 'WS1000' or 'WS1000_<gamma>'"):
+        tuning.load_part2_dataset("WS1000x")
+    with pytest.raises(ValueError, match="task must be one of"):
+        tuning.run_tuning("WS1000", task="graph")
+
+
+def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
+    calls = []
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
+    table = tuning.feature_study(_graph(), "gcn", step=5, n_trials=2, n_eval=2,
+                                 results=tmp_path / "fs.csv")
+    assert table["num_features"].to_list() == [5, 10, 12]
+    assert table["protocol"].eq("hpstrat").all() and table["test_std"].notna().all()
+    rows = pd.read_csv(tmp_path / "fs.csv")
+    assert sorted(rows["num_features"].unique()) == [5, 10, 12]
+    assert (rows.groupby("num_features")["phase"].apply(lambda p: (p == "trial").sum()) == 2).all()
+    with pytest.raises(ValueError, match="step is needed for dataset 'toy'"):
+        tuning.feature_study(_graph(), "gcn", n_trials=1)
