@@ -28,6 +28,7 @@ import contextlib
 import dataclasses
 import fcntl
 import hashlib
+import io
 import json
 import os
 import shutil
@@ -437,7 +438,7 @@ def _simplify(data: Data) -> Data:
 def _pyg_class(spec: DatasetSpec, work: Path):
     from torch_geometric import datasets as D
 
-    kw = {"pre_transform": _simplify, "log": False}  # no "Processing..." on stderr
+    kw = {"pre_transform": _simplify}
     if spec.kind == "planetoid":
         return D.Planetoid(str(work), spec.pyg_name, **kw)
     if spec.kind == "amazon":
@@ -466,7 +467,10 @@ def _read_pyg(spec: DatasetSpec, raw: Path) -> Data:
                 os.symlink((raw / f).resolve(), link_dir / f)
             except OSError:
                 shutil.copy2(raw / f, link_dir / f)
-        return _pyg_class(spec, work)[0]
+        # PyG prints "Processing... Done!" to stderr (not every class takes log=False); notebooks and
+        # the book build treat stderr output as an error, so keep it quiet
+        with contextlib.redirect_stderr(io.StringIO()):
+            return _pyg_class(spec, work)[0]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
