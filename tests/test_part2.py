@@ -1,0 +1,252 @@
+"""Part II runners, table builders, claims and figures (hpstrat_lite.part2), on tiny inputs."""
+import json
+
+import matplotlib
+
+matplotlib.use("Agg")
+import numpy as np
+import pandas as pd
+import pytest
+import torch
+
+from hpstrat_lite import part2
+from hpstrat_lite.results import read_rows
+from hpstrat_lite.tuning import RESULT_COLUMNS
+
+from conftest import mirror_has
+
+
+@pytest.fixture(autouse=True, scope="module")
+def _one_thread():
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
+def _rows(dataset, model, tests, *, task="node", n_trials=3, params=None, num_features=10,
+          protocol="hpstrat", k=5, trial_vals=(0.5, 0.7, 0.6)):
+    """Result rows of one study: ``tests[seed]`` is the list of per-round test scores."""
+    params = json.dumps(params or {"lr": 0.01}, sort_keys=True)
+    key = dict(task=task, dataset=dataset, model=model, protocol=protocol, k=k, tune_seed=0,
+               space_id="abc", num_features=num_features, n_trials=n_trials, metric="accuracy",
+               code_version="test")
+    rows = [dict(key, phase="trial", trial=i, params=params if v == max(trial_vals) else "{}",
+                 val=v, test=0.0) for i, v in enumerate(trial_vals[:n_trials])]
+    for seed, per_round in enumerate(tests):
+        rows += [dict(key, phase="eval", params=params, eval_seed=seed, round=r, val=0.9, test=t)
+                 for r, t in enumerate(per_round)]
+    return [{c: r.get(c) for c in RESULT_COLUMNS} for r in rows]
+
+
+def _frame(*studies):
+    return pd.DataFrame([r for s in studies for r in s])
+
+
+# ----------------------------------------------------------------------------------------------
+# summarize and the tables
+
+
+def test_summarize_means_rounds_then_seeds_and_keeps_largest_budget():
+    df = _frame(
+        _rows("Cora", "mlp", [[0.7, 0.9], [0.6, 0.6]]),              # seeds 0.8 and 0.6
+        _rows("Cora", "mlp", [[0.1, 0.1]], n_trials=1, trial_vals=(0.5,)),  # smaller budget: dropped
+        _rows("Cora", "gcn", [[0.8], [0.9]]),
+    )
+    s = part2.summarize(df)
+    assert len(s) == 2
+    mlp = s[s["model"] == "mlp"].iloc[0]
+    assert mlp["test_mean"] == pytest.approx(0.7) and mlp["test_std"] == pytest.approx(0.1)
+    assert mlp["n_trials"] == 3 and mlp["trials_done"] == 3 and mlp["n_eval"] == 2
+    assert mlp["best_val"] == pytest.approx(0.7)  # the trial whose params were evaluated
+    assert part2.summarize(pd.DataFrame()).empty
+
+
+def test_summarize_strips_link_decoder_suffix():
+    df = _frame(_rows("WS1000", "gcn-dot", [[0.6]], task="link", protocol="edge split 70/10/20",
+                      k=1))
+    assert list(part2.summarize(df, "link")["model"]) == ["gcn"]
+
+
+def test_node_table_puts_ours_beside_paper_with_budget_and_protocol(monkeypatch):
+    monkeypatch.setitem(part2.PAPER_NODE, "Cora", {"mlp": (75.0, 1.0), "gcn": None})
+    df = _frame(_rows("Cora", "mlp", [[0.7], [0.8]]), _rows("Cora", "gcn", [[0.85], [0.87]]))
+    t = part2.node_table(df, datasets=("Cora", "PubMed"), missing=("PubMed",))
+    assert list(t.columns[:4]) == ["MLP (ours)", "MLP (paper)", "GCN (ours)", "GCN (paper)"]
+    assert t.loc["Cora", "MLP (ours)"] == "75.0 ± 5.0"
+    assert t.loc["Cora", "MLP (paper)"] == "75.0 ± 1.0" and t.loc["Cora", "GCN (paper)"] == "n/a"
+    assert t.loc["Cora", "gap ours"] == pytest.approx(11.0)
+    assert np.isnan(t.loc["Cora", "gap paper"])
+    assert t.loc["Cora", "trials MLP/GCN"] == "3/3" and t.loc["Cora", "protocol"] == "hpstrat"
+    assert t.loc["PubMed", "MLP (ours)"] == "n/a" and "absent offline" in t.loc["PubMed", "note"]
+
+
+def test_link_table_ws_with_random_row():
+    df = _frame(
+        _rows("WS1000", "mlp-dot", [[0.5], [0.52]], task="link", protocol="edge split 70/10/20",
+              k=1),
+        _rows("WS1000", "gcn-dot", [[0.7], [0.72]], task="link", protocol="edge split 70/10/20",
+              k=1),
+        _rows("WS1000", "random", [[0.49], [0.51]], task="link", protocol="edge split 70/10/20",
+              k=1, n_trials=0, trial_vals=()),
+    )
+    t = part2.link_table(df, ["WS1000"], ("random", "mlp", "gcn"))
+    assert t.loc["WS1000", "RANDOM (ours)"] == "50.0 ± 1.0"
+    assert t.loc["WS1000", "RANDOM (paper)"] == "50.0"
+    assert t.loc["WS1000", "gap ours"] == pytest.approx(20.0)
+    assert t.loc["WS1000", "trials MLP/GCN"] == "3/3"
+    comp = part2.paper_comparison(pd.DataFrame(), df, node_datasets=(), link_datasets=("WS1000",))
+    rnd = comp[comp["model"] == "random"].iloc[0]
+    assert rnd["difference"] == pytest.approx(0.0) and "Table 3" in rnd["source"]
+    assert "not available" in comp[comp["model"] == "mlp"].iloc[0]["note"]
+
+
+def test_ws_gamma_table_and_figure():
+    studies = [_rows(name, m, [[auc]], task="link", protocol="edge split 70/10/20", k=1)
+               for name, aucs in (("WS1000", (0.5, 0.6)), ("WS1000_0.4", (0.7, 0.8)),
+                                  ("WS1000_1.0", (0.9, 0.95)))
+               for m, auc in zip(("mlp-dot", "gcn-dot"), aucs)]
+    t = part2.ws_gamma_table(_frame(*studies))
+    assert list(t[t["model"] == "mlp"]["gamma"]) == [0.0, 0.4, 1.0]
+    assert list(t[t["model"] == "gcn"]["test_mean"]) == [0.6, 0.8, 0.95]
+    fig = part2.plot_ws_gamma(t)
+    ax = fig.axes[0]
+    assert ax.get_ylabel() == "test ROC AUC" and "gamma" in ax.get_xlabel()
+    assert len(ax.get_legend().get_texts()) == 3
+
+
+def test_feature_study_table_needs_two_subsets_and_plots_bands():
+    df = _frame(_rows("Cora", "mlp", [[0.5]], num_features=200),
+                _rows("Cora", "mlp", [[0.6]], num_features=400),
+                _rows("Cora", "gcn", [[0.8]], num_features=400),  # one point only: not a curve
+                _rows("Photo", "mlp", [[0.9]], num_features=745))
+    t = part2.feature_study_table(df)
+    assert list(zip(t["dataset"], t["model"], t["num_features"])) == [("Cora", "mlp", 200),
+                                                                      ("Cora", "mlp", 400)]
+    fig = part2.plot_feature_study(t)
+    assert fig.axes[0].get_title() == "Cora" and "features" in fig.axes[0].get_xlabel()
+    with pytest.raises(ValueError, match="no feature-study rows"):
+        part2.plot_feature_study(t.iloc[:0])
+
+
+def test_claims_verdicts():
+    node = _frame(*[_rows(d, m, [[v]]) for d, vals in (("Computers", (0.90, 0.91)),
+                                                       ("Cora", (0.75, 0.87)))
+                    for m, v in zip(("mlp", "gcn"), vals)])
+    link = _frame(*[_rows(d, m, [[v]], task="link", protocol="edge split 70/10/20", k=1)
+                    for d, vals in (("WS1000", (0.51, 0.6)), ("WS1000_0.4", (0.7, 0.8)),
+                                    ("WS1000_1.0", (0.9, 0.9)), ("Twitch-EN", (0.8, 0.81)))
+                    for m, v in zip(("mlp-dot", "gcn-dot"), vals)])
+    feats = _frame(*[_rows("Cora", m, [[v]], num_features=f)
+                     for f, vals in ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))
+                     for m, v in zip(("mlp", "gcn"), vals)])
+    c = part2.part2_claims(node, link, feats).set_index("source")["verdict"]
+    assert list(c) == ["holds", "holds", "holds", "holds", "does not hold", "holds"]
+    empty = part2.part2_claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    assert set(empty["verdict"]) == {"no data"}
+
+
+def test_plot_mlp_vs_gcn_bars():
+    node = _frame(_rows("Cora", "mlp", [[0.7]]), _rows("Cora", "gcn", [[0.8]]))
+    fig = part2.plot_mlp_vs_gcn(node)
+    ax = fig.axes[0]
+    assert [t.get_text() for t in ax.get_xticklabels()] == ["Cora"]
+    assert ax.get_ylabel() == "test accuracy (%)"
+
+
+def test_reference_constants_are_labelled_and_well_formed():
+    assert set(part2.PAPER_NODE) == set(part2.NODE_DATASETS)
+    assert set(part2.LINK_DATASETS) | set(part2.WS_DATASETS) == set(part2.PAPER_LINK)
+    for table in (part2.PAPER_NODE, part2.PAPER_LINK):
+        for models in table.values():
+            for v in models.values():
+                assert v is None or (isinstance(v, tuple) and len(v) == 2)
+    for key in ("node_source", "ws_source", "gamma_source", "link_source"):
+        assert "Table" in part2.PAPER[key] or "Figure" in part2.PAPER[key]
+
+
+def test_ws_summary_parent_correlation_grows_with_gamma():
+    s = part2.ws_summary(gammas=(None, 0.5, 1.0))
+    assert list(s["edges"]) == [2000] * 3 and np.allclose(s["mean_degree"], 4.0)
+    assert abs(s["parent_corr"].iloc[0]) < 1e-12
+    assert s["parent_corr"].is_monotonic_increasing and s["edge_cos"].is_monotonic_increasing
+    assert s["parent_corr"].iloc[1] == pytest.approx(0.5 / np.sqrt(1.25), abs=0.1)
+
+
+# ----------------------------------------------------------------------------------------------
+# Runners (tiny budgets, results in tmp_path)
+
+
+def test_link_runner_writes_resumable_rows_and_random_baseline(tmp_path):
+    out = part2.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=1, n_eval=2, max_epochs=3,
+                                    results_dir=tmp_path)
+    assert list(out["model"]) == ["random", "mlp"] and set(out["status"]) == {"done"}
+    rows = read_rows(tmp_path / "part2_link.csv")
+    assert len(rows) == 2 + 1 + 2  # random evals, one trial, two evals
+    again = part2.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=1, n_eval=2, max_epochs=3,
+                                      results_dir=tmp_path)
+    assert len(read_rows(tmp_path / "part2_link.csv")) == len(rows)  # resumed, nothing re-run
+    assert again["test_mean"].tolist() == pytest.approx(out["test_mean"].tolist())
+    t = part2.link_table(tmp_path / "part2_link.csv", ["WS1000"], ("random", "mlp"))
+    assert t.loc["WS1000", "protocol"] == "edge split 70/10/20"
+
+
+def test_runner_reports_missing_dataset(tmp_path, monkeypatch):
+    monkeypatch.setenv("HPSTRAT_OFFLINE", "1")
+    monkeypatch.setenv("HPSTRAT_CACHE", str(tmp_path / "cache"))
+    out = part2.run_node_benchmarks(["PubMed"], ["mlp"], n_trials=1, root=str(tmp_path / "none"),
+                                    results_dir=tmp_path)
+    assert out.iloc[0]["status"] == "missing" and "PubMed" in out.iloc[0]["reason"]
+
+
+@pytest.mark.skipif(not mirror_has("Cora"), reason="needs Cora in the dataset mirror (HPSTRAT_DATA)")
+def test_node_runner_and_feature_study_on_cora(tmp_path, data_root):
+    out = part2.run_node_benchmarks(["Cora"], ["mlp"], n_trials=1, n_eval=1, max_epochs=3,
+                                    results_dir=tmp_path, root=str(data_root))
+    assert out.iloc[0]["status"] == "done" and 0 <= out.iloc[0]["test_mean"] <= 1
+    s = part2.summarize(tmp_path / "part2_node.csv")
+    assert s.iloc[0]["protocol"] == "hpstrat" and s.iloc[0]["k"] == 5 and s.iloc[0]["n_eval"] == 1
+    fs = part2.run_feature_studies(["Cora"], ["mlp"], n_trials=1, steps={"Cora": 1000}, n_eval=1,
+                                   max_epochs=3, results_dir=tmp_path, root=str(data_root))
+    assert list(fs["num_features"]) == [1000, 1433]
+    t = part2.feature_study_table(tmp_path / "part2_features.csv")
+    assert part2.feature_study_table(part2.results_file("features", tmp_path)).equals(t)
+    assert sorted(t["num_features"]) == [1000, 1433]
+
+
+def test_bad_inputs_name_the_argument(tmp_path):
+    with pytest.raises(ValueError, match="n_trials must be an integer >= 1"):
+        part2.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=0, results_dir=tmp_path,
+                                  random=False)
+    with pytest.raises(ValueError, match=r"encoders must be a non-empty sequence from \('mlp', 'gcn'\)"):
+        part2.run_link_benchmarks(["WS1000"], ["gat"], results_dir=tmp_path)
+    with pytest.raises(ValueError, match="models must be"):
+        part2.run_node_benchmarks(["Cora"], [], results_dir=tmp_path)
+    with pytest.raises(ValueError, match="task must be one of"):
+        part2.results_file("graph")
+    with pytest.raises(ValueError, match="n_eval must be an integer >= 1"):
+        part2.run_random_baseline("WS1000", 0, results_dir=tmp_path)
+
+
+def test_rising_with_gamma_claim_tolerates_a_plateau_but_not_a_drop():
+    def link(aucs, std=0.01):
+        return _frame(*[_rows(name, "mlp-dot", [[a - std], [a + std]], task="link",
+                              protocol="edge split 70/10/20", k=1)
+                        for name, a in zip(("WS1000", "WS1000_0.2", "WS1000_0.6", "WS1000_1.0"),
+                                           aucs)])
+    verdict = lambda df: part2.part2_claims(pd.DataFrame(), df, pd.DataFrame()).iloc[3]["verdict"]  # noqa: E731
+    assert verdict(link((0.5, 0.7, 0.77, 0.765))) == "holds"      # plateau within noise
+    assert verdict(link((0.5, 0.7, 0.77, 0.60))) == "does not hold"  # a real drop
+    assert verdict(link((0.5, 0.505, 0.5, 0.51))) == "does not hold"  # no gain beyond noise
+
+
+def test_command_line_runner(tmp_path, capsys):
+    args = ["--models", "mlp", "--n-trials", "1", "--n-eval", "1", "--max-epochs", "2",
+            "--results-dir", str(tmp_path)]
+    old = torch.get_num_threads()
+    assert part2.main(["link", "--datasets", "WS1000", *args]) == 0
+    torch.set_num_threads(old)
+    assert "WS1000 mlp" in capsys.readouterr().out
+    assert set(read_rows(tmp_path / "part2_link.csv")["model"]) == {"random", "mlp-dot"}
+    with pytest.raises(ValueError, match="DATASET=STEP"):
+        part2.main(["features", "--datasets", "Cora", "--steps", "Cora:400", *args])
