@@ -52,7 +52,8 @@ def load_config(path=None) -> dict:
     ``notebooks/`` (``name``), its ``parameters``, per-profile overrides (``smoke: {...}``), whether it
     runs once per dataset (``per_dataset: true``, parameter ``dataset``) or once for all of them
     (parameter ``datasets``), an optional page ``title`` (``{dataset}`` is filled in) and the results
-    files it ``reads`` (globs relative to the repository).
+    files it ``reads`` (globs relative to the repository; a profile's overrides may replace them, e.g. a
+    chapter that recomputes its results in the smoke profile reads none).
     """
     import yaml
 
@@ -102,9 +103,10 @@ def plan(profile: str = "full", config=None) -> list[dict]:
     for p, part in enumerate(cfg["parts"]):
         for ch in part.get("chapters", []):
             params = dict(ch.get("parameters") or {})
-            params.update(ch.get(profile) or {})
-            base = dict(name=ch["name"], notebook=f"notebooks/{ch['name']}.ipynb", reads=list(ch.get("reads", [])),
-                        part=p)
+            override = dict(ch.get(profile) or {})
+            reads = override.pop("reads", ch.get("reads", []))  # a profile may read other results (or none)
+            params.update(override)
+            base = dict(name=ch["name"], notebook=f"notebooks/{ch['name']}.ipynb", reads=list(reads), part=p)
             if ch.get("per_dataset"):
                 for i, ds in enumerate(params.pop("datasets", datasets)):
                     title = ch["title"].format(dataset=ds) if ch.get("title") else None
@@ -620,6 +622,155 @@ def bins_claims(table) -> "pd.DataFrame":
                           "ours": ours, "verdict": _verdict(not bad)}])
 
 
+#: Results files the scorecard reads (relative to the repository): the GNN sweep (Tables 3, 4, C.4, E) and
+#: the many-split runs of Appendix B. Also the ``reads:`` of the scorecard and chapters 03 / 04.
+GNN_RESULTS = Path("results") / "gnn_k4_seed0.csv"
+APPENDIX_B_RESULTS = Path("results") / "appendix_b.csv"
+
+
+def complete_pairs(rows, methods=("random", "stratified", "hpstrat")):
+    """The rows of the (dataset, model) pairs that have every fold of every split method and seed.
+
+    A sweep in progress, or one stopped early, can leave a pair with some methods only; ranking the
+    methods needs all of them. Returns ``(complete_rows, coverage)``: ``coverage`` has one row per
+    dataset of ``rows`` with the models that are complete and the models of ``rows`` that are missing
+    or incomplete there.
+    """
+    import pandas as pd
+
+    if rows.empty:
+        return rows, pd.DataFrame(columns=["dataset", "models complete", "models missing or incomplete"])
+    k = rows.groupby(["dataset", "model", "method", "seed"])["fold"].nunique()
+    expected = rows.groupby(["dataset", "model", "method", "seed"])["k"].first()
+    full = (k == expected).groupby(["dataset", "model", "seed"]).agg(["all", "size"])
+    ok = (full["all"] & (full["size"] == len(methods))).groupby(["dataset", "model"]).all()
+    keep = rows.set_index(["dataset", "model"]).index.isin(ok[ok].index)
+    coverage = []
+    models = list(dict.fromkeys(rows["model"]))
+    for dataset in dict.fromkeys(rows["dataset"]):
+        d = ok.loc[dataset]
+        coverage.append({"dataset": dataset, "models complete": ", ".join(d.index[d]),
+                         "models missing or incomplete": ", ".join(m for m in models if not d.get(m, False))})
+    return rows[keep], pd.DataFrame(coverage)
+
+
+def _first_count(table) -> tuple[int, list]:
+    """Rows of a mean-rank table (one column per method) where HpStrat has the lowest rank (ties count)."""
+    first = table["hpstrat"] <= table.min(axis=1) + 1e-12
+    return int(first.sum()), list(table.index[~first])
+
+
+def gnn_claims(rows, datasets=None) -> "pd.DataFrame":
+    """Scorecard rows for the GNN experiment (HpStrat Section 5.2, Tables 3 and 4, C.4, Appendix E).
+
+    ``rows`` are :func:`hpstrat_lite.experiment.run_experiment` rows; only complete (dataset, model)
+    pairs of the 7 GNNs are used (:func:`complete_pairs`; the MLP reference is not ranked, as in the
+    paper). ``datasets``: the datasets the sweep should cover, to name the missing ones. Verdicts: the
+    global mean ranks agree when they come in the paper's order (HpStrat < class-stratified < random);
+    "first for every GNN" when HpStrat has the lowest mean rank for each GNN; Table 4 when HpStrat is
+    first on at least the paper's share of datasets (13/15, rounded down, at least one); C.4 when
+    HpStrat's std is below random's on more than half of the pairs; Appendix E when the best
+    model changes with the split method on at least one dataset.
+    """
+    import math
+
+    import pandas as pd
+
+    from .analysis import (PAPER_GLOBAL_MEAN_RANK, PAPER_HPSTRAT_FIRST_DATASETS, best_model_changes, rank_summary,
+                           std_reduction_share)
+
+    from .models import MODELS
+
+    rows, _ = complete_pairs(rows)
+    rows = rows[rows["model"].isin([m for m in MODELS if m != "MLP"])]  # the paper ranks 7 GNNs; MLP is our reference
+    if rows.empty:
+        return pd.DataFrame([{"section": "Tables 3-4", "claim": "GNN sweep", "paper": "",
+                              "ours": "no complete (dataset, GNN) pair yet", "verdict": "not run"}])
+    have = list(dict.fromkeys(rows["dataset"]))
+    missing = [d for d in (datasets or []) if d not in have]
+    scope = f"{len(have)} datasets x {rows['model'].nunique()} GNNs" + (
+        f"; not yet: {', '.join(missing)}" if missing else "")
+    summary = rank_summary(rows)
+    g = summary["global_mean"]
+    order = ["hpstrat", "stratified", "random"]
+    paper_g = " / ".join(f"{PAPER_GLOBAL_MEAN_RANK[m]:.2f}" for m in order)
+    out = [{"section": "Table 3", "claim": "global mean rank of cross-fold std: HpStrat / class-stratified / random",
+            "paper": paper_g + " (15 datasets x 7 GNNs)",
+            "ours": " / ".join(f"{g[m]:.2f}" for m in order) + f" ({scope})",
+            "verdict": _verdict(bool(g["hpstrat"] < g["stratified"] < g["random"]))}]
+    n_models, bad = _first_count(summary["per_model"][order])
+    out.append({"section": "Table 3", "claim": "HpStrat has the best mean rank for every GNN",
+                "paper": "7/7 GNNs", "ours": f"{n_models}/{len(summary['per_model'])} GNNs"
+                + (f" (not for {', '.join(bad)})" if bad else ""), "verdict": _verdict(not bad)})
+    n_first, bad = _first_count(summary["per_dataset"][order])
+    n_ds = len(summary["per_dataset"])
+    need = max(1, math.floor(PAPER_HPSTRAT_FIRST_DATASETS[0] / PAPER_HPSTRAT_FIRST_DATASETS[1] * n_ds))
+    out.append({"section": "Table 4", "claim": "HpStrat has the best mean rank on most datasets",
+                "paper": f"{PAPER_HPSTRAT_FIRST_DATASETS[0]}/{PAPER_HPSTRAT_FIRST_DATASETS[1]} datasets",
+                "ours": f"{n_first}/{n_ds} datasets" + (f" (not on {', '.join(bad)})" if bad else "")
+                + (f"; not yet: {', '.join(missing)}" if missing else ""),
+                "verdict": _verdict(n_first >= need)})
+    share = std_reduction_share(rows)
+    col = "share_hpstrat_lower_than_random"
+    out.append({"section": "Table C.4", "claim": "HpStrat's cross-fold std is lower than random k-fold's",
+                "paper": "on most (dataset, model) pairs",
+                "ours": f"{share.loc['all', col]:.0%} of {int(share.loc['all', 'pairs'])} pairs",
+                "verdict": _verdict(share.loc["all", col] > 0.5)})
+    best = best_model_changes(rows)
+    changed = list(best.index[best["changes"]])
+    out.append({"section": "Appendix E", "claim": "the best model of a dataset can change with the split method",
+                "paper": "it changes on some datasets",
+                "ours": f"changes on {len(changed)}/{len(best)} datasets"
+                + (f" ({', '.join(changed)})" if changed else ""), "verdict": _verdict(bool(changed))})
+    return pd.DataFrame(out)
+
+
+def appendix_b_claims(rows) -> "pd.DataFrame":
+    """Scorecard rows for Appendix B: on several (dataset, model) pairs the OLS slope of test accuracy on
+    test-fold mean homophily is significant (p < 0.05), with R^2 in the paper's range.
+
+    ``rows`` are :func:`run_experiment` rows of many random splits. Two rows: the slope is significant on
+    at least two pairs (agree) and the R^2 of the significant pairs lies in the paper's range
+    :data:`hpstrat_lite.analysis.PAPER_APPENDIX_B_R2` (agree only when every one does).
+    """
+    import pandas as pd
+
+    from .analysis import PAPER_APPENDIX_B_R2, regression_table
+
+    table = regression_table(rows)
+    sig = table[table["significant"]]
+    lo, hi = PAPER_APPENDIX_B_R2
+    pairs = ", ".join(f"{d}/{m}" for d, m in zip(sig["dataset"], sig["model"]))
+    ours = f"significant on {len(sig)}/{len(table)} pairs" + (f" ({pairs})" if pairs else "")
+    ours += f", {int(table['n'].median())} runs each"
+    out = [{"section": "Appendix B",
+            "claim": "test accuracy grows with test-fold mean homophily (OLS slope, p < 0.05)",
+            "paper": "several (dataset, model) pairs", "ours": ours, "verdict": _verdict(len(sig) >= 2)}]
+    inside = sig["r2"].between(lo, hi)
+    r2 = (f"R² {sig['r2'].min():.3f}-{sig['r2'].max():.3f} on the significant pairs"
+          + (f" ({int(inside.sum())}/{len(sig)} in the paper's range)" if len(sig) else "")) if len(sig) else \
+        "no significant pair"
+    out.append({"section": "Appendix B", "claim": "R² of the significant fits", "paper": f"R² {lo}-{hi}",
+                "ours": r2 + f"; all pairs: {table['r2'].min():.3f}-{table['r2'].max():.3f}",
+                "verdict": _verdict(len(sig) > 0 and bool(inside.all()))})
+    return pd.DataFrame(out)
+
+
+def _results_claims(path, claims, what: str, **kwargs):
+    import pandas as pd
+
+    from .results import read_rows
+
+    path = Path(path)
+    path = path if path.is_absolute() else REPO / path
+    rows = read_rows(path)
+    if rows.empty:
+        return pd.DataFrame([{"section": what, "claim": f"results file {path.name}", "paper": "",
+                              "ours": f"no rows yet in {path.relative_to(REPO) if REPO in path.parents else path}",
+                              "verdict": "not run"}])
+    return claims(rows, **kwargs)
+
+
 def unavailable_datasets(root=None):
     """The HpStrat datasets whose raw files are not under the data root, with the reason
     (:func:`hpstrat_lite.datasets.dataset_summary` status, the data root's path shown as
@@ -637,7 +788,8 @@ def unavailable_datasets(root=None):
     return table
 
 
-def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 3, 5, 10, 20, 50), root=None):
+def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 3, 5, 10, 20, 50), root=None,
+              gnn_results=GNN_RESULTS, appendix_b_results=APPENDIX_B_RESULTS):
     """The reproduction scorecard: each testable quantitative claim of the paper, the paper's figure,
     ours, and ``agree`` / ``disagree``, all computed here from data and result files.
 
@@ -648,6 +800,9 @@ def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 
     k, seeds, n_bins : protocol of Table 2 (k = 4, seeds 0..9, B = 10 in the paper).
     bins : the B values of Appendix G.
     root : data root (default ``$HPSTRAT_DATA``).
+    gnn_results, appendix_b_results : path
+        Results files of the GNN sweep (:func:`gnn_claims`) and of Appendix B (:func:`appendix_b_claims`),
+        relative to the repository; a missing file gives a ``not run`` row.
 
     Returns
     -------
@@ -660,7 +815,9 @@ def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 
 
     graphs = [load_dataset(d, root=root) for d in datasets]
     quality = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins)
-    parts = [fold_metric_claims(quality), bins_claims(bins_table(graphs, bins=bins, k=k, seeds=seeds))]
+    parts = [fold_metric_claims(quality), bins_claims(bins_table(graphs, bins=bins, k=k, seeds=seeds)),
+             _results_claims(gnn_results, gnn_claims, "Tables 3-4", datasets=list(datasets)),
+             _results_claims(appendix_b_results, appendix_b_claims, "Appendix B")]
     return pd.concat(parts, ignore_index=True)
 
 

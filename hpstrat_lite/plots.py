@@ -314,3 +314,108 @@ def bins_sensitivity(table: pd.DataFrame, metrics=("chd", "cdd", "w1"), baseline
     labels.insert(0, "one dataset")
     fig.legend(handles, labels, loc="outside lower center", ncol=3)
     return fig
+
+
+# --------------------------------------------------------------------------------------------------
+# Chapter 3: GNN experiments (Tables 3 and 4)
+
+
+def cross_fold_std_plot(std: pd.DataFrame):
+    """Cross-fold std of test accuracy for each model and split method (HpStrat Section 5.2).
+
+    ``std`` is :func:`hpstrat_lite.analysis.cross_fold_std` output. One group per model: small dots are
+    the datasets, the large marker with a bar is the mean over the datasets of that model. Lower is a
+    more stable protocol.
+    """
+    methods = _methods(std["method"].unique())
+    models = sorted(dict.fromkeys(std["model"]), key=lambda m: (m == "MLP", m))  # the MLP reference last
+    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.6))
+    width = 0.8 / len(methods)
+    rng = np.random.default_rng(0)  # jitter only, for legibility
+    for j, m in enumerate(methods):
+        x0 = np.arange(len(models)) + (j - (len(methods) - 1) / 2) * width
+        d = std[std["method"] == m]
+        means = d.groupby("model")["std"].mean().reindex(models)
+        ax.bar(x0, means, width=width * 0.9, color=METHOD_COLORS.get(m), alpha=0.35)
+        for i, model in enumerate(models):
+            v = d.loc[d["model"] == model, "std"].to_numpy()
+            ax.scatter(x0[i] + rng.uniform(-0.25, 0.25, v.size) * width, v, s=8, color=METHOD_COLORS.get(m),
+                       zorder=3, linewidths=0)
+        ax.plot([], [], "s", color=METHOD_COLORS.get(m), alpha=0.6, label=METHOD_LABELS.get(m, m))
+    ax.set_xticks(np.arange(len(models)), models)
+    ax.set_xlim(-0.6, len(models) - 0.4)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("cross-fold std of test accuracy\n(percentage points, lower is better)")
+    ax.plot([], [], " ", label="bar: mean over datasets; dot: one dataset")
+    fig.legend(loc="outside lower center", ncol=len(methods) + 1)
+    return fig
+
+
+def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, paper: dict | None = None):
+    """Mean rank of each split method per model (Table 3) with the global mean rank, and the paper's
+    global mean ranks as dashed lines (1 = the smallest cross-fold std of the three methods)."""
+    methods = _methods([c for c in per_model.columns if c in METHOD_COLORS])
+    models = list(per_model.index)
+    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.2))
+    width = 0.8 / len(methods)
+    x = np.arange(len(models) + 1)
+    for j, m in enumerate(methods):
+        values = list(per_model[m]) + [global_mean.get(m, np.nan)]
+        ax.bar(x + (j - (len(methods) - 1) / 2) * width, values, width=width, color=METHOD_COLORS.get(m),
+               label=METHOD_LABELS.get(m, m))
+        if paper and m in paper:
+            ax.axhline(paper[m], color=METHOD_COLORS.get(m), linestyle="--", linewidth=1)
+    if paper:
+        ax.plot([], [], "k--", linewidth=1, label="paper's global mean rank")
+    ax.set_xticks(x, models + ["global"])
+    ax.set_ylim(0, 3.05)
+    ax.set_yticks(np.arange(0, 3.01, 0.5))
+    ax.set_ylabel("mean rank (1 = most stable)")
+    fig.legend(loc="outside lower center", ncol=len(methods) + 1)
+    return fig
+
+
+# --------------------------------------------------------------------------------------------------
+# Chapter 4: Appendix B, accuracy against test-set homophily
+
+
+def homophily_scatter(rows: pd.DataFrame, fit: dict, title: str | None = None, ax=None, legend: bool = True):
+    """Test accuracy against the test fold's mean node homophily, one dot per run, with the OLS line
+    and its 95 % confidence band (``fit`` is :func:`hpstrat_lite.analysis.homophily_regression` output).
+    The slope (accuracy points per unit of homophily), p-value and R^2 are in the title."""
+    fig = None
+    if ax is None:
+        fig, ax = _plt().subplots(figsize=(BOOK_WIDTH * 0.6, 3.4))
+    x, y = rows["test_homophily"].to_numpy(float), 100 * rows["test_acc"].to_numpy(float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    ax.scatter(x[ok], y[ok], s=14, color=METHOD_COLORS["stratified"], alpha=0.7, linewidths=0, label="one run")
+    grid = np.linspace(x[ok].min(), x[ok].max(), 50)
+    pred = fit["model"].get_prediction(np.column_stack([np.ones_like(grid), grid])).summary_frame(alpha=0.05)
+    ax.plot(grid, 100 * pred["mean"], color="black", linewidth=1.5, label="OLS fit")
+    ax.fill_between(grid, 100 * pred["mean_ci_lower"], 100 * pred["mean_ci_upper"], color="black", alpha=0.12,
+                    linewidth=0, label="95 % confidence band of the fit")
+    ax.set_xlabel("mean node homophily of the test fold")
+    ax.set_ylabel("test accuracy (%)")
+    stats = f"slope {100 * fit['slope']:.1f} points, p = {fit['p_value']:.2g}, $R^2$ = {fit['r2']:.3f}"
+    ax.set_title(f"{title}\n{stats}" if title else stats, fontsize=10)
+    if legend:
+        ax.legend(loc="best", fontsize=8)
+    return fig if fig is not None else ax.figure
+
+
+def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, ncols: int = 2):
+    """:func:`homophily_scatter` for every (dataset, model) pair of ``rows``, one legend below;
+    ``fits`` maps each pair to its :func:`hpstrat_lite.analysis.homophily_regression` output."""
+    pairs = list(fits)
+    ncols = min(ncols, len(pairs))
+    nrows = -(-len(pairs) // ncols)
+    fig, axes = _plt().subplots(nrows, ncols, figsize=(BOOK_WIDTH, 3.0 * nrows + 0.4), squeeze=False)
+    for ax, (dataset, model) in zip(axes.flat, pairs):
+        g = rows[(rows["dataset"] == dataset) & (rows["model"] == model)]
+        homophily_scatter(g, fits[(dataset, model)], title=f"{dataset}, {model} ({len(g)} runs)", ax=ax,
+                          legend=False)
+    for ax in list(axes.flat)[len(pairs):]:
+        ax.set_visible(False)
+    handles, labels = axes.flat[0].get_legend_handles_labels()
+    fig.legend(handles, labels, loc="outside lower center", ncol=3)
+    return fig

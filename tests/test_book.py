@@ -11,7 +11,16 @@ from hpstrat_lite import book
 SMOKE_OUT = Path(__file__).resolve().parents[1] / "_build" / "smoke-test"  # same as tests/test_notebooks.py
 
 #: Chapters whose pages must show at least one figure (all show tables).
-WITH_FIGURES = {"01_method", "02_fold_metrics", "02b_fold_metrics_summary", "05_appendix_g"}
+WITH_FIGURES = {"01_method", "02_fold_metrics", "02b_fold_metrics_summary", "03_gnn_experiments",
+                "04_appendix_b",
+                "05_appendix_g"}
+#: Section headings (tables and figures) each chapter page must show, beside its images and tables.
+HEADINGS = {"03_gnn_experiments": ["Cross-fold standard deviation per model and method", "Table 3: mean rank per model",
+                                   "Table 4: mean rank per dataset", "Table C.4", "Appendix E", "Friedman test over all"],
+            "04_appendix_b": ["One fit per (dataset, model) pair", "Summary over the pairs", "significant on"]}
+#: Least number of figures and of tables on each chapter page.
+MIN_FIGURES = {"03_gnn_experiments": 2, "04_appendix_b": 1}
+MIN_TABLES = {"03_gnn_experiments": 7, "04_appendix_b": 2}
 
 
 class _Text(HTMLParser):
@@ -51,10 +60,15 @@ def test_each_chapter_page_shows_its_figures_and_tables_and_no_traceback(html):
         page = html / output.replace(".ipynb", ".html")
         assert page.exists(), page
         content = page.read_text()
-        assert "<table" in content, f"{page.name}: no table"
+        assert content.count("<table") >= MIN_TABLES.get(name, 1), f"{page.name}: too few tables"
         if name in WITH_FIGURES:
             assert "<img" in content and "_images/" in content, f"{page.name}: no figure"
+            images = re.findall(r'<img[^>]*src="([^"]*_images/[^"]+)"', content)
+            assert len(images) >= MIN_FIGURES.get(name, 1), f"{page.name}: too few figures"
+            assert all((page.parent / src).resolve().is_file() for src in images), f"{page.name}: missing image"
         text = visible_text(content)
+        for heading in HEADINGS.get(name, []):
+            assert heading in text, f"{output}: no {heading!r}"
         for bad in ("Traceback", "Warning", "Error:"):
             assert bad not in text, f"{output}: {bad!r} in the page"
         assert "Solution" in text and "Exercises" in text, f"{output}: no exercises"
@@ -67,6 +81,8 @@ def test_book_has_intro_part_opener_and_scorecard(html):
     assert (html / "book" / "part1.html").exists()
     card = visible_text((html / "book" / "executed" / "scorecard.html").read_text())
     assert "agree" in card and "PubMed" in card
+    for section in ("Table 2", "Appendix G", "Table 3", "Table 4", "Table C.4", "Appendix E", "Appendix B"):
+        assert section in card, f"scorecard lacks {section}"
     index = (html / "book" / "intro.html").read_text()
     for output in {job["output"] for job in book.plan("smoke")}:
         assert output.replace(".ipynb", ".html").split("/")[-1] in index, f"{output} not in the navigation"

@@ -32,7 +32,8 @@ def smoke_build(build: bool) -> dict:
 
 def test_every_chapter_has_a_parameters_cell_and_exercises_with_hidden_solutions():
     names = {job["name"] for job in book.plan("full")}
-    assert {"01_method", "02_fold_metrics", "02b_fold_metrics_summary", "05_appendix_g", "scorecard"} <= names
+    assert {"01_method", "02_fold_metrics", "02b_fold_metrics_summary", "03_gnn_experiments", "04_appendix_b",
+            "05_appendix_g", "scorecard"} <= names
     for name in names:
         nb = nbformat.read(REPO / "notebooks" / f"{name}.ipynb", as_version=4)
         first_code = next(c for c in nb.cells if c.cell_type == "code")
@@ -63,6 +64,9 @@ def test_plan_runs_per_dataset_chapters_once_per_dataset_and_smoke_stays_small()
     assert all(j["parameters"].get("dataset", "Texas") == "Texas" for j in smoke)
     assert all(j["parameters"].get("datasets", ["Texas"]) == ["Texas"] for j in smoke)
     assert {j["name"] for j in smoke} == {j["name"] for j in full}
+    gnn = {p: next(j for j in book.plan(p, cfg) if j["name"] == "03_gnn_experiments") for p in book.PROFILES}
+    assert gnn["full"]["reads"] == ["results/gnn_k4_*.csv"] and "recompute" not in gnn["full"]["parameters"]
+    assert gnn["smoke"]["reads"] == [] and gnn["smoke"]["parameters"]["recompute"] is True  # never reads results/
 
 
 def test_committed_toc_is_generated_from_the_config_and_its_pages_exist():
@@ -216,6 +220,73 @@ def test_stratum_spread_reports_hpstrat_dealing():
     assert t["bin"].iloc[-1] == 5  # isolated nodes: their own, last stratum
 
 
+def sweep_rows(spread, datasets=("A", "B", "C"), models=("GCN", "GAT", "MLP"), k=4):
+    """run_experiment-like rows whose cross-fold std is ``spread[method]`` times a per-block factor."""
+    rows = []
+    for i, d in enumerate(datasets):
+        for j, m in enumerate(models):
+            for method, s in spread.items():
+                dev = np.array([-1.5, -0.5, 0.5, 1.5]) * s * (1 + 0.1 * i + 0.01 * j) / 100
+                acc = 0.6 + 0.05 * j + (0.1 if (m, method) == ("GCN", "hpstrat") and d == "A" else 0)
+                rows += [{"dataset": d, "model": m, "method": method, "k": k, "seed": 0, "fold": f,
+                          "test_acc": acc + dev[f], "test_homophily": 0.5} for f in range(k)]
+    return pd.DataFrame(rows)
+
+
+def test_gnn_claims_check_the_paper_and_name_missing_datasets():
+    rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
+    card = book.gnn_claims(rows, datasets=["A", "B", "C", "D"]).set_index("section")
+    assert card.loc["Table 4", "ours"].startswith("3/3 datasets") and "not yet: D" in card.loc["Table 4", "ours"]
+    t3 = card.loc["Table 3"]
+    assert t3.iloc[0]["ours"].startswith("1.00 / 2.00 / 3.00 (3 datasets x 2 GNNs")  # MLP is not ranked
+    assert (card["verdict"].drop("Appendix E") == "agree").all()
+    assert card.loc["Table C.4", "ours"] == "100% of 6 pairs"
+    assert card.loc["Appendix E", "verdict"] == "agree" and "(A)" in card.loc["Appendix E", "ours"]
+    bad = book.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0})).set_index("section")
+    assert (bad["verdict"].drop("Appendix E") == "disagree").all()
+    assert "not for GAT, GCN" in bad.loc["Table 3"].iloc[1]["ours"]
+    one = book.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0}, datasets=("A",)))
+    assert one.set_index("section").loc["Table 4", "verdict"] == "disagree"  # 0/1 is not 13/15
+
+
+def test_complete_pairs_drop_pairs_with_missing_methods_or_folds():
+    rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
+    cut = rows[~((rows["dataset"] == "B") & (rows["model"] == "GAT") & (rows["method"] == "hpstrat"))]
+    cut = cut[~((cut["dataset"] == "C") & (cut["model"] == "GCN") & (cut["fold"] == 3))]
+    kept, coverage = book.complete_pairs(cut)
+    assert len(kept) == len(rows) - 2 * 12
+    cov = coverage.set_index("dataset")
+    gaps = cov["models missing or incomplete"]
+    assert gaps["B"] == "GAT" and gaps["C"] == "GCN"
+    _, coverage = book.complete_pairs(rows[(rows["dataset"] == "A") | (rows["model"] != "MLP")])
+    assert coverage.set_index("dataset").loc["B", "models missing or incomplete"] == "MLP"  # no rows at all
+    assert cov.loc["A", "models complete"] == "GAT, GCN, MLP"
+
+
+def test_appendix_b_claims_count_significant_pairs():
+    rng = np.random.default_rng(0)
+    h = rng.uniform(0.2, 0.8, 200)
+    rows = pd.DataFrame({"dataset": np.repeat(["A", "B"], 100), "model": "GCN", "test_homophily": h,
+                         "test_acc": np.r_[0.5 + 0.4 * h[:100], 0.7 * np.ones(100)] + rng.normal(0, 0.05, 200)})
+    card = book.appendix_b_claims(rows)
+    assert card.loc[0, "ours"].startswith("significant on 1/2 pairs (A/GCN)") and card.loc[0, "verdict"] == "disagree"
+    assert card.loc[1, "verdict"] == "disagree" and "(0/1 in the paper's range)" in card.loc[1, "ours"]  # R² ~ 0.6
+    rows.loc[rows["dataset"] == "B", "test_acc"] = 0.5 + 0.4 * h[100:] + rng.normal(0, 0.05, 100)
+    assert book.appendix_b_claims(rows).loc[0, "verdict"] == "agree"
+    noisy = rows.assign(test_acc=0.5 + 0.1 * rows["test_homophily"] + rng.normal(0, 0.05, 200))
+    card = book.appendix_b_claims(noisy)  # a weak effect: R² inside the paper's range
+    assert card["verdict"].tolist() == ["agree", "agree"], card["ours"].tolist()
+
+
+def test_scorecard_reads_a_missing_results_file_as_not_run(tmp_path):
+    row = book._results_claims(tmp_path / "none.csv", book.gnn_claims, "Tables 3-4")
+    assert row.loc[0, "verdict"] == "not run" and "no rows yet" in row.loc[0, "ours"]
+
+
+def _stdout(nb) -> str:
+    return "".join(o.get("text", "") for c in nb.cells for o in c.get("outputs", []) if o.get("name") == "stdout")
+
+
 # ----------------------------------------------------------------------------------------------
 # Smoke run of every notebook on real data
 
@@ -237,7 +308,10 @@ def test_every_notebook_runs_on_real_data_without_errors_or_warnings(data_root):
         entry = manifest[job["output"]]
         assert set(entry["inputs"]) == {"notebook", "parameters", "library", "reads"}
         assert {"hpstrat_lite", "hpstrat_lite.folds"} <= set(entry["modules"]), entry["modules"]
-        assert "hpstrat_lite.train" not in entry["modules"]  # Part I fold chapters train nothing
+        if job["name"] in ("03_gnn_experiments", "04_appendix_b"):  # the smoke profile recomputes a tiny sweep
+            assert "hpstrat_lite.train" in entry["modules"] and "recomputed" in _stdout(nb), job["output"]
+        else:
+            assert "hpstrat_lite.train" not in entry["modules"]  # the fold chapters train nothing
     assert committed == {p: hashlib.sha256(p.read_bytes()).hexdigest()
                          for p in (REPO / "book" / "executed").rglob("*") if p.is_file()}, \
         "the smoke profile must not touch the committed executed notebooks"
