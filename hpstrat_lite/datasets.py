@@ -44,6 +44,7 @@ from torch_geometric.data import Data
 from torch_geometric.utils import remove_self_loops, to_undirected
 
 from .homophily import node_homophily
+from .results import atomic_write
 
 #: Bump when the processing below changes: cached graphs of an older version are not reused.
 PROCESSING_VERSION = 1
@@ -270,18 +271,6 @@ def _locked(spec: DatasetSpec):
             fcntl.flock(fh, fcntl.LOCK_UN)
 
 
-def _atomic_write(path: Path, write) -> None:
-    """``write(tmp)`` into a temporary file next to ``path``, then ``os.replace`` it into place."""
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 # ----------------------------------------------------------------------------------------------
 # Download
 # ----------------------------------------------------------------------------------------------
@@ -306,7 +295,7 @@ def _fetch(url: str, path: Path) -> None:
     def write(tmp):
         with urllib.request.urlopen(url, timeout=60) as src, open(tmp, "wb") as dst:
             shutil.copyfileobj(src, dst, 1 << 20)
-    _atomic_write(path, write)
+    atomic_write(path, write)
 
 
 def _archive_member(names: list[str], file: str) -> str:
@@ -341,7 +330,7 @@ def _download(spec: DatasetSpec, folder: Path) -> None:
                     def write(out, member=member):
                         with zf.open(member) as src, open(out, "wb") as dst:
                             shutil.copyfileobj(src, dst, 1 << 20)
-                    _atomic_write(folder / file, write)
+                    atomic_write(folder / file, write)
         finally:
             if os.path.exists(tmp):
                 os.remove(tmp)
@@ -614,7 +603,7 @@ def load_dataset(name, root=None, *, download: bool = True) -> Data:
         path = _cache_file(spec, raw)
         if not path.is_file():  # another process may have finished it while we waited for the lock
             rec = _to_record(_read(spec, raw), spec.name)
-            _atomic_write(path, lambda tmp: torch.save(rec, tmp))
+            atomic_write(path, lambda tmp: torch.save(rec, tmp))
     return _from_record(torch.load(path, weights_only=True))
 
 

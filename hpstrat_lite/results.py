@@ -44,21 +44,32 @@ def read_rows(path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
+def atomic_write(path, write) -> None:
+    """``write(tmp)`` into a temporary file next to ``path``, then ``os.replace`` it into place, so a
+    reader never sees a half-written file (also when the writer is killed)."""
+    path = Path(path)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
+    os.close(fd)
+    try:
+        write(tmp)
+        os.replace(tmp, path)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
+
+
 def write_rows_atomic(df: pd.DataFrame, path) -> None:
-    """Write ``df`` to ``path`` as CSV atomically (tmp file in the same folder + ``os.replace``)."""
+    """Write ``df`` to ``path`` as CSV atomically (see :func:`atomic_write`)."""
     path = Path(path)
     path.parent.mkdir(parents=True, exist_ok=True)
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
-    try:
-        with os.fdopen(fd, "w") as fh:
+
+    def write(tmp):
+        with open(tmp, "w") as fh:
             df.to_csv(fh, index=False)
             fh.flush()
             os.fsync(fh.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
-        raise
+
+    atomic_write(path, write)
 
 
 def append_rows(path, rows: list[dict]) -> pd.DataFrame:

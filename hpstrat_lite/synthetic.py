@@ -22,8 +22,6 @@ like the paper's release; :func:`save_ws` / :func:`load_ws` write and read that 
 from __future__ import annotations
 
 import json
-import os
-import tempfile
 from numbers import Integral, Real
 from pathlib import Path
 
@@ -32,6 +30,8 @@ import scipy.sparse as sp
 from scipy.sparse.csgraph import breadth_first_order, connected_components, shortest_path
 import torch
 from torch_geometric.data import Data
+
+from .results import atomic_write
 
 __all__ = [
     "WS_GAMMAS",
@@ -298,18 +298,6 @@ def make_ws1000(gamma=None, seed=0, *, n=1000, k=4, beta=0.5, dim=1000, nu=1.0):
     )
 
 
-def _atomic_write(path, write):
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
-
-
 def save_ws(data, folder):
     """Write a WS dataset as ``folder/edges.csv`` and ``folder/features.npz``.
 
@@ -352,8 +340,8 @@ def save_ws(data, folder):
         with open(tmp, "wb") as fh:
             np.savez_compressed(fh, x=x.cpu().numpy().astype(np.float32), meta=json.dumps(meta))
 
-    _atomic_write(folder / EDGES_FILE, write_csv)
-    _atomic_write(folder / FEATURES_FILE, write_npz)
+    atomic_write(folder / EDGES_FILE, write_csv)
+    atomic_write(folder / FEATURES_FILE, write_npz)
     return folder
 
 
