@@ -1,12 +1,13 @@
 """The eight node classifiers of the HpStrat experiment, written so that R independent runs train as one.
 
-A *batched* model holds the parameters of R runs of the same architecture, stacked along a run axis,
-and computes the logits of all of them at once: hidden states have shape ``[N, R, d]`` and every
-sparse propagation multiplies one ``[N, N]`` operator with the ``[N, R * d]`` matrix of all runs'
-channels, so R runs cost about one sparse matmul per hop, not R. Runs never mix: every dense
-transform is a batched matmul with per-run weights ``[R, d_in, d_out]`` and every non-linearity is
-elementwise, so run ``r``'s logits (and, with the summed loss, its gradients) are exactly those of
-the same run trained alone.
+A *batched* model holds the parameters of R runs of the same architecture, stacked along a run axis
+(first), and computes the logits of all of them in one forward pass: hidden states are ``[R, N, d]``,
+each sparse propagation is one autograd op over all runs (:class:`SparseOp`: one CSR matmul on the
+``[N, R * d]`` channel stack for narrow states, one cache-sized CSR matmul per run for wide ones,
+which is faster on a memory-bound CPU), GAT's R x heads attention maps are one block-diagonal sparse
+matmul, and every dense transform is one batched matmul with per-run weights. Runs never mix:
+every op is per run or elementwise, so run ``r``'s logits (and, with the summed loss, its
+gradients) are exactly those of the same run trained alone.
 
 Each run draws its initial weights from its own ``torch.Generator`` (seeded from the run's seed, in
 a fixed order) and its dropout masks from another one (:class:`RunRandom`), so a run gives the same
@@ -25,7 +26,8 @@ GraphSAGE  Hamilton et al. 2017, ``SAGEConv`` (mean): :math:`h_i' = W_l\\,\\math
            + b + W_r h_i`
 MixHop     Abu-El-Haija et al. 2019, ``MixHopConv`` powers {0, 1, 2}:
            :math:`H' = \\Vert_{p} \\hat A^p H W_p + b`; ``num_layers`` MixHop layers (ReLU,
-           dropout) and a linear classifier on the last ``3 * hidden`` channels (PyG's MixHop example)
+           dropout) and a linear classifier on the last ``3 * hidden`` channels (PyG's MixHop
+           example without batch norm)
 APPNP      Gasteiger et al. 2019: MLP logits :math:`Z^{(0)}`, then K=10 steps
            :math:`Z^{(k+1)} = (1-\\alpha)\\hat A Z^{(k)} + \\alpha Z^{(0)}`, alpha = 0.1
 H2GCN      Zhu et al. 2020, H2GCN-2 (K = ``num_layers`` = 2 rounds): :math:`r^{(0)} = \\mathrm{ReLU}(XW_e)`,
@@ -38,9 +40,9 @@ GPRGNN     Chien et al. 2021: MLP logits :math:`H`, then :math:`Z = \\sum_{k=0}^
            :math:`\\gamma_K = (1-\\alpha)^K`, alpha = 0.1, no weight decay on :math:`\\gamma`
 =========  ==================================================================================
 
-Every model starts with a linear projection of the node features, ``X @ W_in``; the training loop
-(:mod:`hpstrat_lite.train`) computes it once per epoch for all runs (one sparse-times-dense matmul for
-bag-of-words features) and hands it to :meth:`BatchedModel.forward`.
+Every model starts with a linear projection of the node features, ``X @ W_in`` (a sparse CSR matmul
+for bag-of-words features); the training loop (:mod:`hpstrat_lite.train`) computes it and the
+model's :meth:`~BatchedModel.trunk` (everything before the first dropout) once per epoch.
 """
 from __future__ import annotations
 
@@ -78,12 +80,13 @@ def _bmm_sparse(a: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     Coauthor-Physics). Narrow inputs (logits) use one matmul on the stack.
     """
     R, n, d = h.shape
-    if R == 1:
-        return (a @ h[0]).unsqueeze(0)
-    if R * d <= _STACK_COLUMNS:
+    if 1 < R and R * d <= _STACK_COLUMNS:
         out = a @ h.transpose(0, 1).reshape(n, R * d)
         return out.view(a.shape[0], R, d).transpose(0, 1).contiguous()
-    return torch.stack([a @ h[r] for r in range(R)])
+    out = torch.empty(R, a.shape[0], d, dtype=h.dtype, device=h.device)
+    for r in range(R):
+        torch.mm(a, h[r], out=out[r])
+    return out
 
 
 #: Use one matmul on the ``[n, R * d]`` channel stack while it has at most this many columns
@@ -98,11 +101,46 @@ class _SpMM(torch.autograd.Function):
     @staticmethod
     def forward(ctx, a, a_t, h):
         ctx.a_t = a_t
-        return _bmm_sparse(a, h)
+        out = _bmm_sparse(a, h)
+        return out if out._base is None else out.clone()  # callers may modify it in place
 
     @staticmethod
     def backward(ctx, grad):
         return None, None, _bmm_sparse(ctx.a_t, grad.contiguous())
+
+
+class _ProjectSpMM(torch.autograd.Function):
+    """Input projection ``X @ W[r][:, block b]`` for every run r and column block b: ``[R, N, c]`` for one
+    block, else ``[B, R, N, c]`` (block-major, so that each block of all runs is one contiguous
+    ``[R, N, c]`` slab); one CSR matmul per run and block, and ``X^T @ G[b, r]`` in the backward pass."""
+
+    @staticmethod
+    def forward(ctx, a, a_t, w, blocks):
+        runs, _, width = w.shape
+        c = width // blocks
+        shape = (runs, a.shape[0], c) if blocks == 1 else (blocks, runs, a.shape[0], c)
+        out = torch.empty(shape, dtype=w.dtype, device=w.device)
+        slabs = out.unsqueeze(0) if blocks == 1 else out
+        for r in range(runs):
+            for b in range(blocks):
+                torch.mm(a, w[r] if blocks == 1 else w[r, :, b * c:(b + 1) * c].contiguous(), out=slabs[b, r])
+        ctx.a_t = a_t
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        grad = grad.contiguous()
+        if grad.dim() == 3:
+            grad = grad.unsqueeze(0)
+        blocks, runs, _, c = grad.shape
+        gw = torch.empty(runs, ctx.a_t.shape[0], blocks * c, dtype=grad.dtype, device=grad.device)
+        for r in range(runs):
+            for b in range(blocks):
+                if blocks == 1:
+                    torch.mm(ctx.a_t, grad[b, r], out=gw[r])
+                else:
+                    gw[r, :, b * c:(b + 1) * c] = ctx.a_t @ grad[b, r]
+        return None, None, gw, None
 
 
 class SparseOp:
@@ -124,16 +162,30 @@ class SparseOp:
     def __matmul__(self, h: torch.Tensor) -> torch.Tensor:
         return _SpMM.apply(self.matrix, self.transpose, h.contiguous())
 
+    def project(self, w: torch.Tensor, blocks: int = 1) -> torch.Tensor:
+        """``self @ w[r]`` for weights ``w`` ``[R, n_in, blocks * c]``: ``[R, n_out, c]`` for one block,
+        else ``[blocks, R, n_out, c]`` (see :class:`_ProjectSpMM`)."""
+        return _ProjectSpMM.apply(self.matrix, self.transpose, w, blocks)
+
     @property
     def nnz(self) -> int:
         return int(self.matrix.values().numel())
 
 
 def _csr(row, col, value, shape, device) -> torch.Tensor:
-    """A float32 CSR tensor from COO triplets (vectorised, via a coalesced COO tensor)."""
-    coo = torch.sparse_coo_tensor(torch.stack([torch.as_tensor(row), torch.as_tensor(col)]),
-                                  torch.as_tensor(value, dtype=torch.float32), size=tuple(shape)).coalesce()
-    return coo.to_sparse_csr().to(device)
+    """A float32 CSR tensor from COO triplets (vectorised, via a coalesced COO tensor), with int32
+    indices when they fit: MKL takes 32-bit indices, and int64 ones are converted on every matmul
+    (about 25% of a transposed feature matmul on Coauthor-CS)."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
+        coo = torch.sparse_coo_tensor(torch.stack([torch.as_tensor(row), torch.as_tensor(col)]),
+                                      torch.as_tensor(value, dtype=torch.float32), size=tuple(shape),
+                                      check_invariants=False).coalesce()
+        csr = coo.to_sparse_csr()
+        if csr.values().numel() < 2 ** 31 and max(shape) < 2 ** 31:
+            csr = torch.sparse_csr_tensor(csr.crow_indices().int(), csr.col_indices().int(), csr.values(),
+                                          size=tuple(shape), check_invariants=False)
+        return csr.to(device)
 
 
 def _edges(data) -> tuple[torch.Tensor, torch.Tensor, int]:
@@ -215,7 +267,8 @@ class AttentionGraph:
         """CSR row pointer expanded to ``[runs, heads, N + 1]`` for ``torch.segment_reduce``."""
         key = ("offsets", runs, heads)
         if key not in self._blocks:
-            self._blocks[key] = self._crow.to(self.device).expand(runs, heads, -1).contiguous()
+            index = torch.int32 if self.num_edges < 2 ** 31 else torch.long
+            self._blocks[key] = self._crow.to(self.device, index).expand(runs, heads, -1).contiguous()
         return self._blocks[key]
 
     def blocks(self, b: int):
@@ -229,7 +282,11 @@ class AttentionGraph:
             col = (self.src.cpu()[None] + shift_n).view(-1)
             col_t = (self.dst.cpu()[self._perm][None] + shift_n).view(-1)
             perm = (self._perm[None] + shift_e).view(-1)
-            self._blocks[b] = tuple(t.to(self.device) for t in (crow, col, crow_t, col_t, perm))
+            index = torch.int32 if b * max(n, e) < 2 ** 31 else torch.long  # half the index traffic
+            sizes = [k for k in self._blocks if isinstance(k, int)]
+            for k in sizes[:-3]:  # keep a few recent sizes: a batch shrinks as its runs stop
+                del self._blocks[k]
+            self._blocks[b] = tuple(t.to(self.device, index) for t in (crow, col, crow_t, col_t, perm))
         return self._blocks[b]
 
 
@@ -244,7 +301,7 @@ class _AttentionSpMM(torch.autograd.Function):
     """``out[b] = A_b @ x[b]`` with ``A_b[dst_e, src_e] = alpha[b, e]``, for all blocks b at once.
 
     Forward and the gradient for ``x`` are CSR matmuls with the block-diagonal matrix and its
-    transpose; the gradient for ``alpha`` is the sampled product :math:`(G X^\top)_{dst_e, src_e}`
+    transpose; the gradient for ``alpha`` is the sampled product :math:`(G X^\\top)_{dst_e, src_e}`
     (``torch.sparse.sampled_addmm``). No ``[blocks, E, C]`` message tensor is ever formed.
     """
 
@@ -334,9 +391,9 @@ class _RunInit:
     def __init__(self, seeds):
         self.gens = [torch.Generator().manual_seed(run_seeds(s)[0]) for s in seeds]
 
-    def uniform(self, shape, bound: float, run_dim: int = 0) -> torch.Tensor:
-        draws = [torch.empty(shape).uniform_(-bound, bound, generator=g) for g in self.gens]
-        return torch.stack(draws, dim=run_dim)
+    def uniform(self, shape, bound: float) -> torch.Tensor:
+        """``[R, *shape]`` uniform on ``[-bound, bound]``, run r from run r's generator."""
+        return torch.stack([torch.empty(shape).uniform_(-bound, bound, generator=g) for g in self.gens])
 
 
 def _glorot(fan_in, fan_out) -> float:
@@ -359,7 +416,8 @@ def _random_bits(n: int, gen: torch.Generator, device) -> torch.Tensor:
     dev = str(device)
     if dev not in _SHIFTS:
         _SHIFTS[dev] = torch.arange(8, dtype=torch.uint8, device=device)
-    return ((words.view(torch.uint8).unsqueeze(1) >> _SHIFTS[dev]) & 1).view(-1)[:n]
+    bits = torch.bitwise_right_shift(words.view(torch.uint8).unsqueeze(1), _SHIFTS[dev])
+    return bits.bitwise_and_(1).view(-1)[:n]
 
 
 class RunRandom:
@@ -379,18 +437,21 @@ class RunRandom:
         self.gens = [torch.Generator(device=self.device).manual_seed(run_seeds(s)[1]) for s in seeds]
 
     def keep(self, shape, p: float) -> torch.Tensor:
-        """Scaled keep-mask ``[R, *shape]``: ``1 / (1 - p)`` with probability ``1 - p``, else 0.
+        """Keep-mask ``[R, *shape]`` of 0/1 (uint8): 1 with probability ``1 - p``.
 
+        The dropout scale ``1 / (1 - p)`` is not applied here: the models fold it into the linear map
+        that follows each dropout (a small weight tensor), so dropout is one pass over the activations.
         ``p = 0.5`` uses one random bit per entry (fast path); other ``p`` compare a uniform draw.
         Run r's mask comes from run r's generator only.
         """
         n = math.prod(shape)
-        if p == 0.5:
-            masks = [_random_bits(n, g, self.device) for g in self.gens]
-        else:
-            masks = [torch.rand(n, generator=g, device=self.device) >= p for g in self.gens]
-        out = torch.stack(masks).view(len(self.gens), *shape).to(torch.float32)
-        return out.mul_(1.0 / (1.0 - p))
+        out = torch.empty(len(self.gens), n, dtype=torch.uint8, device=self.device)
+        for r, g in enumerate(self.gens):
+            if p == 0.5:
+                out[r] = _random_bits(n, g, self.device)
+            else:
+                torch.ge(torch.rand(n, generator=g, device=self.device), p, out=out[r])
+        return out.view(len(self.gens), *shape)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -408,16 +469,22 @@ def _blin(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> to
 class BatchedModel(nn.Module):
     """Base class: R runs of one architecture with stacked parameters (run axis first).
 
+    A forward pass is split in two: :meth:`trunk` maps the input projection ``xw = X @ W_in[r]``
+    (``[R, N, in_cols]``; ``[in_blocks, R, N, in_cols]`` when ``W_in`` has several column blocks, as
+    SAGE's ``W_l | W_r`` and MixHop's ``W_0 | W_1 | W_2``) to the activations just before the first
+    dropout, which do not depend on the dropout masks, and :meth:`head` maps them to logits
+    ``[R, N, C]`` (``rnd``: a
+    :class:`RunRandom` in training mode, ``None`` in evaluation mode). The training loop computes
+    the trunk once per epoch and uses it for both the evaluation of epoch t and the training step of
+    epoch t + 1.
+
     Subclasses create their parameters in ``__init__`` through :meth:`_input`, :meth:`_weight` and
-    :meth:`_bias` (each run's values come from its own generator) and implement
-    ``forward(xw, rnd)``: ``xw`` is the input projection ``X @ W_in[r]`` of every run,
-    ``[R, N, in_cols]``, and ``rnd`` a :class:`RunRandom` in training mode or ``None`` in evaluation
-    mode; it returns logits ``[R, N, C]``.
+    :meth:`_bias` (each run's values come from its own generator, in creation order).
 
     Attributes
     ----------
     w_in : torch.nn.Parameter
-        ``[R, F, in_cols]``, the weights applied to the raw features.
+        ``[R, F, in_blocks * in_cols]``, the weights applied to the raw features.
     no_decay : set
         Parameter names trained without weight decay.
     """
@@ -431,6 +498,9 @@ class BatchedModel(nn.Module):
         self.no_decay: set = set()
         self._init = _RunInit(seeds)
 
+    def forward(self, xw, rnd=None):
+        return self.head(self.trunk(xw), rnd)
+
     # parameter factories -------------------------------------------------------------------
     def _param(self, name: str, value: torch.Tensor, decay: bool = True):
         self.register_parameter(name, nn.Parameter(value))
@@ -438,9 +508,9 @@ class BatchedModel(nn.Module):
             self.no_decay.add(name)
 
     def _input(self, blocks):
-        """``w_in`` ``[R, F, sum(widths)]``: blocks ``(width, bound)`` drawn one after the other."""
+        """``w_in`` ``[R, F, B * width]``: B blocks ``(width, bound)`` of equal width drawn one after the other."""
         self._param("w_in", torch.cat([self._init.uniform((self.in_dim, w), b) for w, b in blocks], dim=2))
-        self.in_cols = sum(w for w, _ in blocks)
+        self.in_blocks, self.in_cols = len(blocks), blocks[0][0]
 
     def _weight(self, name, fan_in, fan_out, bound, blocks: int = 1):
         """``[R, blocks * fan_out, fan_in]``: ``blocks`` weight matrices drawn one after the other."""
@@ -451,17 +521,26 @@ class BatchedModel(nn.Module):
         value = self._init.uniform((width,), bound) if bound else torch.zeros(self.R, width)
         self._param(name, value[:, None, :])  # [R, 1, width]: broadcasts over nodes
 
+    # dropout ---------------------------------------------------------------------------------
     def drop(self, h: torch.Tensor, rnd) -> torch.Tensor:
-        """Dropout with each run's own mask (identity in evaluation mode)."""
+        """``h`` times each run's own 0/1 keep-mask (identity in evaluation mode); the ``1 / (1 - p)``
+        scale is applied by :meth:`scaled` to the weights of the linear map that follows."""
         if rnd is None or self.p == 0.0:
             return h
         return h * rnd.keep(h.shape[1:], self.p)
 
+    def scaled(self, name: str, rnd) -> torch.Tensor:
+        """Weight ``name`` times the dropout scale ``1 / (1 - p)`` in training mode:
+        :math:`(h \\odot m / (1-p)) W^\\top = (h \\odot m) (W / (1-p))^\\top`."""
+        w = getattr(self, name)
+        return w if rnd is None or self.p == 0.0 else w * (1.0 / (1.0 - self.p))
+
     def _mlp_tail(self, h, rnd, start: int):
-        """Hidden layers ``start..L-1`` of an MLP after the input layer: ReLU, dropout, linear."""
+        """Layers ``start..L-1`` of an MLP whose ``h`` is already activated: dropout, linear, ReLU."""
         for i in range(start, self.num_layers):
-            h = self.drop(F.relu(h), rnd)
-            h = _blin(h, getattr(self, f"w{i}"), getattr(self, f"b{i}"))
+            h = _blin(self.drop(h, rnd), self.scaled(f"w{i}", rnd), getattr(self, f"b{i}"))
+            if i < self.num_layers - 1:
+                h = F.relu(h)
         return h
 
     def _make_mlp(self, out_dim):
@@ -473,6 +552,10 @@ class BatchedModel(nn.Module):
             self._weight(f"w{i}", dims[i], dims[i + 1], _kaiming(dims[i]))
             self._bias(f"b{i}", dims[i + 1], _kaiming(dims[i]))
 
+    def _mlp_trunk(self, xw):
+        h = xw.add_(self.b0)  # in place: xw is a fresh product, and each new [R, N, d] tensor costs page faults
+        return h.relu_() if self.num_layers > 1 else h
+
 
 class MLP(BatchedModel):
     """Feature-only MLP: ``num_layers`` linear layers with ReLU and dropout in between."""
@@ -481,8 +564,11 @@ class MLP(BatchedModel):
         super().__init__(*args)
         self._make_mlp(self.num_classes)
 
-    def forward(self, xw, rnd=None):
-        return self._mlp_tail(xw + self.b0, rnd, 1)
+    def trunk(self, xw):
+        return self._mlp_trunk(xw)
+
+    def head(self, h, rnd=None):
+        return self._mlp_tail(h, rnd, 1)
 
 
 class GCN(BatchedModel):
@@ -497,12 +583,16 @@ class GCN(BatchedModel):
             self._weight(f"w{i}", dims[i], dims[i + 1], _glorot(dims[i], dims[i + 1]))
             self._bias(f"b{i}", dims[i + 1])
 
-    def forward(self, xw, rnd=None):
+    def trunk(self, xw):
+        h = (self.ops["gcn"] @ xw).add_(self.b0)
+        return h.relu_() if self.num_layers > 1 else h
+
+    def head(self, h, rnd=None):
         a = self.ops["gcn"]
-        h = a @ xw + self.b0
         for i in range(1, self.num_layers):
-            h = self.drop(F.relu(h), rnd)
-            h = a @ _blin(h, getattr(self, f"w{i}")) + getattr(self, f"b{i}")
+            h = a @ _blin(self.drop(h, rnd), self.scaled(f"w{i}", rnd)) + getattr(self, f"b{i}")
+            if i < self.num_layers - 1:
+                h = F.relu(h)
         return h
 
 
@@ -521,15 +611,19 @@ class GraphSAGE(BatchedModel):
             self._weight(f"w{i}", dims[i], dims[i + 1], b, blocks=2)  # [W_l | W_r]
             self._bias(f"b{i}", dims[i + 1], b)
 
-    def forward(self, xw, rnd=None):
-        m = self.ops["mean"]
-        o = self.dims[1]
-        h = m @ xw[..., :o] + xw[..., o:] + self.b0
+    def _conv(self, z, o, bias):
+        return (self.ops["mean"] @ z[..., :o]).add_(z[..., o:]).add_(bias)
+
+    def trunk(self, xw):
+        h = (self.ops["mean"] @ xw[0]).add_(xw[1]).add_(self.b0)  # xw: [2, R, N, h] = X W_l | X W_r
+        return h.relu_() if self.num_layers > 1 else h
+
+    def head(self, h, rnd=None):
         for i in range(1, self.num_layers):
-            h = self.drop(F.relu(h), rnd)
-            z = _blin(h, getattr(self, f"w{i}"))
-            o = self.dims[i + 1]
-            h = m @ z[..., :o] + z[..., o:] + getattr(self, f"b{i}")
+            z = _blin(self.drop(h, rnd), self.scaled(f"w{i}", rnd))
+            h = self._conv(z, self.dims[i + 1], getattr(self, f"b{i}"))
+            if i < self.num_layers - 1:
+                h = F.relu(h)
         return h
 
 
@@ -563,39 +657,52 @@ class GAT(BatchedModel):
             self.shape.append((heads, ch))
             fan_in = heads * ch
 
-    def _attend(self, xw, i, rnd):
-        """One GATConv of all runs. The softmax is normalised after aggregation,
-        :math:`h_i' = \\sum_j d_{ij} w_{ij} x_j / \\sum_j w_{ij}` with :math:`w_{ij} = \\exp(e_{ij} - \\max_k e_{ik})`
-        and dropout mask :math:`d`, which equals dropout on the normalised :math:`\\alpha` and saves two
-        passes over the ``[R, heads, E]`` tensors; maxima and sums are CSR segment reductions."""
+    def _scores(self, xw, i):
+        """Unnormalised attention :math:`w_{ij} = \\exp(e_{ij} - \\max_k e_{ik})` ``[R, H, E]``, its
+        per-target sums ``[R, H, N]`` (>= 1: the max term is exp(0)) and the features ``[R*H, N, C]``;
+        maxima and sums are CSR segment reductions over the edges sorted by target."""
         graph = self.ops["gat"]
         R, n = xw.shape[:2]
         heads, ch = self.shape[i]
         x = xw.view(R, n, heads, ch).transpose(1, 2)  # [R, H, N, C]
         a_src = (x * getattr(self, f"att_src{i}").view(R, heads, 1, ch)).sum(-1)  # [R, H, N]
         a_dst = (x * getattr(self, f"att_dst{i}").view(R, heads, 1, ch)).sum(-1)
-        e = F.leaky_relu(a_src.index_select(2, graph.src) + a_dst.index_select(2, graph.dst), 0.2)  # [R, H, E]
+        e = F.leaky_relu(a_src.index_select(2, graph.src) + a_dst.index_select(2, graph.dst), 0.2)
         offsets = graph.offsets(R, heads)
-        top = torch.segment_reduce(e.detach(), "max", offsets=offsets, axis=2)  # [R, H, N]
+        top = torch.segment_reduce(e.detach(), "max", offsets=offsets, axis=2)
         w = torch.exp(e - top.index_select(2, graph.dst))
-        total = torch.segment_reduce(w, "sum", offsets=offsets, axis=2)  # >= 1: the max term is exp(0)
+        total = torch.segment_reduce(w, "sum", offsets=offsets, axis=2)
+        return w, total, x.reshape(R * heads, n, ch)
+
+    def _aggregate(self, scores, i, rnd):
+        """:math:`h_i' = \\sum_j d_{ij} w_{ij} x_j / ((1-p) \\sum_j w_{ij})` with dropout mask d: dropout on
+        the softmax :math:`\\alpha`, normalised after aggregation."""
+        w, total, x = scores
+        R, heads, n = total.shape
         if rnd is not None and self.p > 0:
             w = w * rnd.keep(w.shape[1:], self.p)
-        out = _AttentionSpMM.apply(w.reshape(R * heads, -1), x.reshape(R * heads, n, ch), graph)
-        out = out.view(R, heads, n, ch) / total.unsqueeze(-1)
-        return out.transpose(1, 2).reshape(R, n, heads * ch)
+            total = total * (1.0 - self.p)
+        out = _AttentionSpMM.apply(w.reshape(R * heads, -1), x, self.ops["gat"])
+        out = out.view(R, heads, n, -1) / total.unsqueeze(-1)
+        return out.transpose(1, 2).reshape(R, n, -1) + getattr(self, f"b{i}")
 
-    def forward(self, xw, rnd=None):
-        h = self._attend(xw, 0, rnd) + self.b0
+    def trunk(self, xw):
+        return self._scores(xw, 0)
+
+    def head(self, scores, rnd=None):
+        h = self._aggregate(scores, 0, rnd)
         for i in range(1, self.num_layers):
-            h = self.drop(F.elu(h), rnd)
-            h = self._attend(_blin(h, getattr(self, f"w{i}")), i, rnd) + getattr(self, f"b{i}")
+            z = _blin(self.drop(F.elu(h), rnd), self.scaled(f"w{i}", rnd))
+            h = self._aggregate(self._scores(z, i), i, rnd)
         return h
 
 
 class MixHop(BatchedModel):
     """``num_layers`` MixHopConv layers (powers {0, 1, 2}, ``hidden`` channels per power, ReLU,
-    dropout) and a linear classifier: :math:`H' = \\Vert_{p \\in \\{0,1,2\\}} \\hat A^p H W_p + b`."""
+    dropout) and a linear classifier on the last ``3 * hidden`` channels:
+    :math:`H' = \\Vert_{p \\in \\{0,1,2\\}} \\hat A^p H W_p + b`. With two layers: MixHopConv(F, 64) ->
+    ReLU -> dropout -> MixHopConv(192, 64) -> ReLU -> dropout -> Linear(192, C) (PyG's MixHop example
+    without batch norm)."""
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -612,20 +719,37 @@ class MixHop(BatchedModel):
         self._weight("w_out", fan_in, self.num_classes, _kaiming(fan_in))
         self._bias("b_out", self.num_classes, _kaiming(fan_in))
 
-    def _hops(self, z):
-        """``z`` ``[R, N, 3h]`` (blocks ``H W_0 | H W_1 | H W_2``) -> ``[H W_0 | A H W_1 | A^2 H W_2]``."""
-        a, hp = self.ops["gcn"], self.hidden
-        one = a @ z[..., hp:]  # A H W_1 | A H W_2
-        two = a @ one[..., hp:]
-        return torch.cat([z[..., :hp], one[..., :hp], two], dim=2)
+    def _hops(self, z, i):
+        """``z`` ``[3, R, N, h]`` (blocks ``H W_0, H W_1, H W_2``) -> ``[H W_0, A H W_1, A^2 H W_2] + b``, ReLU."""
+        a = self.ops["gcn"]
+        _, R, n, hp = z.shape
+        one = (a @ z[1:].reshape(2 * R, n, hp)).view(2, R, n, hp)  # A H W_1, A H W_2
+        two = a @ one[1]
+        bias = getattr(self, f"b{i}").view(R, 1, 3, hp).permute(2, 0, 1, 3)
+        return torch.cat([z[:1], one[:1], two[None]]).add_(bias).relu_()
 
-    def forward(self, xw, rnd=None):
-        h = xw
-        for i in range(self.num_layers):
-            if i > 0:
-                h = _blin(h, getattr(self, f"w{i}"))
-            h = self.drop(F.relu(self._hops(h) + getattr(self, f"b{i}")), rnd)
-        return _blin(h, self.w_out, self.b_out)
+    def _linear(self, h, w, b=None):
+        """``[3, R, N, h]`` (power blocks) times per-run ``w`` ``[R, o, 3h]`` -> ``[R, N, o]``."""
+        hp = h.shape[-1]
+        out = _blin(h[0], w[:, :, :hp], b)
+        for p in range(1, h.shape[0]):
+            out = torch.baddbmm(out, h[p], w[:, :, p * hp:(p + 1) * hp].transpose(1, 2))
+        return out
+
+    def trunk(self, xw):
+        return self._hops(xw, 0)
+
+    def drop(self, h, rnd):
+        if rnd is None or self.p == 0.0:
+            return h
+        return h * rnd.keep(h.shape[:1] + h.shape[2:], self.p).transpose(0, 1)  # run axis is dim 1 here
+
+    def head(self, h, rnd=None):
+        for i in range(1, self.num_layers):
+            z = self._linear(self.drop(h, rnd), self.scaled(f"w{i}", rnd))  # [R, N, 3h]
+            R, n, _ = z.shape
+            h = self._hops(z.view(R, n, 3, -1).permute(2, 0, 1, 3).contiguous(), i)
+        return self._linear(self.drop(h, rnd), self.scaled("w_out", rnd), self.b_out)
 
 
 class APPNP(BatchedModel):
@@ -635,9 +759,12 @@ class APPNP(BatchedModel):
         super().__init__(*args)
         self._make_mlp(self.num_classes)
 
-    def forward(self, xw, rnd=None):
+    def trunk(self, xw):
+        return self._mlp_trunk(xw)
+
+    def head(self, h, rnd=None):
         a = self.ops["gcn"]
-        z0 = self._mlp_tail(xw + self.b0, rnd, 1)
+        z0 = self._mlp_tail(h, rnd, 1)
         z = z0
         for _ in range(APPNP_K):
             z = torch.add(APPNP_ALPHA * z0, a @ z, alpha=1 - APPNP_ALPHA)
@@ -656,9 +783,12 @@ class GPRGNN(BatchedModel):
         gamma[-1] = (1 - GPRGNN_ALPHA) ** GPRGNN_K
         self._param("gamma", gamma.float().repeat(self.R, 1)[:, :, None, None], decay=False)  # [R, K+1, 1, 1]
 
-    def forward(self, xw, rnd=None):
+    def trunk(self, xw):
+        return self._mlp_trunk(xw)
+
+    def head(self, h, rnd=None):
         a = self.ops["gcn"]
-        z = self._mlp_tail(xw + self.b0, rnd, 1)
+        z = self._mlp_tail(h, rnd, 1)
         out = z * self.gamma[:, 0]
         for k in range(1, GPRGNN_K + 1):
             z = a @ z
@@ -669,7 +799,8 @@ class GPRGNN(BatchedModel):
 class H2GCN(BatchedModel):
     """H2GCN-2 (Zhu et al. 2020): ego embedding, ``num_layers`` rounds of separate exact 1-hop and
     2-hop aggregation (no self loops, no non-linearity), concatenation of all intermediate
-    representations, dropout, linear classifier."""
+    representations, dropout, linear classifier. Everything before the dropout is the trunk, so the
+    2-hop products run once per epoch."""
 
     def __init__(self, *args):
         super().__init__(*args)
@@ -680,15 +811,17 @@ class H2GCN(BatchedModel):
         self._weight("w_out", width, self.num_classes, _kaiming(width))
         self._bias("b_out", self.num_classes, _kaiming(width))
 
-    def forward(self, xw, rnd=None):
+    def trunk(self, xw):
         a1, a2 = self.ops["hop1"], self.ops["hop2"]
-        r = F.relu(xw + self.b0)
+        r = xw.add_(self.b0).relu_()
         reps = [r]
         for _ in range(self.num_layers):
             r = torch.cat([a1 @ r, a2 @ r], dim=2)
             reps.append(r)
-        h = self.drop(torch.cat(reps, dim=2), rnd)
-        return _blin(h, self.w_out, self.b_out)
+        return torch.cat(reps, dim=2)
+
+    def head(self, h, rnd=None):
+        return _blin(self.drop(h, rnd), self.scaled("w_out", rnd), self.b_out)
 
 
 _CLASSES = {"MLP": MLP, "GCN": GCN, "GAT": GAT, "GraphSAGE": GraphSAGE, "MixHop": MixHop, "APPNP": APPNP,

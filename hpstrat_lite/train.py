@@ -14,12 +14,20 @@ How R runs become one model
   this is R independent Adams.
 * Each run keeps its own early-stopping state (best validation loss, epoch, patience counter) and a
   snapshot of its best weights. A stopped run's loss is masked out of the sum and its snapshot is
-  final; the batch ends when every run has stopped.
-* The input projection ``X @ W_in`` (the only product with the feature matrix; a sparse CSR matmul
-  for bag-of-words features) depends only on the weights, not on dropout, so it is computed once
-  per epoch: the evaluation of epoch t and the training step of epoch t + 1 share it.
-* Runs whose activations would not fit a memory budget (GAT on large graphs: one message per edge,
-  run and head) are split into several batches; results do not depend on the split.
+  final; once at most :data:`COMPACT_FRACTION` of the batch is still training, the stopped runs are
+  dropped from the model and from Adam's state (so a batch costs what its active runs cost); the
+  batch ends when every run has stopped.
+* Everything before a model's first dropout (its *trunk*: the input projection ``X @ W_in``, the
+  only product with the feature matrix, and for instance GCN's first propagation or all of H2GCN's
+  1- and 2-hop products) depends on the weights only, not on dropout, so it is computed once per
+  epoch: the evaluation of epoch t and the training step of epoch t + 1 share it.
+* Runs whose activations would not fit a memory budget (GAT on large graphs: a few tensors per
+  edge, run and head) are split into several batches; results do not depend on the split.
+* Small batches train on one CPU thread (``num_threads="auto"``): their ops are too small to
+  share, and on a busy machine a second OpenMP thread mostly waits.
+* Features and graph operators (normalised adjacency, H2GCN's 2-hop matrix, GAT's edge blocks) are
+  built once per dataset and device and cached, keyed by the identity of ``data.x`` /
+  ``data.edge_index``.
 """
 from __future__ import annotations
 
@@ -28,11 +36,13 @@ import math
 import numbers
 import time
 import warnings
+import weakref
 
-import numpy as np
 import torch
 
-from .models import MODELS, RunRandom, SparseOp, build_model, check_model, graph_operators  # noqa: F401
+from .models import MODELS, RunRandom, SparseOp, build_model, check_model, graph_operators
+
+__all__ = ["MODELS", "FEATURE_NORMS", "Features", "resolve_device", "train_runs"]
 
 FEATURE_NORMS = (None, "row", "standard")
 
@@ -184,14 +194,37 @@ class Features:
                 self.dense = xd.contiguous().to(device)
                 self.op = None
 
-    def project(self, w: torch.Tensor) -> torch.Tensor:
-        """``X_norm @ w[r]`` for all runs' input weights ``w`` ``[R, F, c]`` -> ``[R, N, c]``."""
+    def project(self, w: torch.Tensor, blocks: int = 1) -> torch.Tensor:
+        """``X_norm @ w[r]`` for all runs' input weights ``w`` ``[R, F, blocks * c]``: ``[R, N, c]`` for one
+        block, else ``[blocks, R, N, c]`` (block-major, see :meth:`SparseOp.project`)."""
         if self.dense is not None:
-            return torch.matmul(self.dense, w)
+            out = torch.matmul(self.dense, w)
+            if blocks == 1:
+                return out
+            R, n, width = out.shape
+            return out.view(R, n, blocks, width // blocks).permute(2, 0, 1, 3).contiguous()
         if self.shift is None:
-            return self.op @ w
+            return self.op.project(w, blocks)
         ws = w * self.scale[None, :, None]
-        return self.op @ ws - torch.matmul(self.shift, ws).unsqueeze(1)
+        shift = torch.matmul(self.shift, ws)  # [R, blocks * c]
+        shift = shift.unsqueeze(1) if blocks == 1 else shift.view(w.shape[0], blocks, -1).transpose(0, 1).unsqueeze(2)
+        return self.op.project(ws, blocks) - shift
+
+
+_FEATURE_CACHE: dict = {}
+
+
+def features(x, feature_norm, device) -> Features:
+    """:class:`Features` of ``x``, built once per tensor, normalisation and device (cached while ``x`` lives)."""
+    key = id(x)
+    if key not in _FEATURE_CACHE:
+        _FEATURE_CACHE[key] = {}
+        weakref.finalize(x, _FEATURE_CACHE.pop, key, None)
+    cache = _FEATURE_CACHE[key]
+    ck = (feature_norm, str(device))
+    if ck not in cache:
+        cache[ck] = Features(x, feature_norm, device)
+    return cache[ck]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -207,6 +240,10 @@ def _run_losses(logits: torch.Tensor, y: torch.Tensor, weight: torch.Tensor) -> 
     logp = torch.log_softmax(logits.transpose(1, 2).contiguous(), dim=1)  # [R, C, N]
     nll = -logp.gather(1, y.view(1, 1, -1).expand(logits.shape[0], 1, -1)).squeeze(1)  # [R, N]
     return (torch.where(weight > 0, nll, 0.0) * weight).sum(1)
+
+
+def _detach(state):
+    return tuple(t.detach() for t in state) if isinstance(state, tuple) else state.detach()
 
 
 def _activation_per_run(model: str, n: int, ops: dict, hidden: int, num_layers: int) -> int:
@@ -241,6 +278,38 @@ def _batches(runs: int, per_run: int, runs_per_batch) -> list[range]:
     return [range(i, min(i + size, runs)) for i in range(0, runs, size)]
 
 
+#: A batch drops its stopped runs (compacts) once at most this fraction of its current runs is active.
+COMPACT_FRACTION = 2 / 3
+
+
+def _optimizer(model, hp):
+    """One Adam over all stacked parameters (no weight decay on ``model.no_decay``)."""
+    decay = [p for k, p in model.named_parameters() if k not in model.no_decay]
+    no_decay = [p for k, p in model.named_parameters() if k in model.no_decay]
+    groups = [{"params": decay, "weight_decay": hp["weight_decay"]}]
+    if no_decay:
+        groups.append({"params": no_decay, "weight_decay": 0.0})
+    return torch.optim.Adam(groups, lr=hp["lr"])
+
+
+def _compact(model, opt, keep, hp):
+    """Keep only runs ``keep`` (slot indices) in ``model`` and in Adam's state; returns the new Adam.
+
+    Runs are independent and Adam is elementwise, so dropping stopped runs changes nothing for the
+    others; it only stops paying for them.
+    """
+    old = dict(model.named_parameters())
+    states = {k: opt.state.get(p, {}) for k, p in old.items()}
+    for k, p in old.items():
+        model._parameters[k] = torch.nn.Parameter(p.detach()[keep].clone())
+    model.R = int(keep.numel())
+    new_opt = _optimizer(model, hp)
+    for k, p in model.named_parameters():
+        new_opt.state[p] = {key: (v[keep].clone() if torch.is_tensor(v) and v.dim() > 0 else
+                                  v.clone() if torch.is_tensor(v) else v) for key, v in states[k].items()}
+    return new_opt
+
+
 def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, device, progress, desc):
     """Train one batch of runs; returns per-run result dicts (without the run/seed bookkeeping)."""
     t0 = time.perf_counter()
@@ -248,41 +317,40 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     model = build_model(model_name, seeds, feats.shape[1], num_classes, ops, hidden=hp["hidden"],
                         num_layers=hp["num_layers"], dropout=hp["dropout"]).to(device)
     masks = masks.transpose(1, 2).to(device)  # [3, R, N]
-    weights = masks.float() / masks.sum(2, keepdim=True).float()
-    decay = [p for k, p in model.named_parameters() if k not in model.no_decay]
-    no_decay = [p for k, p in model.named_parameters() if k in model.no_decay]
-    groups = [{"params": decay, "weight_decay": hp["weight_decay"]}]
-    if no_decay:
-        groups.append({"params": no_decay, "weight_decay": 0.0})
-    opt = torch.optim.Adam(groups, lr=hp["lr"])
+    all_weights = masks.float() / masks.sum(2, keepdim=True).float()
+    weights = all_weights
+    opt = _optimizer(model, hp)
     rnd = RunRandom(seeds, device)
-    params = dict(model.named_parameters())
-    best = {k: p.detach().clone() for k, p in params.items()}
+    best = {k: p.detach().clone() for k, p in model.named_parameters()}  # per run, by original index
     best_loss = torch.full((R,), math.inf, device=device)
     best_epoch = torch.zeros(R, dtype=torch.long, device=device)
     bad = torch.zeros(R, dtype=torch.long, device=device)
     stopped = torch.zeros(R, dtype=torch.bool, device=device)
     epochs_run = torch.full((R,), hp["max_epochs"], dtype=torch.long, device=device)
+    slots = torch.arange(R, device=device)  # original index of each run still in the model
     patience = hp["patience"]
 
-    def evaluate(xw, epoch):
+    def trunk():
+        return model.trunk(feats.project(model.w_in, model.in_blocks))
+
+    def evaluate(state, epoch):
         """Early-stopping bookkeeping for the weights after ``epoch`` training steps."""
-        nonlocal best_loss, bad, stopped
         with torch.no_grad():
-            vl = _run_losses(model(xw, None), y, weights[1])
-            active = ~stopped
-            improved = (vl < best_loss) & active
+            vl = _run_losses(model.head(_detach(state), None), y, weights[1])
+            active = ~stopped[slots]
+            improved = (vl < best_loss[slots]) & active
             if bool(improved.any()):
                 idx = improved.nonzero().view(-1)
-                for k, p in params.items():
-                    best[k].index_copy_(0, idx, p.detach().index_select(0, idx))
-                best_loss = torch.where(improved, vl, best_loss)
-                best_epoch[improved] = epoch
-            bad = torch.where(improved, 0, bad + active.long())
+                orig = slots[idx]
+                for k, p in model.named_parameters():
+                    best[k].index_copy_(0, orig, p.detach().index_select(0, idx))
+                best_loss[orig] = vl[idx]
+                best_epoch[orig] = epoch
+            bad[slots] = torch.where(improved, 0, bad[slots] + active.long())
             if patience is not None:
-                newly = active & (bad >= patience)
+                newly = slots[active & (bad[slots] >= patience)]
                 epochs_run[newly] = epoch
-                stopped = stopped | newly
+                stopped[newly] = True
         return bool(stopped.all())
 
     bar = None
@@ -290,32 +358,39 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
         from tqdm.auto import tqdm
 
         bar = tqdm(total=hp["max_epochs"], desc=desc, leave=False)
-    xw = feats.project(model.w_in)
+    state = trunk()
     for epoch in range(1, hp["max_epochs"] + 1):
-        model.train()
-        logits = model(xw, rnd)
-        loss = (_run_losses(logits, y, weights[0]) * (~stopped).float()).sum()
+        logits = model.head(state, rnd)
+        loss = (_run_losses(logits, y, weights[0]) * (~stopped[slots]).float()).sum()
         opt.zero_grad(set_to_none=True)
         loss.backward()
+        del logits, loss, state
         opt.step()
-        model.eval()
-        xw = feats.project(model.w_in)  # weights after this step: evaluated now, trained on next epoch
-        done = evaluate(xw.detach(), epoch)
+        state = trunk()  # weights after this step: evaluated now, trained on at the next epoch
+        done = evaluate(state, epoch)
         if bar is not None:
             bar.update(1)
             bar.set_postfix(active=int((~stopped).sum()))
         if done:
             break
+        keep = (~stopped[slots]).nonzero().view(-1)
+        if keep.numel() <= COMPACT_FRACTION * slots.numel():  # drop the stopped runs from the batch
+            del state
+            opt = _compact(model, opt, keep, hp)
+            rnd.gens = [rnd.gens[i] for i in keep.tolist()]
+            slots, weights = slots[keep], weights[:, keep]
+            state = trunk()
     if bar is not None:
         bar.close()
 
     with torch.no_grad():  # test once, with each run's best weights
-        for k, p in params.items():
-            p.copy_(best[k])
-        logits = model(feats.project(model.w_in), None)
-        losses = [_run_losses(logits, y, weights[i]) for i in range(3)]
+        for k in best:
+            model._parameters[k] = torch.nn.Parameter(best[k])
+        model.R = R
+        logits = model.head(trunk(), None)
+        losses = [_run_losses(logits, y, all_weights[i]) for i in range(3)]
         correct = (logits.argmax(-1) == y[None, :]).float()  # [R, N]
-        accs = [(correct * weights[i]).sum(1) for i in range(3)]
+        accs = [(correct * all_weights[i]).sum(1) for i in range(3)]
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     wall = time.perf_counter() - t0
@@ -325,8 +400,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     cols = {k: v.cpu().tolist() for k, v in cols.items()}
     for r in range(R):
         row = {k: v[r] for k, v in cols.items()}
-        row.update(stopped_early=row["epochs_run"] < hp["max_epochs"] or bool(stopped[r]),
-                   seconds=wall / R, batch_seconds=wall, batch_size=R)
+        row.update(stopped_early=bool(stopped[r]), seconds=wall / R, batch_seconds=wall, batch_size=R)
         rows.append(row)
     return rows
 
@@ -422,7 +496,9 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     seeds = _check_seeds(seeds, masks.shape[2])
     dev = resolve_device(device)
 
-    feats = Features(data.x, feature_norm, dev)
+    if feature_norm not in FEATURE_NORMS:
+        raise ValueError(f"feature_norm must be one of {FEATURE_NORMS}; got {feature_norm!r}.")
+    feats = features(data.x, feature_norm, dev)
     ops = graph_operators(data, model, dev)
     num_classes = int(y.max()) + 1
     y = y.long().to(dev)

@@ -62,15 +62,24 @@ def test_batched_run_equals_solo_run(toy, model):
     assert all(0.0 <= r["test_acc"] <= 1.0 and math.isfinite(r["val_loss"]) for r in batch)
 
 
-def test_runs_that_stop_at_different_epochs_stay_independent(toy):
-    """Once a run stops, the batch keeps training the others; the stopped run's result is frozen."""
+@pytest.mark.parametrize("model", ["GCN", "GAT"])
+def test_runs_that_stop_at_different_epochs_stay_independent(toy, model, monkeypatch):
+    """Once a run stops, the batch keeps training the others (and drops the stopped ones from the
+    model once enough have stopped); every run's result equals the same run trained alone."""
+    import hpstrat_lite.train as train
+
+    calls = []
+    compact = train._compact
+    monkeypatch.setattr(train, "_compact", lambda model, opt, keep, hp: calls.append(keep.numel()) or
+                        compact(model, opt, keep, hp))
     data, tr, va, te = toy
     seeds = [1, 2, 3, 4, 5, 6]
     tr6, va6, te6 = (torch.cat([m, m], 1) for m in (tr, va, te))
-    batch = train_runs(data, "GCN", tr6, va6, te6, seeds, max_epochs=120, patience=15, device="cpu")
+    batch = train_runs(data, model, tr6, va6, te6, seeds, max_epochs=120, patience=15, device="cpu")
     assert len({r["epochs_run"] for r in batch}) > 1
-    for r in (0, 4):
-        solo = train_runs(data, "GCN", tr6[:, r], va6[:, r], te6[:, r], [seeds[r]], max_epochs=120, patience=15,
+    assert calls and calls[0] <= 4  # the batch shrank while some runs were still training
+    for r in range(6):
+        solo = train_runs(data, model, tr6[:, r], va6[:, r], te6[:, r], [seeds[r]], max_epochs=120, patience=15,
                           device="cpu")
         _assert_same_run(batch[r], solo[0])
 
@@ -139,11 +148,13 @@ def test_sparse_and_dense_features_agree(norm):
 def test_feature_normalisations_match_their_formulas():
     x = _toy_graph(sparse=False).x
     x[:, 3] = 0.0  # a constant column: standardised to zero
-    w = torch.randn(2, x.shape[1], 5, dtype=torch.float32)
+    w = torch.randn(2, x.shape[1], 6, dtype=torch.float32)
     mu, sd = x.mean(0), x.std(0, unbiased=False)
     z = torch.where(sd > 0, (x - mu) / sd.clamp(min=1e-12), torch.zeros_like(x))
     rows = x / x.sum(1, keepdim=True).clamp(min=1e-12)
+    blocks = (z @ w).view(2, -1, 2, 3).permute(2, 0, 1, 3)  # w as two column blocks of width 3
     for xs in (x, x.to_sparse_csr()):
+        torch.testing.assert_close(Features(xs, "standard", "cpu").project(w, 2), blocks, atol=1e-4, rtol=1e-4)
         torch.testing.assert_close(Features(xs, "standard", "cpu").project(w), z @ w, atol=1e-4, rtol=1e-4)
         torch.testing.assert_close(Features(xs, "row", "cpu").project(w), rows @ w, atol=1e-5, rtol=1e-5)
         torch.testing.assert_close(Features(xs, None, "cpu").project(w), x @ w, atol=1e-5, rtol=1e-5)
@@ -157,7 +168,7 @@ def _batched(data, name, **kw):
     ops = graph_operators(data, name, "cpu")
     model = build_model(name, [21, 22], data.x.shape[1], int(data.y.max()) + 1, ops, **kw).eval()
     with torch.no_grad():
-        out = model(Features(data.x, None, "cpu").project(model.w_in), None)
+        out = model(Features(data.x, None, "cpu").project(model.w_in, model.in_blocks), None)
     return model, out
 
 
@@ -264,6 +275,16 @@ def test_models_have_independent_runs_and_seeded_init():
     assert not torch.equal(a.w_in[0], a.w_in[1])
 
 
+def test_gprgnn_gamma_has_no_weight_decay():
+    from hpstrat_lite.train import _optimizer
+
+    data = _toy_graph()
+    model = build_model("GPRGNN", [0, 1], 40, 3, graph_operators(data, "GPRGNN", "cpu"))
+    groups = _optimizer(model, {"weight_decay": 5e-4, "lr": 0.01}).param_groups
+    assert [g["weight_decay"] for g in groups] == [5e-4, 0.0]
+    assert groups[1]["params"] == [model.gamma]
+
+
 # ----------------------------------------------------------------------------------------------
 # Real data
 # ----------------------------------------------------------------------------------------------
@@ -335,6 +356,10 @@ def test_bad_inputs_raise_clear_errors(toy):
         train_runs(data, "GCN", tr, va, te, seeds, device="tpu")
     with pytest.raises(ValueError, match=r"hidden=20 must be divisible by the 8 GAT heads"):
         train_runs(data, "GAT", tr, va, te, seeds, hidden=20)
+    with pytest.raises(ValueError, match=r"num_threads must be an integer >= 1; got 0"):
+        train_runs(data, "GCN", tr, va, te, seeds, num_threads=0)
+    with pytest.raises(ValueError, match=r"runs_per_batch must be an integer >= 1; got 0"):
+        train_runs(data, "GCN", tr, va, te, seeds, runs_per_batch=0)
     bad_y = Data(x=data.x, edge_index=data.edge_index, y=data.y - 1, num_nodes=data.num_nodes)
     with pytest.raises(ValueError, match=r"data.y must hold class ids 0..C-1; got -1"):
         train_runs(bad_y, "GCN", tr, va, te, seeds)
