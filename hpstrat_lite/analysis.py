@@ -73,6 +73,23 @@ PAPER_APPENDIX_B_R2 = (0.021, 0.289)
 mean homophily is significant (p < 0.05) with R^2 between 0.021 and 0.289."""
 
 
+def sweep_cost(rows: pd.DataFrame) -> pd.DataFrame:
+    """Training wall time of a sweep, in minutes, per dataset (rows) and model (columns), with totals.
+
+    Each row's ``seconds`` is its batch's wall time divided by the runs in the batch
+    (:func:`hpstrat_lite.train.train_runs`), so summing ``seconds`` over rows gives the wall time the
+    batches took, whatever their sizes. Data loading and fold making are not included.
+    """
+    if rows.empty:
+        raise ValueError("rows is empty: there are no results to analyse (run hpstrat experiment first).")
+    if "seconds" not in rows:
+        raise ValueError("rows has no 'seconds' column: it was not written by hpstrat_lite.experiment.")
+    minutes = rows.pivot_table(index="dataset", columns="model", values="seconds", aggfunc="sum", sort=False) / 60
+    minutes["total"] = minutes.sum(axis=1)
+    minutes.loc["total"] = minutes.sum(axis=0)
+    return minutes.rename_axis(index="dataset", columns=None)
+
+
 def homophily_regression(rows: pd.DataFrame, x: str = "test_homophily", y: str = "test_acc") -> dict:
     """Appendix B: OLS of test accuracy on test-set mean homophily (statsmodels), one point per run.
 

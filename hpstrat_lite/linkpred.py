@@ -34,6 +34,7 @@ import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
 from .homophily import simple_undirected_pairs
+from .train import Features
 
 __all__ = [
     "ENCODERS",
@@ -41,7 +42,6 @@ __all__ = [
     "FEATURE_NORMS",
     "edge_split",
     "sample_negative_pairs",
-    "NodeFeatures",
     "gcn_adjacency",
     "LinkEncoder",
     "run_link_prediction",
@@ -209,66 +209,6 @@ def _check_feature_norm(how):
     return None if how == "none" else how
 
 
-class NodeFeatures:
-    """Normalised node features on a device, ready for the first product ``X W``.
-
-    The same preprocessing as the node-classification engine (``hpstrat_lite.train``):
-
-    - ``None`` / ``"none"``: raw features;
-    - ``"row"``: each row divided by its L1 norm (sum of absolute values; zero rows stay zero);
-    - ``"standard"``: each column standardised over all nodes, ``(x - mu) / sigma`` (constant
-      columns become zero). Sparse features stay sparse: the centring is folded into the product,
-      ``X_std W = X (s * W) - (mu s)^T W`` with ``s = 1 / sigma``.
-
-    Parameters
-    ----------
-    x : torch.Tensor, shape [N, F], dense or sparse (CSR or COO)
-    feature_norm : {None, "none", "row", "standard"}
-    device : torch.device
-    """
-
-    def __init__(self, x, feature_norm, device):
-        how = _check_feature_norm(feature_norm)
-        if not torch.is_tensor(x) or x.dim() != 2:
-            raise ValueError(f"data.x must be a 2-D torch tensor [num_nodes, num_features], got "
-                             f"{type(x).__name__} of shape {tuple(getattr(x, 'shape', ()))}")
-        self.shape = tuple(x.shape)
-        self.scale = self.shift = None
-        n, d = self.shape
-        if x.layout in (torch.sparse_csr, torch.sparse_coo):
-            coo = x.to_sparse_coo().coalesce().cpu()
-            idx, val = coo.indices(), coo.values().to(torch.float32)
-            if how == "row":
-                rs = torch.zeros(n).index_add_(0, idx[0], val.abs())
-                val = val / rs.clamp(min=1e-12)[idx[0]]
-            elif how == "standard":
-                mu = torch.zeros(d, dtype=torch.float64).index_add_(0, idx[1], val.double()) / n
-                sq = torch.zeros(d, dtype=torch.float64).index_add_(0, idx[1], val.double() ** 2) / n
-                sd = (sq - mu ** 2).clamp(min=0).sqrt()
-                s = torch.where(sd > 0, 1.0 / sd.clamp(min=1e-300), torch.zeros_like(sd))
-                self.scale = s.float().to(device)
-                self.shift = (mu * s).float().to(device)
-            with warnings.catch_warnings():
-                warnings.filterwarnings("ignore", message=".*[Ss]parse.*")
-                m = torch.sparse_coo_tensor(idx, val, self.shape, check_invariants=False)
-                self.x = m.coalesce().to_sparse_csr().to(device)
-        else:
-            xd = x.to(torch.float32)
-            if how == "row":
-                xd = xd / xd.abs().sum(1, keepdim=True).clamp(min=1e-12)
-            elif how == "standard":
-                sd = xd.std(0, unbiased=False)
-                xd = torch.where(sd > 0, (xd - xd.mean(0)) / sd.clamp(min=1e-30), torch.zeros_like(xd))
-            self.x = xd.contiguous().to(device)
-
-    def project(self, w):
-        """``X_norm @ w`` for ``w`` of shape [F, H] -> [N, H]."""
-        if self.scale is None:
-            return self.x @ w
-        ws = w * self.scale[:, None]
-        return self.x @ ws - (self.shift @ ws)[None]
-
-
 def gcn_adjacency(edge_index, num_nodes):
     """Symmetric GCN propagation matrix ``D^{-1/2} (A + I) D^{-1/2}`` as a sparse CSR tensor.
 
@@ -294,7 +234,7 @@ class LinkEncoder(torch.nn.Module):
     Layer widths ``in -> hidden -> ... -> hidden -> out`` (``num_layers`` linear maps), ReLU and
     dropout between layers (not on the input, which may be sparse). ``kind="gcn"`` multiplies
     every layer's output by the propagation matrix ``adj`` (see :func:`gcn_adjacency`);
-    ``kind="mlp"`` ignores the graph. The input is a :class:`NodeFeatures` (normalised,
+    ``kind="mlp"`` ignores the graph. The input is a :class:`~hpstrat_lite.train.Features` (normalised,
     possibly sparse features), whose ``project`` computes the first product.
     """
 
@@ -317,7 +257,7 @@ class LinkEncoder(torch.nn.Module):
         h = None
         for i, lin in enumerate(self.lins):
             if i == 0:
-                h = feats.project(lin.weight.t())
+                h = feats.project(lin.weight.t()[None])[0]  # one "run"
             else:
                 h = F.dropout(F.relu(h), p=self.dropout, training=self.training)
                 h = h @ lin.weight.t()
@@ -382,7 +322,7 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
     decoder : {"dot", "mlp"}
         Dot product ``z_u . z_v`` or an MLP on ``z_u * z_v``.
     feature_norm : {None, "none", "row", "standard"}
-        Feature preprocessing, as in the node-classification engine (:class:`NodeFeatures`):
+        Feature preprocessing, as in the node-classification engine (:class:`hpstrat_lite.train.Features`, the same code):
         raw, rows scaled to unit L1 norm, or columns standardised (sparse features stay
         sparse).
     device : str
@@ -437,7 +377,7 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
                 "seconds": time.perf_counter() - t0, **info}
 
     dev = _resolve_device(device)
-    feats = NodeFeatures(data.x, feature_norm, dev)
+    feats = Features(data.x, _check_feature_norm(feature_norm), dev)
     adj = gcn_adjacency(split["train_edge_index"], n).to(dev) if encoder == "gcn" else None
     train_pos = split["train_pos"].to(dev)
     eval_pairs = {k: split[k].to(dev) for k in ("val_pos", "val_neg", "test_pos", "test_neg")}

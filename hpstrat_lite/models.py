@@ -752,43 +752,32 @@ class MixHop(BatchedModel):
         return self._linear(self.drop(h, rnd), self.scaled("w_out", rnd), self.b_out)
 
 
-class APPNP(BatchedModel):
+class APPNP(MLP):
     """MLP then personalised-PageRank propagation, K = 10, alpha = 0.1 (Gasteiger et al. 2019)."""
-
-    def __init__(self, *args):
-        super().__init__(*args)
-        self._make_mlp(self.num_classes)
-
-    def trunk(self, xw):
-        return self._mlp_trunk(xw)
 
     def head(self, h, rnd=None):
         a = self.ops["gcn"]
-        z0 = self._mlp_tail(h, rnd, 1)
+        z0 = super().head(h, rnd)
         z = z0
         for _ in range(APPNP_K):
             z = torch.add(APPNP_ALPHA * z0, a @ z, alpha=1 - APPNP_ALPHA)
         return z
 
 
-class GPRGNN(BatchedModel):
+class GPRGNN(MLP):
     """MLP then generalised PageRank :math:`Z = \\sum_{k=0}^{K} \\gamma_k \\hat A^k H`, K = 10, with
     learnable per-run :math:`\\gamma` (PPR init, alpha = 0.1; no weight decay), Chien et al. 2021."""
 
     def __init__(self, *args):
         super().__init__(*args)
-        self._make_mlp(self.num_classes)
         k = torch.arange(GPRGNN_K + 1, dtype=torch.float64)
         gamma = GPRGNN_ALPHA * (1 - GPRGNN_ALPHA) ** k
         gamma[-1] = (1 - GPRGNN_ALPHA) ** GPRGNN_K
         self._param("gamma", gamma.float().repeat(self.R, 1)[:, :, None, None], decay=False)  # [R, K+1, 1, 1]
 
-    def trunk(self, xw):
-        return self._mlp_trunk(xw)
-
     def head(self, h, rnd=None):
         a = self.ops["gcn"]
-        z = self._mlp_tail(h, rnd, 1)
+        z = super().head(h, rnd)
         out = z * self.gamma[:, 0]
         for k in range(1, GPRGNN_K + 1):
             z = a @ z

@@ -8,7 +8,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.analysis import best_model_changes, cross_fold_std, rank_summary, std_reduction_share
+from hpstrat_lite.analysis import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
 from hpstrat_lite.experiment import RUN_KEY, run_experiment
 from hpstrat_lite.results import read_rows
 
@@ -80,6 +80,18 @@ def test_analysis_tables_on_known_rows():
     assert share.loc["all"].iloc[0] == pytest.approx(5 / 6)
     best = best_model_changes(rows)
     assert best.loc["d1", "random"] == "B" and best.loc["d1", "hpstrat"] == "A" and best["changes"].all()
+
+
+def test_sweep_cost_sums_batch_wall_time():
+    # one batch of 3 runs that took 60 s (20 s each) and one solo run of 30 s
+    rows = pd.DataFrame({"dataset": ["d1", "d1", "d1", "d2"], "model": ["A", "A", "A", "B"],
+                         "seconds": [20.0, 20.0, 20.0, 30.0]})
+    cost = sweep_cost(rows)
+    assert cost.loc["d1", "A"] == pytest.approx(1.0) and cost.loc["d2", "B"] == pytest.approx(0.5)
+    assert np.isnan(cost.loc["d1", "B"])
+    assert cost.loc["total", "total"] == pytest.approx(1.5)
+    with pytest.raises(ValueError, match="no 'seconds' column"):
+        sweep_cost(rows.drop(columns="seconds"))
 
 
 def test_analysis_rejects_empty_rows():
