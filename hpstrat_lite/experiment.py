@@ -66,6 +66,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     from .models import MODELS, check_model
     from .train import train_runs
 
+    version = code_version()  # of the code imported now, which trains every run of this call
     models = list(MODELS) if models is None else [check_model(m) for m in models]
     methods = list(SPLIT_METHODS) if methods is None else list(methods)
     for m in methods:
@@ -89,7 +90,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
                     if (data.name, model, method, k, seed, fold, n_bins, max_epochs, patience) not in done]
             if runs:
                 rows = _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, device,
-                                           runs_per_batch, train_runs)
+                                           runs_per_batch, train_runs, version)
                 append_rows(out, rows)
                 done |= {tuple(r[c] for c in RUN_KEY) for r in rows}
             bar.update(1)
@@ -104,7 +105,7 @@ def _finished_keys(table: pd.DataFrame) -> set:
 
 
 def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, device, runs_per_batch,
-                        train_runs) -> list[dict]:
+                        train_runs, version) -> list[dict]:
     import torch
 
     masks = [[], [], []]
@@ -116,7 +117,7 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
     results = train_runs(data, model, train_mask, val_mask, test_mask,
                          seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
                          max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch)
-    version, stamp = code_version(), time.strftime("%Y-%m-%dT%H:%M:%S")
+    stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     rows = []
     for (method, seed, fold, folds), res, test in zip(runs, results, test_mask.T):
         ht = h[test.numpy()]
