@@ -145,6 +145,17 @@ def test_sparse_and_dense_features_agree(norm):
         _assert_same_run(ra, rb, loss_rtol=1e-3)
 
 
+def test_sparse_features_stay_sparse_unless_dense():
+    toy = _toy_graph(sparse=True).x  # about 13% non-zeros
+    assert Features(toy, None, "cpu").op is not None and Features(toy, None, "cpu").dense is None
+    full = (torch.rand(50, 20, generator=torch.Generator().manual_seed(0)) < 0.35).float()  # like Amazon's 35%
+    f = Features(full.to_sparse_csr(), "row", "cpu")
+    assert f.op is None and f.dense is not None
+    w = torch.randn(2, 20, 4)
+    rows = full / full.sum(1, keepdim=True).clamp(min=1e-12)
+    torch.testing.assert_close(f.project(w), rows @ w, atol=1e-5, rtol=1e-5)
+
+
 def test_feature_normalisations_match_their_formulas():
     x = _toy_graph(sparse=False).x
     x[:, 3] = 0.0  # a constant column: standardised to zero
