@@ -58,6 +58,9 @@ from torch import nn
 MODELS = ("MLP", "GCN", "GAT", "GraphSAGE", "MixHop", "APPNP", "H2GCN", "GPRGNN")
 
 GAT_HEADS = 8
+#: Use the fused numba kernel (:mod:`hpstrat_lite.kernels`) for GAT attention on CPU; the PyTorch-op
+#: path (always used on CUDA) is kept for reference and tests.
+FUSED_ATTENTION = True
 MIXHOP_POWERS = (0, 1, 2)
 APPNP_K, APPNP_ALPHA = 10, 0.1
 GPRGNN_K, GPRGNN_ALPHA = 10, 0.1
@@ -262,6 +265,17 @@ class AttentionGraph:
         self._perm = torch.argsort(src * n + dst)  # value order of the transpose (CSR by source)
         self._crow_t = _crow(src, n)
         self._blocks: dict = {}
+        self._cpu_index = None
+
+    def cpu_index(self):
+        """``(crow, src, crow_t, dst_t, perm)`` as int64 numpy arrays for :mod:`hpstrat_lite.kernels`: CSR by
+        target (row pointer, sources), CSR by source (row pointer, targets) and, per source-order
+        position, the edge's index in target order."""
+        if self._cpu_index is None:
+            perm = self._perm.cpu()
+            self._cpu_index = tuple(t.cpu().long().numpy() for t in (
+                self._crow, self.src, self._crow_t, self.dst.cpu()[perm], perm))
+        return self._cpu_index
 
     def offsets(self, runs: int, heads: int) -> torch.Tensor:
         """CSR row pointer expanded to ``[runs, heads, N + 1]`` for ``torch.segment_reduce``."""
@@ -658,15 +672,27 @@ class GAT(BatchedModel):
             fan_in = heads * ch
 
     def _scores(self, xw, i):
-        """Unnormalised attention :math:`w_{ij} = \\exp(e_{ij} - \\max_k e_{ik})` ``[R, H, E]``, its
-        per-target sums ``[R, H, N]`` (>= 1: the max term is exp(0)) and the features ``[R*H, N, C]``;
-        maxima and sums are CSR segment reductions over the edges sorted by target."""
+        """Attention inputs of layer ``i`` from its projected features ``xw`` ``[R, N, H*C]``.
+
+        On CPU: ``(x [R, N, H, C], a_src [R, N, H], a_dst [R, N, H])`` for the fused kernel
+        (:class:`hpstrat_lite.kernels.GATAggregate`); the per-head dot products
+        :math:`a^\\top W h` are one batched GEMM with a block-diagonal ``[H*C, 2H]`` matrix.
+        On CUDA: unnormalised attention :math:`w_{ij} = \\exp(e_{ij} - \\max_k e_{ik})` ``[R, H, E]``,
+        its per-target sums ``[R, H, N]`` (>= 1: the max term is exp(0)) and the features
+        ``[R*H, N, C]``; maxima and sums are CSR segment reductions over the edges sorted by target."""
         graph = self.ops["gat"]
         R, n = xw.shape[:2]
         heads, ch = self.shape[i]
+        att = torch.cat([getattr(self, f"att_src{i}"), getattr(self, f"att_dst{i}")], 1).view(R, 2, heads, ch)
+        if FUSED_ATTENTION and not xw.is_cuda:
+            eye = torch.eye(heads, dtype=xw.dtype)
+            block = (att[:, :, :, :, None] * eye[None, None, :, None, :])  # [R, 2, H, C, H]
+            a = torch.bmm(xw, block.permute(0, 2, 3, 1, 4).reshape(R, heads * ch, 2 * heads))  # [R, N, 2H]
+            a = a.view(R, n, 2, heads)
+            return xw.view(R, n, heads, ch), a[:, :, 0].contiguous(), a[:, :, 1].contiguous()
         x = xw.view(R, n, heads, ch).transpose(1, 2)  # [R, H, N, C]
-        a_src = (x * getattr(self, f"att_src{i}").view(R, heads, 1, ch)).sum(-1)  # [R, H, N]
-        a_dst = (x * getattr(self, f"att_dst{i}").view(R, heads, 1, ch)).sum(-1)
+        a_src = (x * att[:, 0].view(R, heads, 1, ch)).sum(-1)  # [R, H, N]
+        a_dst = (x * att[:, 1].view(R, heads, 1, ch)).sum(-1)
         e = F.leaky_relu(a_src.index_select(2, graph.src) + a_dst.index_select(2, graph.dst), 0.2)
         offsets = graph.offsets(R, heads)
         top = torch.segment_reduce(e.detach(), "max", offsets=offsets, axis=2)
@@ -677,9 +703,19 @@ class GAT(BatchedModel):
     def _aggregate(self, scores, i, rnd):
         """:math:`h_i' = \\sum_j d_{ij} w_{ij} x_j / ((1-p) \\sum_j w_{ij})` with dropout mask d: dropout on
         the softmax :math:`\\alpha`, normalised after aggregation."""
+        dropping = rnd is not None and self.p > 0
+        if scores[0].dim() == 4:  # CPU: fused kernel
+            from .kernels import GATAggregate
+
+            x, a_src, a_dst = scores
+            R, n, heads, ch = x.shape
+            keep = rnd.keep((heads, self.ops["gat"].num_edges), self.p) if dropping else None
+            out = GATAggregate.apply(x, a_src, a_dst, keep, 1.0 / (1.0 - self.p) if dropping else 1.0,
+                                     self.ops["gat"])
+            return out.view(R, n, heads * ch) + getattr(self, f"b{i}")
         w, total, x = scores
         R, heads, n = total.shape
-        if rnd is not None and self.p > 0:
+        if dropping:
             w = w * rnd.keep(w.shape[1:], self.p)
             total = total * (1.0 - self.p)
         out = _AttentionSpMM.apply(w.reshape(R * heads, -1), x, self.ops["gat"])
