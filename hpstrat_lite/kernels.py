@@ -52,6 +52,7 @@ def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total):
             lo, hi = crow[i], crow[i + 1]
             m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
             m[:] = -np.inf
+            o[:] = _ZERO
             for e in range(lo, hi):
                 a = a_src[r, src[e]]
                 for h in range(H):
@@ -85,6 +86,9 @@ def _backward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, gr
     R, N, H, C = x.shape
     for r in numba.prange(R):
         go = np.empty(H, dtype=x.dtype)
+        g_x[r] = _ZERO  # outputs arrive uninitialised (a torch.zeros fill is one more pass)
+        g_src[r] = _ZERO
+        g_dst[r] = _ZERO
         for i in range(N):
             gi, ad, m, t, gd = grad[r, i], a_dst[r, i], top[r, i], total[r, i], g_dst[r, i]
             for h in range(H):
@@ -128,7 +132,7 @@ class GATAggregate(torch.autograd.Function):
     def forward(ctx, x, a_src, a_dst, keep, k, graph):
         numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
         R, N, H, C = x.shape
-        out = torch.zeros(R, N, H, C, dtype=x.dtype)
+        out = torch.empty(R, N, H, C, dtype=x.dtype)
         top = torch.empty(R, N, H, dtype=x.dtype)
         total = torch.empty(R, N, H, dtype=x.dtype)
         use_mask = keep is not None
@@ -146,7 +150,7 @@ class GATAggregate(torch.autograd.Function):
         numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
         crow, src = ctx.graph.cpu_index()[:2]
         mask = _np(keep) if ctx.use_mask else np.zeros((1, 1, 1), np.uint8)
-        g_x, g_src, g_dst = torch.zeros_like(x), torch.zeros_like(top), torch.zeros_like(top)
+        g_x, g_src, g_dst = torch.empty_like(x), torch.empty_like(top), torch.empty_like(top)
         _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out), _np(top),
                   _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
         return g_x, g_src, g_dst, None, None, None

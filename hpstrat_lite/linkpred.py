@@ -25,7 +25,6 @@ from __future__ import annotations
 
 import copy
 import time
-import warnings
 from numbers import Integral, Real
 
 import numpy as np
@@ -209,23 +208,19 @@ def _check_feature_norm(how):
     return None if how == "none" else how
 
 
-def gcn_adjacency(edge_index, num_nodes):
-    """Symmetric GCN propagation matrix ``D^{-1/2} (A + I) D^{-1/2}`` as a sparse CSR tensor.
+def gcn_adjacency(edge_index, num_nodes, device="cpu"):
+    """Symmetric GCN propagation matrix ``D^{-1/2} (A + I) D^{-1/2}`` of the message-passing graph: the
+    Part I models' operator (:func:`hpstrat_lite.models.gcn_operator`, a
+    :class:`~hpstrat_lite.models.SparseOp`).
 
     ``edge_index`` should hold every undirected edge in both directions and no self-loops
     (the message-passing graph of :func:`edge_split`); the self-loops are added here.
     """
-    n = int(num_nodes)
-    ei = edge_index.to(torch.long).cpu()
-    loops = torch.arange(n)
-    row = torch.cat([ei[0], loops])
-    col = torch.cat([ei[1], loops])
-    deg = torch.bincount(row, minlength=n).to(torch.float32)
-    w = deg[row].rsqrt() * deg[col].rsqrt()
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message=".*[Ss]parse CSR tensor support is in beta.*")
-        adj = torch.sparse_coo_tensor(torch.stack([row, col]), w, (n, n), check_invariants=False)
-        return adj.coalesce().to_sparse_csr()
+    from torch_geometric.data import Data
+
+    from .models import gcn_operator
+
+    return gcn_operator(Data(edge_index=edge_index, num_nodes=int(num_nodes)), device)
 
 
 class LinkEncoder(torch.nn.Module):
@@ -262,7 +257,7 @@ class LinkEncoder(torch.nn.Module):
                 h = F.dropout(F.relu(h), p=self.dropout, training=self.training)
                 h = h @ lin.weight.t()
             if self.kind == "gcn":
-                h = adj @ h
+                h = (adj @ h[None])[0]
             h = h + lin.bias
         return h
 
@@ -378,7 +373,7 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
 
     dev = _resolve_device(device)
     feats = Features(data.x, _check_feature_norm(feature_norm), dev)
-    adj = gcn_adjacency(split["train_edge_index"], n).to(dev) if encoder == "gcn" else None
+    adj = gcn_adjacency(split["train_edge_index"], n, dev) if encoder == "gcn" else None
     train_pos = split["train_pos"].to(dev)
     eval_pairs = {k: split[k].to(dev) for k in ("val_pos", "val_neg", "test_pos", "test_neg")}
     tp = split["train_pos"].numpy()

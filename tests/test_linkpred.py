@@ -107,7 +107,7 @@ def test_sample_negative_pairs_uniform_on_small_graph():
 
 def test_gcn_adjacency_is_symmetric_normalised():
     ei = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]])
-    a = gcn_adjacency(ei, 3).to_dense()
+    a = gcn_adjacency(ei, 3).matrix.to_dense()
     deg = torch.tensor([2.0, 3.0, 2.0])
     ref = (torch.eye(3) + torch.zeros(3, 3).index_put_((ei[0], ei[1]), torch.ones(4))) / torch.sqrt(
         deg[:, None] * deg[None, :])
