@@ -4,8 +4,9 @@ A *batched* model holds the parameters of R runs of the same architecture, stack
 (first), and computes the logits of all of them in one forward pass: hidden states are ``[R, N, d]``,
 each sparse propagation is one autograd op over all runs (:class:`SparseOp`: one CSR matmul on the
 ``[N, R * d]`` channel stack for narrow states, one cache-sized CSR matmul per run for wide ones,
-which is faster on a memory-bound CPU), GAT's R x heads attention maps are one block-diagonal sparse
-matmul, and every dense transform is one batched matmul with per-run weights. Runs never mix:
+which is faster on a memory-bound CPU), GAT's R x heads attention maps are one fused numba kernel
+per layer on CPU (:mod:`hpstrat_lite.kernels`) and one block-diagonal sparse matmul on CUDA, and
+every dense transform is one batched matmul with per-run weights. Runs never mix:
 every op is per run or elementwise, so run ``r``'s logits (and, with the summed loss, its
 gradients) are exactly those of the same run trained alone.
 
@@ -647,8 +648,10 @@ class GAT(BatchedModel):
 
     Per run r and head k: :math:`e_{ij} = \\mathrm{LeakyReLU}_{0.2}(a_{src}^\\top W h_j + a_{dst}^\\top W h_i)`,
     :math:`\\alpha_{ij} = \\mathrm{softmax}_{j \\in N(i) \\cup \\{i\\}}(e_{ij})` (dropout on
-    :math:`\\alpha`), :math:`h_i' = \\sum_j \\alpha_{ij} W h_j + b`. All R x heads attention maps are
-    one ``[R, heads, E]`` tensor, applied as one block-diagonal sparse matmul (:class:`_AttentionSpMM`).
+    :math:`\\alpha`), :math:`h_i' = \\sum_j \\alpha_{ij} W h_j + b`. On CPU each layer's attention for all
+    R x heads blocks is one fused kernel (:class:`hpstrat_lite.kernels.GATAggregate`); on CUDA the
+    attention maps are one ``[R, heads, E]`` tensor applied as one block-diagonal sparse matmul
+    (:class:`_AttentionSpMM`).
     """
 
     def __init__(self, *args):

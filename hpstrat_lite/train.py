@@ -21,8 +21,10 @@ How R runs become one model
   only product with the feature matrix, and for instance GCN's first propagation or all of H2GCN's
   1- and 2-hop products) depends on the weights only, not on dropout, so it is computed once per
   epoch: the evaluation of epoch t and the training step of epoch t + 1 share it.
-* Runs whose activations would not fit a memory budget (GAT on large graphs: a few tensors per
-  edge, run and head) are split into several batches; results do not depend on the split.
+* Runs whose activations would not fit a memory budget (H2GCN on large graphs; GAT on CUDA, where
+  its attention is a few tensors per edge, run and head) are split into several batches; results
+  do not depend on the split. On CPU, GAT's attention is one fused kernel per layer
+  (:mod:`hpstrat_lite.kernels`) that keeps no per-edge tensor but the dropout mask.
 * Small batches train on one CPU thread (``num_threads="auto"``): their ops are too small to
   share, and on a busy machine a second OpenMP thread mostly waits.
 * Features and graph operators (normalised adjacency, H2GCN's 2-hop matrix, GAT's edge blocks) are
@@ -260,10 +262,13 @@ def _detach(state):
     return tuple(t.detach() for t in state) if isinstance(state, tuple) else state.detach()
 
 
-def _activation_per_run(model: str, n: int, ops: dict, hidden: int, num_layers: int) -> int:
+def _activation_per_run(model: str, n: int, ops: dict, hidden: int, num_layers: int,
+                        device_type: str = "cpu") -> int:
     """Rough size (float32 entries) of the largest activation of one run, to split big batches."""
-    if model == "GAT":  # a few [heads, E] attention tensors and the block-diagonal CSR indices per run
+    if model == "GAT" and device_type == "cuda":  # a few [heads, E] attention tensors and CSR indices per run
         return ops["gat"].num_edges * 8 * 4
+    if model == "GAT":  # fused CPU kernel: node-level states and a [heads, E] uint8 dropout mask per run
+        return n * hidden * 4 + ops["gat"].num_edges * 2
     if model == "H2GCN":
         return n * hidden * (2 ** (num_layers + 1) - 1)
     if model == "MixHop":
@@ -458,7 +463,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         Feature preprocessing (see :class:`Features`).
     runs_per_batch : int, optional
         Largest number of runs trained together; by default as many as fit
-        :data:`ACTIVATION_BUDGET` (all of them except for GAT / H2GCN on large graphs).
+        :data:`ACTIVATION_BUDGET` (all of them except for H2GCN, and GAT on CUDA, on large graphs).
     num_threads : "auto", int or None
         CPU threads while training (restored afterwards): ``"auto"`` uses 1 for small batches (see
         :data:`SMALL_BATCH_ENTRIES`) and torch's setting otherwise; ``None`` leaves torch's setting.
@@ -516,7 +521,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     ops = graph_operators(data, model, dev)
     num_classes = int(y.max()) + 1
     y = y.long().to(dev)
-    per_run = _activation_per_run(model, n, ops, hp["hidden"], hp["num_layers"])
+    per_run = _activation_per_run(model, n, ops, hp["hidden"], hp["num_layers"], dev.type)
     chunks = _batches(len(seeds), per_run, runs_per_batch)
     if num_threads == "auto":
         small = n * len(chunks[0]) * max(hp["hidden"], num_classes) < SMALL_BATCH_ENTRIES
