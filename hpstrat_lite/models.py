@@ -759,35 +759,39 @@ class MixHop(BatchedModel):
         self._bias("b_out", self.num_classes, _kaiming(fan_in))
 
     def _hops(self, z, i):
-        """``z`` ``[3, R, N, h]`` (blocks ``H W_0, H W_1, H W_2``) -> ``[H W_0, A H W_1, A^2 H W_2] + b``, ReLU."""
+        """Blocks ``(H W_0, H W_1, H W_2)`` (three ``[R, N, h]`` tensors) -> ``(H W_0, A H W_1, A^2 H W_2) + b``,
+        ReLU. The power blocks stay separate tensors throughout (no slicing of one stacked tensor, whose
+        backward would fill a full-size zero gradient per slice)."""
         a = self.ops["gcn"]
-        _, R, n, hp = z.shape
-        one = (a @ z[1:].reshape(2 * R, n, hp)).view(2, R, n, hp)  # A H W_1, A H W_2
-        two = a @ one[1]
-        bias = getattr(self, f"b{i}").view(R, 1, 3, hp).permute(2, 0, 1, 3)
-        return torch.cat([z[:1], one[:1], two[None]]).add_(bias).relu_()
+        hp = z[0].shape[-1]
+        bias = getattr(self, f"b{i}")  # [R, 1, 3h]
+        hops = [z[0], a @ z[1], a @ (a @ z[2])]
+        out = [(hops[0] + bias[..., :hp]).relu()]  # z[0] may be a view of the projection: not in place
+        out += [h.add_(bias[..., p * hp:(p + 1) * hp]).relu_() for p, h in enumerate(hops) if p > 0]
+        return tuple(out)
 
     def _linear(self, h, w, b=None):
-        """``[3, R, N, h]`` (power blocks) times per-run ``w`` ``[R, o, 3h]`` -> ``[R, N, o]``."""
-        hp = h.shape[-1]
+        """Power blocks ``h`` (three ``[R, N, h]``) times per-run ``w`` ``[R, o, 3h]`` -> ``[R, N, o]``."""
+        hp = h[0].shape[-1]
         out = _blin(h[0], w[:, :, :hp], b)
-        for p in range(1, h.shape[0]):
+        for p in range(1, len(h)):
             out = torch.baddbmm(out, h[p], w[:, :, p * hp:(p + 1) * hp].transpose(1, 2))
         return out
 
     def trunk(self, xw):
-        return self._hops(xw, 0)
+        return self._hops(xw.unbind(0), 0)
 
     def drop(self, h, rnd):
         if rnd is None or self.p == 0.0:
             return h
-        return h * rnd.keep(h.shape[:1] + h.shape[2:], self.p).transpose(0, 1)  # run axis is dim 1 here
+        keep = rnd.keep((len(h),) + h[0].shape[1:], self.p)  # [R, 3, N, h]: one mask per run
+        return tuple(t * keep[:, p] for p, t in enumerate(h))
 
     def head(self, h, rnd=None):
         for i in range(1, self.num_layers):
             z = self._linear(self.drop(h, rnd), self.scaled(f"w{i}", rnd))  # [R, N, 3h]
             R, n, _ = z.shape
-            h = self._hops(z.view(R, n, 3, -1).permute(2, 0, 1, 3).contiguous(), i)
+            h = self._hops([t.contiguous() for t in z.view(R, n, len(h), -1).unbind(2)], i)
         return self._linear(self.drop(h, rnd), self.scaled("w_out", rnd), self.b_out)
 
 
