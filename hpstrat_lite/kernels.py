@@ -154,3 +154,44 @@ class GATAggregate(torch.autograd.Function):
         _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out), _np(top),
                   _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
         return g_x, g_src, g_dst, None, None, None
+
+
+# ----------------------------------------------------------------------------------------------
+# Dropout: activations times a 0/1 keep-mask
+# ----------------------------------------------------------------------------------------------
+
+@numba.njit(parallel=True, cache=True)
+def _mul_mask(h, keep, out):
+    for i in numba.prange(h.shape[0]):
+        out[i] = h[i] * keep[i]
+
+
+def _masked(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
+    h, keep = h.contiguous(), keep.contiguous()
+    out = torch.empty_like(h)
+    _mul_mask(h.view(-1).numpy(), keep.view(-1).numpy(), out.view(-1).numpy())
+    return out
+
+
+class MaskMul(torch.autograd.Function):
+    """``h * keep`` for a float32 CPU tensor ``h`` and a uint8 0/1 mask of the same shape, forward and
+    backward as one vectorised loop each (PyTorch's mixed-dtype ``mul`` casts every element through a
+    slow path: about 5x slower measured on ``[12, 18333, 448]``)."""
+
+    @staticmethod
+    def forward(ctx, h, keep):
+        ctx.save_for_backward(keep)
+        return _masked(h.detach(), keep)
+
+    @staticmethod
+    def backward(ctx, grad):
+        (keep,) = ctx.saved_tensors
+        return _masked(grad, keep), None
+
+
+def apply_keep_mask(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """``h * keep`` (dropout without its scale): :class:`MaskMul` on CPU float32, PyTorch's ``mul`` otherwise."""
+    if h.is_cuda or h.dtype != torch.float32 or h.shape != keep.shape:
+        return h * keep
+    return MaskMul.apply(h, keep)

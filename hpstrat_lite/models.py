@@ -473,6 +473,13 @@ class RunRandom:
 # Batched models
 # ----------------------------------------------------------------------------------------------
 
+def _apply_keep(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """``h * keep`` (uint8 0/1 mask of ``h``'s shape): one fused loop on CPU (:mod:`hpstrat_lite.kernels`)."""
+    from .kernels import apply_keep_mask
+
+    return apply_keep_mask(h, keep)
+
+
 def _blin(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None) -> torch.Tensor:
     """Per-run linear map ``h @ w[r].T (+ b[r])``: ``h`` ``[R, N, i]``, ``w`` ``[R, o, i]`` (torch.nn.Linear
     layout, which MKL's batched GEMM handles about twice as fast as ``[R, i, o]`` for few outputs)."""
@@ -542,7 +549,7 @@ class BatchedModel(nn.Module):
         scale is applied by :meth:`scaled` to the weights of the linear map that follows."""
         if rnd is None or self.p == 0.0:
             return h
-        return h * rnd.keep(h.shape[1:], self.p)
+        return _apply_keep(h, rnd.keep(h.shape[1:], self.p))
 
     def scaled(self, name: str, rnd) -> torch.Tensor:
         """Weight ``name`` times the dropout scale ``1 / (1 - p)`` in training mode:
@@ -785,7 +792,7 @@ class MixHop(BatchedModel):
         if rnd is None or self.p == 0.0:
             return h
         keep = rnd.keep((len(h),) + h[0].shape[1:], self.p)  # [R, 3, N, h]: one mask per run
-        return tuple(t * keep[:, p] for p, t in enumerate(h))
+        return tuple(_apply_keep(t, keep[:, p]) for p, t in enumerate(h))
 
     def head(self, h, rnd=None):
         for i in range(1, self.num_layers):

@@ -266,6 +266,20 @@ def test_fused_attention_matches_per_edge_reference():
             torch.testing.assert_close(g, w, atol=1e-5, rtol=1e-4)
 
 
+def test_keep_mask_kernel_equals_torch_mul():
+    from hpstrat_lite.kernels import apply_keep_mask
+
+    gen = torch.Generator().manual_seed(0)
+    h = torch.randn(3, 7, 5, generator=gen, requires_grad=True)
+    keep = (torch.rand(3, 7, 5, generator=gen) > 0.5).to(torch.uint8)
+    up = torch.randn(3, 7, 5, generator=gen)
+    out = apply_keep_mask(h, keep)
+    (grad,) = torch.autograd.grad((out * up).sum(), h)
+    assert torch.equal(out, h.detach() * keep) and torch.equal(grad, up * keep)
+    strided = keep.transpose(0, 1)  # non-contiguous inputs
+    assert torch.equal(apply_keep_mask(h.detach().transpose(0, 1), strided), (h.detach() * keep).transpose(0, 1))
+
+
 def test_gat_fused_and_torch_paths_train_the_same_runs(toy, monkeypatch):
     """CPU uses the fused kernel, CUDA the PyTorch-op path: both give the same runs."""
     import hpstrat_lite.models as models
