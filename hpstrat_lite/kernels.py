@@ -25,10 +25,12 @@ shift-invariant):
     \\text{ else } 0.2),
 
 summed into :math:`a^{src}_j` over the edges leaving j and into :math:`a^{dst}_i` over the edges
-entering i. The backward pass recomputes :math:`w_e` from the node-level :math:`a, m, T` (two passes,
-one by target and one by source, each parallel over nodes), so memory stays at O(R H N C) and the
-per-edge work is a handful of flops per (run, head) — about 5-10x less time than the same maths as
-PyTorch ops over ``[R, H, E]`` tensors on a 2-core CPU.
+entering i. The backward pass recomputes :math:`w_e` from the node-level :math:`a, m, T` in one pass over the
+edges by target (parallel over runs, so the scatters into the sources never race), so memory stays at
+O(R H N C) plus the uint8 dropout mask, and the per-edge work is a handful of flops per (run, head):
+about 5x less time than the same maths as PyTorch ops over ``[R, H, E]`` tensors (CS, 12 runs, one
+thread). The forward pass is parallel over target nodes, one run after the other (a run's features
+stay in cache).
 
 The torch path (:class:`hpstrat_lite.models._AttentionSpMM`) stays in use on CUDA; a test checks that
 both give the same outputs and gradients.
