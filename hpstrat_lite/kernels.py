@@ -122,6 +122,16 @@ def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().contiguous().numpy()
 
 
+def _mask_array(keep) -> np.ndarray:
+    """The keep-mask as a numpy array, or a 1-element placeholder when there is none (eval mode)."""
+    return _np(keep) if keep is not None else np.zeros((1, 1, 1), np.uint8)
+
+
+def _match_torch_threads():
+    """Run numba's parallel loops on as many threads as torch uses."""
+    numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
+
+
 class GATAggregate(torch.autograd.Function):
     """``o = GATAggregate.apply(x, a_src, a_dst, keep, k, graph)``: the fused attention aggregation above.
 
@@ -132,14 +142,14 @@ class GATAggregate(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, x, a_src, a_dst, keep, k, graph):
-        numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
+        _match_torch_threads()
         R, N, H, C = x.shape
         out = torch.empty(R, N, H, C, dtype=x.dtype)
         top = torch.empty(R, N, H, dtype=x.dtype)
         total = torch.empty(R, N, H, dtype=x.dtype)
         use_mask = keep is not None
-        mask = _np(keep) if use_mask else np.zeros((1, 1, 1), np.uint8)
-        crow, src = graph.cpu_index()[:2]
+        mask = _mask_array(keep)
+        crow, src = graph.cpu_index()
         _forward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, use_mask, np.float32(k), out.numpy(), top.numpy(),
                  total.numpy())
         ctx.save_for_backward(x, a_src, a_dst, out, top, total, keep if use_mask else torch.empty(0))
@@ -149,9 +159,9 @@ class GATAggregate(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         x, a_src, a_dst, out, top, total, keep = ctx.saved_tensors
-        numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
-        crow, src = ctx.graph.cpu_index()[:2]
-        mask = _np(keep) if ctx.use_mask else np.zeros((1, 1, 1), np.uint8)
+        _match_torch_threads()
+        crow, src = ctx.graph.cpu_index()
+        mask = _mask_array(keep if ctx.use_mask else None)
         g_x, g_src, g_dst = torch.empty_like(x), torch.empty_like(top), torch.empty_like(top)
         _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out), _np(top),
                   _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
@@ -169,7 +179,7 @@ def _mul_mask(h, keep, out):
 
 
 def _masked(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
-    numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
+    _match_torch_threads()
     h, keep = h.contiguous(), keep.contiguous()
     out = torch.empty_like(h)
     _mul_mask(h.view(-1).numpy(), keep.view(-1).numpy(), out.view(-1).numpy())

@@ -269,13 +269,10 @@ class AttentionGraph:
         self._cpu_index = None
 
     def cpu_index(self):
-        """``(crow, src, crow_t, dst_t, perm)`` as int64 numpy arrays for :mod:`hpstrat_lite.kernels`: CSR by
-        target (row pointer, sources), CSR by source (row pointer, targets) and, per source-order
-        position, the edge's index in target order."""
+        """``(crow, src)``: the CSR by target (row pointer, sources) as int64 numpy arrays for
+        :mod:`hpstrat_lite.kernels`."""
         if self._cpu_index is None:
-            perm = self._perm.cpu()
-            self._cpu_index = tuple(t.cpu().long().numpy() for t in (
-                self._crow, self.src, self._crow_t, self.dst.cpu()[perm], perm))
+            self._cpu_index = (self._crow.long().numpy(), self.src.cpu().long().numpy())
         return self._cpu_index
 
     def offsets(self, runs: int, heads: int) -> torch.Tensor:
