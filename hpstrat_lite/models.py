@@ -62,6 +62,8 @@ GAT_HEADS = 8
 #: Use the fused numba kernel (:mod:`hpstrat_lite.kernels`) for GAT attention on CPU; the PyTorch-op
 #: path (always used on CUDA) is kept for reference and tests.
 FUSED_ATTENTION = True
+#: Sparse products on CPU with the numba kernel :func:`hpstrat_lite.kernels.spmm` (``torch.mm`` if False).
+NUMBA_SPMM = True
 MIXHOP_POWERS = (0, 1, 2)
 APPNP_K, APPNP_ALPHA = 10, 0.1
 GPRGNN_K, GPRGNN_ALPHA = 10, 0.1
@@ -78,23 +80,28 @@ OPERATORS = {"MLP": (), "GCN": ("gcn",), "GAT": ("gat",), "GraphSAGE": ("mean",)
 def _bmm_sparse(a: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     """``a @ h[r]`` for every run r: ``h`` ``[R, n_in, d]`` -> ``[R, n_out, d]``.
 
-    Hidden layers use one CSR matmul per run rather than one on the ``[n_in, R * d]`` channel
-    stack: the products are memory-bound, and a ``[n_in, d]`` operand stays in cache while
-    ``[n_in, R * d]`` does not (about 2x faster on the 2-core CPU here, from Cora to
-    Coauthor-Physics). Narrow inputs (logits) use one matmul on the stack.
+    Hidden layers use one product per run rather than one on the ``[n_in, R * d]`` channel stack:
+    the products are memory-bound, and a ``[n_in, d]`` operand stays in cache while ``[n_in, R * d]``
+    does not (about 2x faster on the 2-core CPU here, from Cora to Coauthor-Physics). Narrow inputs
+    (logits) use one product on the stack. On CPU the products are :func:`hpstrat_lite.kernels.spmm`
+    (1.3-2x faster than PyTorch's CSR matmul here), on CUDA ``torch.mm``.
     """
     R, n, d = h.shape
     if 1 < R and R * d <= _STACK_COLUMNS:
-        out = a @ h.transpose(0, 1).reshape(n, R * d)
+        out = _bmm_sparse(a, h.transpose(0, 1).reshape(1, n, R * d))
         return out.view(a.shape[0], R, d).transpose(0, 1).contiguous()
+    if NUMBA_SPMM and h.device.type == "cpu":
+        from .kernels import csr_arrays, spmm
+
+        return spmm(csr_arrays(a), a.shape, h)
     out = torch.empty(R, a.shape[0], d, dtype=h.dtype, device=h.device)
     for r in range(R):
         torch.mm(a, h[r], out=out[r])
     return out
 
 
-#: Use one matmul on the ``[n, R * d]`` channel stack while it has at most this many columns
-#: (logits: R x classes), one matmul per run otherwise (hidden layers).
+#: Use one product on the ``[n, R * d]`` channel stack while it has at most this many columns
+#: (logits: R x classes), one product per run otherwise (hidden layers).
 _STACK_COLUMNS = 128
 
 
@@ -116,35 +123,27 @@ class _SpMM(torch.autograd.Function):
 class _ProjectSpMM(torch.autograd.Function):
     """Input projection ``X @ W[r][:, block b]`` for every run r and column block b: ``[R, N, c]`` for one
     block, else ``[B, R, N, c]`` (block-major, so that each block of all runs is one contiguous
-    ``[R, N, c]`` slab); one CSR matmul per run and block, and ``X^T @ G[b, r]`` in the backward pass."""
+    ``[R, N, c]`` slab); one sparse product per run and block (:func:`_bmm_sparse` on the ``B * R``
+    blocks), and ``X^T @ G[b, r]`` in the backward pass."""
 
     @staticmethod
     def forward(ctx, a, a_t, w, blocks):
-        runs, _, width = w.shape
+        runs, n_in, width = w.shape
         c = width // blocks
-        shape = (runs, a.shape[0], c) if blocks == 1 else (blocks, runs, a.shape[0], c)
-        out = torch.empty(shape, dtype=w.dtype, device=w.device)
-        slabs = out.unsqueeze(0) if blocks == 1 else out
-        for r in range(runs):
-            for b in range(blocks):
-                torch.mm(a, w[r] if blocks == 1 else w[r, :, b * c:(b + 1) * c].contiguous(), out=slabs[b, r])
         ctx.a_t = a_t
-        return out
+        if blocks == 1:
+            return _bmm_sparse(a, w)
+        w_blocks = w.view(runs, n_in, blocks, c).permute(2, 0, 1, 3).reshape(blocks * runs, n_in, c)
+        return _bmm_sparse(a, w_blocks).view(blocks, runs, a.shape[0], c)
 
     @staticmethod
     def backward(ctx, grad):
         grad = grad.contiguous()
         if grad.dim() == 3:
-            grad = grad.unsqueeze(0)
-        blocks, runs, _, c = grad.shape
-        gw = torch.empty(runs, ctx.a_t.shape[0], blocks * c, dtype=grad.dtype, device=grad.device)
-        for r in range(runs):
-            for b in range(blocks):
-                if blocks == 1:
-                    torch.mm(ctx.a_t, grad[b, r], out=gw[r])
-                else:
-                    gw[r, :, b * c:(b + 1) * c] = ctx.a_t @ grad[b, r]
-        return None, None, gw, None
+            return None, None, _bmm_sparse(ctx.a_t, grad), None
+        blocks, runs, n, c = grad.shape
+        gw = _bmm_sparse(ctx.a_t, grad.view(blocks * runs, n, c))
+        return None, None, gw.view(blocks, runs, -1, c).permute(1, 2, 0, 3).reshape(runs, -1, blocks * c), None
 
 
 class SparseOp:
