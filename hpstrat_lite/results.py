@@ -6,6 +6,8 @@ then ``os.replace``), so a killed runner never leaves a half-written file and a 
 """
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import functools
 import os
 import subprocess
@@ -72,10 +74,26 @@ def write_rows_atomic(df: pd.DataFrame, path) -> None:
     atomic_write(path, write)
 
 
+@contextlib.contextmanager
+def _locked(path: Path):
+    """Hold an exclusive ``flock`` on ``<path>.lock`` (next to the results file), so that runners in
+    several processes appending to the same file never lose each other's rows."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path.parent / f".{path.name}.lock", "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(lock, fcntl.LOCK_UN)
+
+
 def append_rows(path, rows: list[dict]) -> pd.DataFrame:
-    """Append ``rows`` to the results CSV at ``path`` atomically; returns the whole table."""
+    """Append ``rows`` to the results CSV at ``path`` atomically; returns the whole table. Safe when
+    several processes append to the same file (read-modify-write under a file lock)."""
+    path = Path(path)
     new = pd.DataFrame(rows)
-    old = read_rows(path)
-    table = new if old.empty else pd.concat([old, new], ignore_index=True)
-    write_rows_atomic(table, path)
+    with _locked(path):
+        old = read_rows(path)
+        table = new if old.empty else pd.concat([old, new], ignore_index=True)
+        write_rows_atomic(table, path)
     return table

@@ -114,3 +114,29 @@ def test_homophily_regression_recovers_a_known_slope():
     assert table.set_index("model")["significant"].to_dict() == {"m": True, "noise": False}
     with pytest.raises(ValueError, match="at least 3 runs"):
         homophily_regression(rows.iloc[:2])
+
+
+def _append_many(path, worker, count):
+    from hpstrat_lite.results import append_rows
+
+    for i in range(count):
+        append_rows(path, [{"worker": worker, "i": i}])
+
+
+def test_concurrent_appends_from_several_processes_lose_no_rows(tmp_path):
+    """Two sweeps (or a sweep and a Part II runner) may append to one results file at once."""
+    import multiprocessing as mp
+
+    from hpstrat_lite.results import read_rows
+
+    path = tmp_path / "rows.csv"
+    ctx = mp.get_context("spawn")
+    procs = [ctx.Process(target=_append_many, args=(path, w, 25)) for w in range(4)]
+    for p in procs:
+        p.start()
+    for p in procs:
+        p.join(timeout=120)
+        assert p.exitcode == 0
+    rows = read_rows(path)
+    assert len(rows) == 100
+    assert sorted(map(tuple, rows[["worker", "i"]].to_numpy().tolist())) == [(w, i) for w in range(4) for i in range(25)]
