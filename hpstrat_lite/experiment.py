@@ -108,12 +108,7 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
                         train_runs, version) -> list[dict]:
     import torch
 
-    masks = [[], [], []]
-    for _, _, fold, folds in runs:
-        tr, va, te = fold_masks(folds, k)
-        for store, m in zip(masks, (tr, va, te)):
-            store.append(m[:, fold])
-    train_mask, val_mask, test_mask = (torch.stack(m, dim=1) for m in masks)
+    train_mask, val_mask, test_mask = _run_masks([(folds, fold) for _, _, fold, folds in runs], k)
     results = train_runs(data, model, train_mask, val_mask, test_mask,
                          seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
                          max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch)
@@ -131,3 +126,101 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
                      "batch_size": res["batch_size"], "device": res["device"], "code_version": version,
                      "finished_at": stamp})
     return rows
+
+
+def _run_masks(fold_runs, k: int):
+    """``(train, val, test)`` boolean masks ``[N, runs]`` for runs given as ``(folds, test fold)`` pairs
+    (round i: test fold i, validation fold i + 1 mod k, train the rest)."""
+    import torch
+
+    masks = [[], [], []]
+    for folds, fold in fold_runs:
+        tr, va, te = fold_masks(folds, k)
+        for store, m in zip(masks, (tr, va, te)):
+            store.append(m[:, fold])
+    return tuple(torch.stack(m, dim=1) for m in masks)
+
+
+def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, threads: int = 2, short: int = 2,
+                       long: int = 10, root=None, out=None, progress: bool = True) -> pd.DataFrame:
+    """What the finished (dataset, model) pairs of a sweep would cost with the engine imported now.
+
+    A sweep trained over several sessions by several engine versions does not say, in its ``seconds``,
+    what one pass of today's code costs. For each pair with rows in ``rows`` (k, seed and protocol
+    taken from them), the same runs are built (every fold of every split method) and
+    :func:`hpstrat_lite.train.train_runs` is timed on CPU for ``short`` and ``long`` fixed epochs (no early
+    stopping):
+
+    .. math:: c = \\frac{t_{long} - t_{short}}{long - short},\\qquad s = t_{short} - short \\cdot c.
+
+    The rows give each run's trained epochs :math:`e_r` (early stopping). A batch drops its stopped
+    runs once few are active, so its cost lies between :math:`s + \\tfrac{c}{R}\\sum_r e_r` (``low``,
+    each run dropped as it stops) and :math:`s + c \\max_r e_r` (``high``, none dropped); loading the
+    dataset and making its folds (timed) is added to its first model. One row per pair, stamped with
+    the code version and parameters, is appended to ``out`` when given (pairs already there for this
+    code version and thread count are skipped, so the runner resumes).
+    """
+    from tqdm.auto import tqdm
+
+    from .datasets import load_dataset
+    from .models import MODELS
+    from .train import train_runs
+
+    if rows.empty:
+        raise ValueError("rows is empty: there is no sweep to project (run hpstrat experiment first).")
+    if not 0 < short < long:
+        raise ValueError(f"need 0 < short < long epochs; got short={short}, long={long}.")
+    version = code_version()
+    done = read_rows(out) if out is not None else pd.DataFrame()
+    if not done.empty:
+        done = done[(done["code_version"] == version) & (done["threads"] == threads)]
+    datasets = list(dict.fromkeys(rows["dataset"])) if datasets is None else list(datasets)
+    models = [m for m in MODELS if models is None or m in models]
+    pairs = [(d, m) for d in datasets for m in models if ((rows["dataset"] == d) & (rows["model"] == m)).any()]
+    bar = tqdm(pairs, desc="(dataset, model)", disable=not progress)
+    report, loaded = [], {}
+    for name, model in bar:
+        bar.set_postfix_str(f"{name} / {model}")
+        if not done.empty and ((done["dataset"] == name) & (done["model"] == model)).any():
+            report.append(done[(done["dataset"] == name) & (done["model"] == model)].iloc[-1].to_dict())
+            continue
+        pair = rows[(rows["dataset"] == name) & (rows["model"] == model)]
+        load_s = 0.0
+        if name not in loaded:
+            loaded.clear()  # one dataset in memory at a time
+            start = time.perf_counter()
+            data = load_dataset(name, root=root)
+            y = data.y.numpy()
+            h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
+            loaded[name] = (data, y, h)
+            load_s = time.perf_counter() - start
+        data, y, h = loaded[name]
+        keys = pair[["method", "seed", "fold", "k", "n_bins"]].drop_duplicates().itertuples(index=False)
+        plans = {}
+        fold_runs = []
+        for method, seed, fold, k, n_bins in keys:
+            if (method, seed) not in plans:
+                plans[method, seed] = make_folds(method, h, y, int(k), seed=int(seed), n_bins=int(n_bins))
+            fold_runs.append((plans[method, seed], int(fold)))
+        masks = _run_masks(fold_runs, int(pair["k"].iloc[0]))
+        timed = []
+        for epochs in (short, long):
+            start = time.perf_counter()
+            train_runs(data, model, *masks, seeds=list(range(len(fold_runs))), max_epochs=epochs, patience=None,
+                       device="cpu", num_threads=threads)
+            timed.append(time.perf_counter() - start)
+        per_epoch = max(timed[1] - timed[0], 0.0) / (long - short)
+        setup = max(timed[0] - short * per_epoch, 0.0)
+        epochs_run = pair["epochs_run"].to_numpy()
+        row = {"dataset": name, "model": model, "runs": len(epochs_run), "per_epoch_s": per_epoch,
+               "setup_s": setup, "load_s": load_s, "sum_epochs_run": int(epochs_run.sum()),
+               "max_epochs_run": int(epochs_run.max()),
+               "low_min": (load_s + setup + per_epoch / len(epochs_run) * epochs_run.sum()) / 60,
+               "high_min": (load_s + setup + per_epoch * epochs_run.max()) / 60,
+               "recorded_min": pair["seconds"].sum() / 60, "threads": threads, "short": short, "long": long,
+               "device": "cpu", "code_version": version, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        report.append(row)
+        if out is not None:
+            append_rows(out, [row])
+    bar.close()
+    return pd.DataFrame(report)

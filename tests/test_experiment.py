@@ -140,3 +140,25 @@ def test_concurrent_appends_from_several_processes_lose_no_rows(tmp_path):
     rows = read_rows(path)
     assert len(rows) == 100
     assert sorted(map(tuple, rows[["worker", "i"]].to_numpy().tolist())) == [(w, i) for w in range(4) for i in range(25)]
+
+
+def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
+    from hpstrat_lite.experiment import project_sweep_time
+
+    rows = run_experiment(out=tmp_path / "sweep.csv", root=data_root, **GRID)
+    out = tmp_path / "projection.csv"
+    table = project_sweep_time(rows, threads=1, short=1, long=3, root=data_root, out=out, progress=False)
+    assert list(zip(table["dataset"], table["model"])) == [("Texas", "MLP"), ("Texas", "GCN")]
+    for model, pair in rows.groupby("model"):
+        got = table.set_index("model").loc[model]
+        assert got["runs"] == 12 and got["sum_epochs_run"] == pair["epochs_run"].sum()
+        assert got["max_epochs_run"] == pair["epochs_run"].max()
+    assert (table["per_epoch_s"] >= 0).all() and (table["low_min"] <= table["high_min"]).all()
+    assert table["load_s"].iloc[0] > 0 and table["load_s"].iloc[1] == 0  # loading counted once per dataset
+    assert {"code_version", "threads", "short", "long"} <= set(read_rows(out).columns)
+    again = project_sweep_time(rows, threads=1, short=1, long=3, root=data_root, out=out, progress=False)
+    pd.testing.assert_frame_equal(again, read_rows(out))  # resumed: nothing re-timed
+    with pytest.raises(ValueError, match="0 < short < long"):
+        project_sweep_time(rows, short=3, long=3)
+    with pytest.raises(ValueError, match="rows is empty"):
+        project_sweep_time(pd.DataFrame())
