@@ -4,7 +4,9 @@ The grid is datasets x models x split methods x seeds x folds. All pending runs 
 (dataset, model) — every fold of every split method and seed — are trained together in one batched
 model (:func:`hpstrat_lite.train.train_runs`), then their rows are appended atomically to a CSV under
 ``results/``. Restarting the same command skips runs whose rows exist, so a killed sweep loses only
-the batch it was in.
+the batch it was in, and not even that: a batch saves its training state every few minutes
+(``results/.<file>.checkpoints/``, see :func:`hpstrat_lite.train.train_runs`) and the restarted command
+continues it, so a batch that takes hours (H2GCN on Amazon-Computers) can span sessions.
 """
 from __future__ import annotations
 
@@ -90,7 +92,8 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
                     if (data.name, model, method, k, seed, fold, n_bins, max_epochs, patience) not in done]
             if runs:
                 rows = _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, device,
-                                           runs_per_batch, train_runs, version)
+                                           runs_per_batch, train_runs, version,
+                                           checkpoint=out.parent / f".{out.stem}.checkpoints")
                 append_rows(out, rows)
                 done |= {tuple(r[c] for c in RUN_KEY) for r in rows}
             bar.update(1)
@@ -105,13 +108,14 @@ def _finished_keys(table: pd.DataFrame) -> set:
 
 
 def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, device, runs_per_batch,
-                        train_runs, version) -> list[dict]:
+                        train_runs, version, checkpoint=None) -> list[dict]:
     import torch
 
     train_mask, val_mask, test_mask = _run_masks([(folds, fold) for _, _, fold, folds in runs], k)
     results = train_runs(data, model, train_mask, val_mask, test_mask,
                          seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
-                         max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch)
+                         max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch,
+                         checkpoint=checkpoint)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     rows = []
     for (method, seed, fold, folds), res, test in zip(runs, results, test_mask.T):

@@ -34,11 +34,13 @@ How R runs become one model
 from __future__ import annotations
 
 import contextlib
+import json
 import math
 import numbers
 import time
 import warnings
 import weakref
+from pathlib import Path
 
 import torch
 
@@ -329,8 +331,60 @@ def _compact(model, opt, keep, hp):
     return new_opt
 
 
-def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, device, progress, desc):
-    """Train one batch of runs; returns per-run result dicts (without the run/seed bookkeeping)."""
+#: With ``checkpoint=`` set, a batch saves its training state at most this often (seconds of wall time).
+CHECKPOINT_SECONDS = 300.0
+
+
+def _batch_key(model_name, masks, seeds, hp, feature_norm, num_classes) -> str:
+    """A name for one batch's checkpoint: a hash of everything that determines its runs."""
+    import hashlib
+
+    digest = hashlib.sha1()
+    digest.update(repr((model_name, list(seeds), sorted(hp.items()), feature_norm, num_classes,
+                        tuple(masks.shape))).encode())
+    digest.update(masks.cpu().numpy().tobytes())
+    return f"{model_name}-{digest.hexdigest()[:16]}"
+
+
+def _save_checkpoint(path, model, opt, rnd, loop) -> None:
+    """Atomically save a batch's training state (active runs' weights, Adam state, dropout generators,
+    early-stopping bookkeeping) so that :func:`_train_batch` can continue it bit for bit."""
+    from .results import atomic_write
+
+    params = dict(model.named_parameters())
+    state = {"params": {k: p.detach().cpu() for k, p in params.items()}, "R": model.R,
+             "adam": {k: {key: (v.cpu() if torch.is_tensor(v) else v) for key, v in opt.state.get(p, {}).items()}
+                      for k, p in params.items()},
+             "gens": [g.get_state() for g in rnd.gens],
+             "loop": {k: (v.cpu() if torch.is_tensor(v) else
+                          {kk: vv.cpu() for kk, vv in v.items()} if isinstance(v, dict) else v)
+                      for k, v in loop.items()}}
+    atomic_write(path, lambda tmp: torch.save(state, tmp))
+
+
+def _load_checkpoint(path, model, rnd, hp, device):
+    """Restore :func:`_save_checkpoint`'s state into a freshly built ``model``; returns (Adam, loop)."""
+    state = torch.load(path, map_location=device, weights_only=False)
+    for k, p in state["params"].items():
+        model._parameters[k] = torch.nn.Parameter(p.to(device))
+    model.R = state["R"]
+    opt = _optimizer(model, hp)
+    for k, p in model.named_parameters():
+        opt.state[p] = {key: (v.to(device) if torch.is_tensor(v) and v.dim() > 0 else v)
+                        for key, v in state["adam"][k].items()}
+    rnd.gens = rnd.gens[:len(state["gens"])]
+    for g, g_state in zip(rnd.gens, state["gens"]):
+        g.set_state(g_state)
+    return opt, state["loop"]
+
+
+def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, device, progress, desc,
+                 checkpoint=None):
+    """Train one batch of runs; returns per-run result dicts (without the run/seed bookkeeping).
+
+    With ``checkpoint`` (a file path), the training state is saved there every
+    :data:`CHECKPOINT_SECONDS` and, when the file exists at the start, training continues from it
+    (same numbers as an uninterrupted batch; ``seconds`` counts the time before the interruption too)."""
     t0 = time.perf_counter()
     R = len(seeds)
     model = build_model(model_name, seeds, feats.shape[1], num_classes, ops, hidden=hp["hidden"],
@@ -348,6 +402,14 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     epochs_run = torch.full((R,), hp["max_epochs"], dtype=torch.long, device=device)
     slots = torch.arange(R, device=device)  # original index of each run still in the model
     patience = hp["patience"]
+    start_epoch, spent = 1, 0.0
+    if checkpoint is not None and checkpoint.exists():
+        opt, loop = _load_checkpoint(checkpoint, model, rnd, hp, device)
+        best, best_loss, best_epoch, bad = loop["best"], loop["best_loss"], loop["best_epoch"], loop["bad"]
+        stopped, epochs_run, slots = loop["stopped"], loop["epochs_run"], loop["slots"]
+        weights = all_weights[:, slots]
+        start_epoch, spent = loop["epoch"] + 1, loop["seconds"]
+    saved_at = time.perf_counter()
 
     def trunk():
         return model.trunk(feats.project(model.w_in, model.in_blocks))
@@ -376,9 +438,9 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     if progress:
         from tqdm.auto import tqdm
 
-        bar = tqdm(total=hp["max_epochs"], desc=desc, leave=False)
+        bar = tqdm(total=hp["max_epochs"], initial=start_epoch - 1, desc=desc, leave=False)
     state = trunk()
-    for epoch in range(1, hp["max_epochs"] + 1):
+    for epoch in range(start_epoch, hp["max_epochs"] + 1):
         logits = model.head(state, rnd)
         loss = (_run_losses(logits, y, weights[0]) * (~stopped[slots]).float()).sum()
         opt.zero_grad(set_to_none=True)
@@ -399,6 +461,11 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
             rnd.gens = [rnd.gens[i] for i in keep.tolist()]
             slots, weights = slots[keep], weights[:, keep]
             state = trunk()
+        if checkpoint is not None and time.perf_counter() - saved_at >= CHECKPOINT_SECONDS:
+            _save_checkpoint(checkpoint, model, opt, rnd, {
+                "epoch": epoch, "seconds": spent + time.perf_counter() - t0, "best": best, "best_loss": best_loss,
+                "best_epoch": best_epoch, "bad": bad, "stopped": stopped, "epochs_run": epochs_run, "slots": slots})
+            saved_at = time.perf_counter()
     if bar is not None:
         bar.close()
 
@@ -412,7 +479,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
         accs = [(correct * all_weights[i]).sum(1) for i in range(3)]
     if device.type == "cuda":
         torch.cuda.synchronize(device)
-    wall = time.perf_counter() - t0
+    wall = spent + time.perf_counter() - t0
     rows = []
     cols = {"train_acc": accs[0], "val_acc": accs[1], "test_acc": accs[2], "train_loss": losses[0],
             "val_loss": losses[1], "test_loss": losses[2], "best_epoch": best_epoch, "epochs_run": epochs_run}
@@ -427,7 +494,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
 def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidden: int = 64, num_layers: int = 2,
                dropout: float = 0.5, lr: float = 0.01, weight_decay: float = 5e-4, max_epochs: int = 1000,
                patience: int | None = 100, device="auto", progress: bool = False, feature_norm: str | None = None,
-               runs_per_batch: int | None = None, num_threads="auto") -> list[dict]:
+               runs_per_batch: int | None = None, num_threads="auto", checkpoint=None) -> list[dict]:
     """Train R runs of ``model`` on the graph ``data``, all in one batched model.
 
     Run r trains on ``train_mask[:, r]``, early-stops on the cross-entropy over ``val_mask[:, r]``
@@ -467,6 +534,10 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     num_threads : "auto", int or None
         CPU threads while training (restored afterwards): ``"auto"`` uses 1 for small batches (see
         :data:`SMALL_BATCH_ENTRIES`) and torch's setting otherwise; ``None`` leaves torch's setting.
+    checkpoint : path, optional
+        A folder where each batch saves its training state every :data:`CHECKPOINT_SECONDS` (and its
+        rows when it finishes). A call killed midway and repeated with the same arguments continues
+        from there and returns the same numbers; the files are removed when the call returns.
 
     Returns
     -------
@@ -526,13 +597,30 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     if num_threads == "auto":
         small = n * len(chunks[0]) * max(hp["hidden"], num_classes) < SMALL_BATCH_ENTRIES
         num_threads = 1 if small and dev.type == "cpu" else None
-    rows = []
+    rows, files = [], []
     for b, chunk in enumerate(chunks):
         idx = list(chunk)
         desc = f"{model} runs {idx[0]}-{idx[-1]}" if len(chunks) > 1 else model
-        with _torch_threads(num_threads):
-            part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes, hp,
-                                dev, progress, desc)
+        state_file = finished_file = None
+        if checkpoint is not None:
+            key = _batch_key(model, masks[:, :, idx], [seeds[i] for i in idx], hp, feature_norm, num_classes)
+            state_file = Path(checkpoint) / f"{key}.pt"
+            finished_file = Path(checkpoint) / f"{key}.rows.json"
+            state_file.parent.mkdir(parents=True, exist_ok=True)
+            files += [state_file, finished_file]
+        if finished_file is not None and finished_file.exists():
+            part = json.loads(finished_file.read_text())
+        else:
+            with _torch_threads(num_threads):
+                part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
+                                    hp, dev, progress, desc, checkpoint=state_file)
+            if finished_file is not None:
+                from .results import atomic_write
+
+                atomic_write(finished_file, lambda tmp: Path(tmp).write_text(json.dumps(part)))
         for i, row in zip(idx, part):
             rows.append({"run": i, "seed": seeds[i], "model": model, **row, "device": str(dev)})
+    for f in files:  # with the temporary files of a save that was killed midway
+        for leftover in [f, *f.parent.glob(f".{f.name}.*.tmp")]:
+            leftover.unlink(missing_ok=True)
     return rows

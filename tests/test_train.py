@@ -458,3 +458,49 @@ def test_bad_inputs_raise_clear_errors(toy):
     bad_y = Data(x=data.x, edge_index=data.edge_index, y=data.y - 1, num_nodes=data.num_nodes)
     with pytest.raises(ValueError, match=r"data.y must hold class ids 0..C-1; got -1"):
         train_runs(bad_y, "GCN", tr, va, te, seeds)
+
+
+_CHECKPOINTED = """
+import sys
+import hpstrat_lite.train as T
+from hpstrat_lite import fold_masks, load_dataset, random_folds
+T.CHECKPOINT_SECONDS = 0.0  # save after every epoch
+data = load_dataset("Texas", root=sys.argv[2])
+tr, va, te = fold_masks(random_folds(data.y, 4, seed=0), 4)
+T.train_runs(data, sys.argv[3], tr, va, te, [0, 1, 2, 3], max_epochs=300, patience=30, device="cpu",
+             runs_per_batch=2, checkpoint=sys.argv[1])
+"""
+
+
+@pytest.mark.parametrize("model", ["GCN", "GAT"])
+def test_killed_training_resumes_from_its_checkpoint_with_the_same_numbers(model, data_root, tmp_path):
+    """A batch killed midway continues from its saved state (weights, Adam, dropout generators, early
+    stopping) and gives the numbers of an uninterrupted call; a finished batch is not retrained."""
+    import subprocess
+    import sys
+    import time
+
+    from hpstrat_lite import fold_masks, load_dataset, random_folds
+
+    ckpt = tmp_path / "ckpt"
+    proc = subprocess.Popen([sys.executable, "-c", _CHECKPOINTED, str(ckpt), str(data_root), model])
+    deadline = time.time() + 120
+    # wait until the first batch (runs 0-1) has finished and the second one has saved a state
+    while time.time() < deadline and proc.poll() is None and not (
+            len(list(ckpt.glob("*.rows.json"))) >= 1 and len(list(ckpt.glob("*.pt"))) >= 2):
+        time.sleep(0.02)
+    proc.kill()
+    proc.wait()
+    assert proc.returncode != 0, "the call should be killed in its second batch, before it returns"
+    assert len(list(ckpt.glob("*.rows.json"))) == 1 and len(list(ckpt.glob("*.pt"))) == 2
+
+    data = load_dataset("Texas", root=data_root)
+    tr, va, te = fold_masks(random_folds(data.y, 4, seed=0), 4)
+    args = dict(max_epochs=300, patience=30, device="cpu", runs_per_batch=2)
+    resumed = train_runs(data, model, tr, va, te, [0, 1, 2, 3], checkpoint=ckpt, **args)
+    fresh = train_runs(data, model, tr, va, te, [0, 1, 2, 3], **args)
+    for a, b in zip(resumed, fresh):
+        assert (a["best_epoch"], a["epochs_run"], a["test_acc"], a["val_acc"]) == (
+            b["best_epoch"], b["epochs_run"], b["test_acc"], b["val_acc"])
+        assert a["val_loss"] == pytest.approx(b["val_loss"], rel=1e-6)
+    assert not list(ckpt.iterdir())  # cleaned up
