@@ -27,6 +27,8 @@ How R runs become one model
   (:mod:`hpstrat_lite.kernels`) that keeps no per-edge tensor but the dropout mask.
 * Small batches train on one CPU thread (``num_threads="auto"``): their ops are too small to
   share, and on a busy machine a second OpenMP thread mostly waits.
+* With ``checkpoint=`` (the experiment runner always sets it) a batch saves its whole training
+  state every :data:`CHECKPOINT_SECONDS` and a repeated call continues from it with the same numbers.
 * Features and graph operators (normalised adjacency, H2GCN's 2-hop matrix, GAT's edge blocks) are
   built once per dataset and device and cached, keyed by the identity of ``data.x`` /
   ``data.edge_index``.
