@@ -52,6 +52,9 @@ def atomic_write(path, write) -> None:
     path = Path(path)
     fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
     os.close(fd)
+    umask = os.umask(0)
+    os.umask(umask)
+    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private (0600); results are for everyone to read
     try:
         write(tmp)
         os.replace(tmp, path)

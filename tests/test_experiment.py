@@ -162,3 +162,15 @@ def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
         project_sweep_time(rows, short=3, long=3)
     with pytest.raises(ValueError, match="rows is empty"):
         project_sweep_time(pd.DataFrame())
+
+
+def test_results_files_get_the_usual_permissions(tmp_path):
+    import stat
+
+    from hpstrat_lite.results import append_rows
+
+    path = tmp_path / "rows.csv"
+    append_rows(path, [{"a": 1}])
+    umask = os.umask(0)
+    os.umask(umask)
+    assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
