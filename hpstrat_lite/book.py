@@ -49,7 +49,8 @@ def load_config(path=None) -> dict:
 
     The file has ``datasets`` (one list per profile), ``root`` (the landing page) and ``parts``, each
     with a ``caption``, an optional ``opener`` page and ``chapters``. A chapter names a notebook in
-    ``notebooks/`` (``name``), its ``parameters``, per-profile overrides (``smoke: {...}``), whether it
+    ``notebooks/`` (``name``; ``notebook`` when the chapter runs another chapter's notebook with other
+    parameters), its ``parameters``, per-profile overrides (``smoke: {...}``), whether it
     runs once per dataset (``per_dataset: true``, parameter ``dataset``) or once for all of them
     (parameter ``datasets``), an optional page ``title`` (``{dataset}`` is filled in) and the results
     files it ``reads`` (globs relative to the repository; a profile's overrides may replace them, e.g. a
@@ -106,7 +107,8 @@ def plan(profile: str = "full", config=None) -> list[dict]:
             override = dict(ch.get(profile) or {})
             reads = override.pop("reads", ch.get("reads", []))  # a profile may read other results (or none)
             params.update(override)
-            base = dict(name=ch["name"], notebook=f"notebooks/{ch['name']}.ipynb", reads=list(reads), part=p)
+            source = ch.get("notebook", ch["name"])  # a notebook may run as several chapters (other parameters)
+            base = dict(name=ch["name"], notebook=f"notebooks/{source}.ipynb", reads=list(reads), part=p)
             if ch.get("per_dataset"):
                 for i, ds in enumerate(params.pop("datasets", datasets)):
                     title = ch["title"].format(dataset=ds) if ch.get("title") else None
