@@ -230,7 +230,7 @@ def sweep_rows(spread, datasets=("A", "B", "C"), models=("GCN", "GAT", "MLP"), k
     for i, d in enumerate(datasets):
         for j, m in enumerate(models):
             for method, s in spread.items():
-                dev = np.array([-1.5, -0.5, 0.5, 1.5]) * s * (1 + 0.1 * i + 0.01 * j) / 100
+                dev = np.linspace(-1.5, 1.5, k) * s * (1 + 0.1 * i + 0.01 * j) / 100
                 acc = 0.6 + 0.05 * j + (0.1 if (m, method) == ("GCN", "hpstrat") and d == "A" else 0)
                 rows += [{"dataset": d, "model": m, "method": method, "k": k, "seed": 0, "fold": f,
                           "test_acc": acc + dev[f], "test_homophily": 0.5} for f in range(k)]
@@ -251,6 +251,14 @@ def test_gnn_claims_check_the_paper_and_name_missing_datasets():
     assert "not for GAT, GCN" in bad.loc["Table 3"].iloc[1]["ours"]
     one = book.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0}, datasets=("A",)))
     assert one.set_index("section").loc["Table 4", "verdict"] == "disagree"  # 0/1 is not 13/15
+
+
+def test_gnn_k5_claim_checks_the_order_of_the_global_mean_ranks():
+    good = book.gnn_k5_claims(sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0}, k=5))
+    assert len(good) == 1 and good["section"].iloc[0] == "Table 3, k = 5" and good["verdict"].iloc[0] == "agree"
+    assert "k = 4; order only" in good["paper"].iloc[0]
+    bad = book.gnn_k5_claims(sweep_rows({"random": 2.0, "stratified": 1.0, "hpstrat": 3.0}, k=5))
+    assert bad["verdict"].iloc[0] == "disagree"
 
 
 def test_complete_pairs_drop_pairs_with_missing_methods_or_folds():
