@@ -348,7 +348,27 @@ def _batch_key(model_name, masks, seeds, hp, feature_norm, num_classes) -> str:
     return f"{model_name}-{digest.hexdigest()[:16]}"
 
 
-def _save_checkpoint(path, model, opt, rnd, loop) -> None:
+def _data_fingerprint(data) -> str:
+    """A hash of the graph and features a call trains on, stored in its checkpoints: a checkpoint of
+    the same runs on other data (e.g. another feature subset) is not continued."""
+    import hashlib
+
+    digest = hashlib.sha1(data.edge_index.cpu().numpy().tobytes())
+    x = data.x
+    if x.layout == torch.sparse_csr:
+        parts = (x.crow_indices(), x.col_indices(), x.values())
+    elif x.is_sparse:
+        x = x.coalesce()
+        parts = (x.indices(), x.values())
+    else:
+        parts = (x,)
+    for part in parts:
+        digest.update(part.detach().cpu().contiguous().numpy().tobytes())
+    digest.update(repr(tuple(x.shape)).encode())
+    return digest.hexdigest()
+
+
+def _save_checkpoint(path, model, opt, rnd, loop, fingerprint=None) -> None:
     """Atomically save a batch's training state (active runs' weights, Adam state, dropout generators,
     early-stopping bookkeeping) so that :func:`_train_batch` can continue it bit for bit."""
     from .results import atomic_write
@@ -357,16 +377,21 @@ def _save_checkpoint(path, model, opt, rnd, loop) -> None:
     state = {"params": {k: p.detach().cpu() for k, p in params.items()}, "R": model.R,
              "adam": {k: {key: (v.cpu() if torch.is_tensor(v) else v) for key, v in opt.state.get(p, {}).items()}
                       for k, p in params.items()},
-             "gens": [g.get_state() for g in rnd.gens],
+             "gens": [g.get_state() for g in rnd.gens], "data": fingerprint,
              "loop": {k: (v.cpu() if torch.is_tensor(v) else
                           {kk: vv.cpu() for kk, vv in v.items()} if isinstance(v, dict) else v)
                       for k, v in loop.items()}}
     atomic_write(path, lambda tmp: torch.save(state, tmp))
 
 
-def _load_checkpoint(path, model, rnd, hp, device):
-    """Restore :func:`_save_checkpoint`'s state into a freshly built ``model``; returns (Adam, loop)."""
+def _load_checkpoint(path, model, rnd, hp, device, fingerprint=None):
+    """Restore :func:`_save_checkpoint`'s state into a freshly built ``model``; returns (Adam, loop), or
+    None (with a warning) when the checkpoint was written for other data."""
     state = torch.load(path, map_location=device, weights_only=False)
+    if state.get("data") is not None and fingerprint is not None and state["data"] != fingerprint:
+        warnings.warn(f"checkpoint {path} was written for other data (graph or features); training from "
+                      "the start and overwriting it.", stacklevel=3)
+        return None
     for k, p in state["params"].items():
         model._parameters[k] = torch.nn.Parameter(p.to(device))
     model.R = state["R"]
@@ -381,7 +406,7 @@ def _load_checkpoint(path, model, rnd, hp, device):
 
 
 def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, device, progress, desc,
-                 checkpoint=None):
+                 checkpoint=None, fingerprint=None):
     """Train one batch of runs; returns per-run result dicts (without the run/seed bookkeeping).
 
     With ``checkpoint`` (a file path), the training state is saved there every
@@ -405,8 +430,10 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     slots = torch.arange(R, device=device)  # original index of each run still in the model
     patience = hp["patience"]
     start_epoch, spent = 1, 0.0
-    if checkpoint is not None and checkpoint.exists():
-        opt, loop = _load_checkpoint(checkpoint, model, rnd, hp, device)
+    resumed = _load_checkpoint(checkpoint, model, rnd, hp, device, fingerprint) if (
+        checkpoint is not None and checkpoint.exists()) else None
+    if resumed is not None:
+        opt, loop = resumed
         best, best_loss, best_epoch, bad = loop["best"], loop["best_loss"], loop["best_epoch"], loop["bad"]
         stopped, epochs_run, slots = loop["stopped"], loop["epochs_run"], loop["slots"]
         weights = all_weights[:, slots]
@@ -466,7 +493,8 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
         if checkpoint is not None and time.perf_counter() - saved_at >= CHECKPOINT_SECONDS:
             _save_checkpoint(checkpoint, model, opt, rnd, {
                 "epoch": epoch, "seconds": spent + time.perf_counter() - t0, "best": best, "best_loss": best_loss,
-                "best_epoch": best_epoch, "bad": bad, "stopped": stopped, "epochs_run": epochs_run, "slots": slots})
+                "best_epoch": best_epoch, "bad": bad, "stopped": stopped, "epochs_run": epochs_run, "slots": slots},
+                fingerprint)
             saved_at = time.perf_counter()
     if bar is not None:
         bar.close()
@@ -600,6 +628,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         small = n * len(chunks[0]) * max(hp["hidden"], num_classes) < SMALL_BATCH_ENTRIES
         num_threads = 1 if small and dev.type == "cpu" else None
     rows, files = [], []
+    fingerprint = _data_fingerprint(data) if checkpoint is not None else None
     for b, chunk in enumerate(chunks):
         idx = list(chunk)
         desc = f"{model} runs {idx[0]}-{idx[-1]}" if len(chunks) > 1 else model
@@ -610,16 +639,18 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
             finished_file = Path(checkpoint) / f"{key}.rows.json"
             state_file.parent.mkdir(parents=True, exist_ok=True)
             files += [state_file, finished_file]
-        if finished_file is not None and finished_file.exists():
-            part = json.loads(finished_file.read_text())
+        finished = json.loads(finished_file.read_text()) if finished_file is not None and finished_file.exists() else {}
+        if finished.get("data") == fingerprint and "rows" in finished:
+            part = finished["rows"]
         else:
             with _torch_threads(num_threads):
                 part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
-                                    hp, dev, progress, desc, checkpoint=state_file)
+                                    hp, dev, progress, desc, checkpoint=state_file, fingerprint=fingerprint)
             if finished_file is not None:
                 from .results import atomic_write
 
-                atomic_write(finished_file, lambda tmp: Path(tmp).write_text(json.dumps(part)))
+                atomic_write(finished_file, lambda tmp: Path(tmp).write_text(json.dumps({"data": fingerprint,
+                                                                                          "rows": part})))
         for i, row in zip(idx, part):
             rows.append({"run": i, "seed": seeds[i], "model": model, **row, "device": str(dev)})
     for f in files:  # with the temporary files of a save that was killed midway

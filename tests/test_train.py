@@ -504,3 +504,32 @@ def test_killed_training_resumes_from_its_checkpoint_with_the_same_numbers(model
             b["best_epoch"], b["epochs_run"], b["test_acc"], b["val_acc"])
         assert a["val_loss"] == pytest.approx(b["val_loss"], rel=1e-6)
     assert not list(ckpt.iterdir())  # cleaned up
+
+
+def test_checkpoint_of_other_data_is_not_continued(toy, monkeypatch, tmp_path):
+    """Same runs and checkpoint folder, other features: the old state is ignored (with a warning)."""
+    import hpstrat_lite.train as train_module
+
+    data, tr, va, te = toy
+    monkeypatch.setattr(train_module, "CHECKPOINT_SECONDS", 0.0)
+    real_losses, calls = train_module._run_losses, {"n": 0}
+
+    def interrupted(*args):
+        calls["n"] += 1
+        if calls["n"] > 30:
+            raise KeyboardInterrupt
+        return real_losses(*args)
+
+    monkeypatch.setattr(train_module, "_run_losses", interrupted)
+    ckpt = tmp_path / "ckpt"
+    with pytest.raises(KeyboardInterrupt):
+        train_runs(data, "GCN", tr, va, te, [0, 1, 2], checkpoint=ckpt, **FAST)
+    assert list(ckpt.glob("*.pt"))
+    monkeypatch.setattr(train_module, "_run_losses", real_losses)
+    other = data.clone()
+    other.x = data.x * 2
+    with pytest.warns(UserWarning, match="written for other data"):
+        resumed = train_runs(other, "GCN", tr, va, te, [0, 1, 2], checkpoint=ckpt, **FAST)
+    fresh = train_runs(other, "GCN", tr, va, te, [0, 1, 2], **FAST)
+    for a, b in zip(resumed, fresh):
+        assert (a["best_epoch"], a["test_acc"]) == (b["best_epoch"], b["test_acc"])
