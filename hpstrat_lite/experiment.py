@@ -82,8 +82,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not progress)
     for name in datasets:
         data = load_dataset(name, root=root)
-        y = data.y.numpy()
-        h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
+        y, h = _labels_and_homophily(data)
         plan = [(method, seed, make_folds(method, h, y, k, seed=seed, n_bins=n_bins))
                 for method in methods for seed in seeds]
         for model in models:
@@ -130,6 +129,12 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
                      "batch_size": res["batch_size"], "device": res["device"], "code_version": version,
                      "finished_at": stamp})
     return rows
+
+
+def _labels_and_homophily(data):
+    """Class labels (numpy) and node homophily of ``data``: the inputs of :func:`make_folds`."""
+    y = data.y.numpy()
+    return y, node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
 
 
 def _run_masks(fold_runs, k: int):
@@ -182,23 +187,21 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
     models = [m for m in MODELS if models is None or m in models]
     pairs = [(d, m) for d in datasets for m in models if ((rows["dataset"] == d) & (rows["model"] == m)).any()]
     bar = tqdm(pairs, desc="(dataset, model)", disable=not progress)
-    report, loaded = [], {}
+    report, loaded = [], None  # loaded: (name, data, y, h) of the dataset in memory
     for name, model in bar:
         bar.set_postfix_str(f"{name} / {model}")
-        if not done.empty and ((done["dataset"] == name) & (done["model"] == model)).any():
-            report.append(done[(done["dataset"] == name) & (done["model"] == model)].iloc[-1].to_dict())
+        measured = done[(done["dataset"] == name) & (done["model"] == model)] if not done.empty else done
+        if not measured.empty:
+            report.append(measured.iloc[-1].to_dict())
             continue
         pair = rows[(rows["dataset"] == name) & (rows["model"] == model)]
         load_s = 0.0
-        if name not in loaded:
-            loaded.clear()  # one dataset in memory at a time
+        if loaded is None or loaded[0] != name:
             start = time.perf_counter()
             data = load_dataset(name, root=root)
-            y = data.y.numpy()
-            h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
-            loaded[name] = (data, y, h)
+            loaded = (name, data, *_labels_and_homophily(data))
             load_s = time.perf_counter() - start
-        data, y, h = loaded[name]
+        _, data, y, h = loaded
         keys = pair[["method", "seed", "fold", "k", "n_bins"]].drop_duplicates().itertuples(index=False)
         plans = {}
         fold_runs = []
