@@ -162,9 +162,11 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
 
     .. math:: c = \\frac{t_{long} - t_{short}}{long - short},\\qquad s = t_{short} - short \\cdot c.
 
-    The rows give each run's trained epochs :math:`e_r` (early stopping). A batch drops its stopped
-    runs once few are active, so its cost lies between :math:`s + \\tfrac{c}{R}\\sum_r e_r` (``low``,
-    each run dropped as it stops) and :math:`s + c \\max_r e_r` (``high``, none dropped); loading the
+    The rows give each run's trained epochs :math:`e_r` (early stopping). A batch drops each run in the
+    epoch it stops, so its cost is close to :math:`s + \\tfrac{c}{R}\\sum_r e_r` (``low``; per-epoch
+    cost taken as proportional to the runs still training); :math:`s + c \\max_r e_r` (``high``) is
+    what it would cost if no run were dropped (engines before 2026-11-30 dropped runs only once a
+    third of the batch had stopped, so their cost lay in between); loading the
     dataset and making its folds (timed) is added to its first model. One row per pair, stamped with
     the code version and parameters, is appended to ``out`` when given (pairs already there for this
     code version and thread count are skipped, so the runner resumes).

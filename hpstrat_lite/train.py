@@ -14,9 +14,9 @@ How R runs become one model
   this is R independent Adams.
 * Each run keeps its own early-stopping state (best validation loss, epoch, patience counter) and a
   snapshot of its best weights. A stopped run's loss is masked out of the sum and its snapshot is
-  final; once at most :data:`COMPACT_FRACTION` of the batch is still training, the stopped runs are
-  dropped from the model and from Adam's state (so a batch costs what its active runs cost); the
-  batch ends when every run has stopped.
+  final; at the end of the epoch in which a run stops, it is dropped from the model and from Adam's
+  state (so a batch costs what its active runs cost, at the price of one extra trunk pass per
+  drop); the batch ends when every run has stopped.
 * Everything before a model's first dropout (its *trunk*: the input projection ``X @ W_in``, the
   only product with the feature matrix, and for instance GCN's first propagation or all of H2GCN's
   1- and 2-hop products) depends on the weights only, not on dropout, so it is computed once per
@@ -301,10 +301,6 @@ def _batches(runs: int, per_run: int, runs_per_batch) -> list[range]:
     return [range(i, min(i + size, runs)) for i in range(0, runs, size)]
 
 
-#: A batch drops its stopped runs (compacts) once at most this fraction of its current runs is active.
-COMPACT_FRACTION = 2 / 3
-
-
 def _optimizer(model, hp):
     """One Adam over all stacked parameters (no weight decay on ``model.no_decay``)."""
     decay = [p for k, p in model.named_parameters() if k not in model.no_decay]
@@ -484,7 +480,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
         if done:
             break
         keep = (~stopped[slots]).nonzero().view(-1)
-        if keep.numel() <= COMPACT_FRACTION * slots.numel():  # drop the stopped runs from the batch
+        if keep.numel() < slots.numel():  # drop the runs that stopped this epoch from the batch
             del state
             opt = _compact(model, opt, keep, hp)
             rnd.gens = [rnd.gens[i] for i in keep.tolist()]
