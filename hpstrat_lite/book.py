@@ -628,25 +628,32 @@ def bins_claims(table) -> "pd.DataFrame":
 #: the many-split runs of Appendix B. Also the ``reads:`` of the scorecard and chapters 03 / 04.
 GNN_RESULTS = Path("results") / "gnn_k4_seed0.csv"
 GNN_K5_RESULTS = Path("results") / "gnn_k5_seed0.csv"
+#: The k = 4 protocol over split seeds 0..5: the seed-0 sweep plus the seeds 1-5 sweep.
+GNN_SEEDS_RESULTS = [GNN_RESULTS, Path("results") / "gnn_k4_seeds1-5.csv"]
 APPENDIX_B_RESULTS = Path("results") / "appendix_b.csv"
 
 
-def complete_pairs(rows, methods=("random", "stratified", "hpstrat")):
+def complete_pairs(rows, methods=("random", "stratified", "hpstrat"), seeds=None):
     """The rows of the (dataset, model) pairs that have every fold of every split method and seed.
 
-    A sweep in progress, or one stopped early, can leave a pair with some methods only; ranking the
-    methods needs all of them. Returns ``(complete_rows, coverage)``: ``coverage`` has one row per
-    dataset of ``rows`` with the models that are complete and the models of ``rows`` that are missing
-    or incomplete there.
+    A sweep in progress, or one stopped early, can leave a pair with some methods or seeds only;
+    ranking the methods needs all of them. ``seeds``: the split seeds a pair must have (default: every
+    seed in ``rows``, so that a multi-seed protocol never ranks a pair on fewer seeds). Returns
+    ``(complete_rows, coverage)``: ``coverage`` has one row per dataset of ``rows`` with the models that
+    are complete and the models of ``rows`` that are missing or incomplete there.
     """
     import pandas as pd
 
     if rows.empty:
         return rows, pd.DataFrame(columns=["dataset", "models complete", "models missing or incomplete"])
+    n_seeds = len(set(seeds) if seeds is not None else set(rows["seed"]))
+    if seeds is not None:
+        rows = rows[rows["seed"].isin(list(seeds))]
     k = rows.groupby(["dataset", "model", "method", "seed"])["fold"].nunique()
     expected = rows.groupby(["dataset", "model", "method", "seed"])["k"].first()
     full = (k == expected).groupby(["dataset", "model", "seed"]).agg(["all", "size"])
-    ok = (full["all"] & (full["size"] == len(methods))).groupby(["dataset", "model"]).all()
+    per_seed = full["all"] & (full["size"] == len(methods))
+    ok = per_seed.groupby(["dataset", "model"]).agg(lambda s: bool(s.all()) and len(s) == n_seeds)
     keep = rows.set_index(["dataset", "model"]).index.isin(ok[ok].index)
     coverage = []
     models = list(dict.fromkeys(rows["model"]))
@@ -765,17 +772,32 @@ def _paper_global_ranks() -> str:
     return " / ".join(f"{PAPER_GLOBAL_MEAN_RANK[m]:.2f}" for m in ("hpstrat", "stratified", "random"))
 
 
+def _order_claim(rows, datasets, section: str, protocol: str, paper_note: str) -> "pd.DataFrame":
+    """The global-mean-rank row of :func:`gnn_claims` for another protocol: agrees when the order
+    HpStrat < class-stratified < random holds (the paper gives its figures for k = 4, seed 0 only)."""
+    first = gnn_claims(rows, datasets).iloc[:1].copy()
+    if first["verdict"].iloc[0] == "not run":
+        return first.assign(section=section)
+    return first.assign(section=section,
+                        claim=f"global mean rank {protocol} keeps the order HpStrat < class-stratified < random",
+                        paper=f"{_paper_global_ranks()} ({paper_note})")
+
+
 def gnn_k5_claims(rows, datasets=None) -> "pd.DataFrame":
     """Scorecard row for the k = 5 protocol: does the global mean rank keep the main text's order
     (HpStrat < class-stratified < random)? The paper quotes its figures for k = 4; this row checks that its
     conclusion carries over to five folds, on the (dataset, GNN) pairs of the k = 5 sweep."""
-    card = gnn_claims(rows, datasets)
-    first = card.iloc[:1].copy()
-    if first["verdict"].iloc[0] == "not run":
-        return first.assign(section="Table 3, k = 5")
-    return first.assign(section="Table 3, k = 5",
-                        claim="global mean rank with k = 5 folds keeps the order HpStrat < class-stratified < random",
-                        paper=_paper_global_ranks() + " (k = 4; order only)")
+    return _order_claim(rows, datasets, "Table 3, k = 5", "with k = 5 folds", "k = 4; order only")
+
+
+def gnn_seeds_claims(rows, datasets=None) -> "pd.DataFrame":
+    """Scorecard row for the k = 4 protocol over several split seeds (the issue's seeds 0..5): the std
+    of each (dataset, GNN, method) is averaged over seeds before ranking
+    (:func:`hpstrat_lite.analysis.cross_fold_std`), on the pairs that have every seed
+    (:func:`complete_pairs`). Does the main text's order hold?"""
+    seeds = sorted(int(s) for s in rows["seed"].unique()) if not rows.empty else []
+    label = f"over split seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else "over split seeds"
+    return _order_claim(rows, datasets, "Table 3, 6 seeds", label, "k = 4, seed 0; order only")
 
 
 def _results_claims(path, claims, what: str, **kwargs):
@@ -783,13 +805,13 @@ def _results_claims(path, claims, what: str, **kwargs):
 
     from .results import read_rows
 
-    path = Path(path)
-    path = path if path.is_absolute() else REPO / path
-    rows = read_rows(path)
+    paths = [Path(p) for p in (path if isinstance(path, (list, tuple)) else [path])]
+    paths = [p if p.is_absolute() else REPO / p for p in paths]
+    rows = read_rows(paths)
     if rows.empty:
-        return pd.DataFrame([{"section": what, "claim": f"results file {path.name}", "paper": "",
-                              "ours": f"no rows yet in {path.relative_to(REPO) if REPO in path.parents else path}",
-                              "verdict": "not run"}])
+        shown = ", ".join(str(p.relative_to(REPO) if REPO in p.parents else p) for p in paths)
+        return pd.DataFrame([{"section": what, "claim": f"results file {', '.join(p.name for p in paths)}",
+                              "paper": "", "ours": f"no rows yet in {shown}", "verdict": "not run"}])
     return claims(rows, **kwargs)
 
 
@@ -811,7 +833,8 @@ def unavailable_datasets(root=None):
 
 
 def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 3, 5, 10, 20, 50), root=None,
-              gnn_results=GNN_RESULTS, appendix_b_results=APPENDIX_B_RESULTS, gnn_k5_results=GNN_K5_RESULTS):
+              gnn_results=GNN_RESULTS, appendix_b_results=APPENDIX_B_RESULTS, gnn_k5_results=GNN_K5_RESULTS,
+              gnn_seeds_results=GNN_SEEDS_RESULTS):
     """The reproduction scorecard: each testable quantitative claim of the paper, the paper's figure,
     ours, and ``agree`` / ``disagree``, all computed here from data and result files.
 
@@ -822,10 +845,10 @@ def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 
     k, seeds, n_bins : protocol of Table 2 (k = 4, seeds 0..9, B = 10 in the paper).
     bins : the B values of Appendix G.
     root : data root (default ``$HPSTRAT_DATA``).
-    gnn_results, appendix_b_results, gnn_k5_results : path
-        Results files of the GNN sweep (:func:`gnn_claims`), of Appendix B (:func:`appendix_b_claims`) and of
-        the k = 5 sweep (:func:`gnn_k5_claims`), relative to the repository; a missing file gives a
-        ``not run`` row.
+    gnn_results, appendix_b_results, gnn_k5_results, gnn_seeds_results : path or list of paths
+        Results files of the GNN sweep (:func:`gnn_claims`), of Appendix B (:func:`appendix_b_claims`), of
+        the k = 5 sweep (:func:`gnn_k5_claims`) and of the k = 4 sweep over seeds 0..5
+        (:func:`gnn_seeds_claims`), relative to the repository; a missing file gives a ``not run`` row.
 
     Returns
     -------
@@ -841,6 +864,7 @@ def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 
     parts = [fold_metric_claims(quality), bins_claims(bins_table(graphs, bins=bins, k=k, seeds=seeds)),
              _results_claims(gnn_results, gnn_claims, "Tables 3-4", datasets=list(datasets)),
              _results_claims(gnn_k5_results, gnn_k5_claims, "Table 3, k = 5", datasets=list(datasets)),
+             _results_claims(gnn_seeds_results, gnn_seeds_claims, "Table 3, 6 seeds", datasets=list(datasets)),
              _results_claims(appendix_b_results, appendix_b_claims, "Appendix B")]
     return pd.concat(parts, ignore_index=True)
 

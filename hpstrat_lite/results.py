@@ -39,7 +39,13 @@ def code_version() -> str:
 
 
 def read_rows(path) -> pd.DataFrame:
-    """Rows of a results CSV, or an empty frame when the file does not exist yet."""
+    """Rows of a results CSV, or an empty frame when the file does not exist yet.
+
+    ``path`` may also be a list of files (say the seed-0 sweep and the seeds 1-5 sweep of one
+    protocol): their rows, concatenated in order; missing files add none."""
+    if isinstance(path, (list, tuple)):
+        frames = [f for f in (read_rows(p) for p in path) if not f.empty]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
     path = Path(path)
     if not path.exists():
         return pd.DataFrame()

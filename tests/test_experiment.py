@@ -142,6 +142,16 @@ def test_concurrent_appends_from_several_processes_lose_no_rows(tmp_path):
     assert sorted(map(tuple, rows[["worker", "i"]].to_numpy().tolist())) == [(w, i) for w in range(4) for i in range(25)]
 
 
+def test_read_rows_concatenates_a_list_of_files_and_skips_missing_ones(tmp_path):
+    from hpstrat_lite.results import append_rows, read_rows
+
+    append_rows(tmp_path / "a.csv", [{"seed": 0, "acc": 0.5}])
+    append_rows(tmp_path / "b.csv", [{"seed": 1, "acc": 0.6}, {"seed": 2, "acc": 0.7}])
+    rows = read_rows([tmp_path / "a.csv", tmp_path / "missing.csv", tmp_path / "b.csv"])
+    assert rows["seed"].tolist() == [0, 1, 2] and rows.index.tolist() == [0, 1, 2]
+    assert read_rows([tmp_path / "missing.csv"]).empty and read_rows(tmp_path / "missing.csv").empty
+
+
 def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
     from hpstrat_lite.experiment import project_sweep_time
 

@@ -275,6 +275,31 @@ def test_complete_pairs_drop_pairs_with_missing_methods_or_folds():
     assert cov.loc["A", "models complete"] == "GAT, GCN, MLP"
 
 
+def test_complete_pairs_need_every_seed_of_a_multi_seed_protocol():
+    rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
+    seed1 = rows[rows["dataset"] != "C"].assign(seed=1)  # dataset C has seed 0 only
+    both = pd.concat([rows, seed1], ignore_index=True)
+    kept, coverage = book.complete_pairs(both)
+    assert set(kept["dataset"]) == {"A", "B"} and set(kept["seed"]) == {0, 1}
+    assert coverage.set_index("dataset").loc["C", "models missing or incomplete"] == "GCN, GAT, MLP"
+    kept, _ = book.complete_pairs(both, seeds=[0])  # one seed asked for: C counts, seed 1 rows are left out
+    assert set(kept["dataset"]) == {"A", "B", "C"} and set(kept["seed"]) == {0}
+    kept, _ = book.complete_pairs(both, seeds=[0, 1, 2])  # seed 2 has no rows anywhere
+    assert kept.empty
+
+
+def test_gnn_seeds_claim_ranks_pairs_that_have_every_seed():
+    good = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
+    both = pd.concat([good, good[good["dataset"] != "C"].assign(seed=1)], ignore_index=True)
+    card = book.gnn_seeds_claims(both, datasets=["A", "B", "C"])
+    assert card["section"].tolist() == ["Table 3, 6 seeds"] and card["verdict"].iloc[0] == "agree"
+    assert "over split seeds 0-1" in card["claim"].iloc[0] and "not yet: C" in card["ours"].iloc[0]
+    assert "seed 0; order only" in card["paper"].iloc[0]
+    # seed 1 reverses the order strongly: averaged over both seeds HpStrat has the largest std
+    reversed_ = sweep_rows({"random": 0.1, "stratified": 2.0, "hpstrat": 9.0}).assign(seed=1)
+    assert book.gnn_seeds_claims(pd.concat([good, reversed_]))["verdict"].iloc[0] == "disagree"
+
+
 def test_appendix_b_claims_count_significant_pairs():
     rng = np.random.default_rng(0)
     h = rng.uniform(0.2, 0.8, 200)
