@@ -65,7 +65,8 @@ def _cmd_experiment(args) -> int:
 
     run_experiment(datasets=args.datasets, models=args.models, k=args.k, seeds=args.seeds,
                    methods=args.methods, n_bins=args.bins, out=args.out, root=args.root,
-                   device=args.device, max_epochs=args.max_epochs, patience=args.patience, progress=True)
+                   device=args.device, max_epochs=args.max_epochs, patience=args.patience, progress=True,
+                   workers=args.workers)
     return 0
 
 
@@ -112,6 +113,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="auto")
     p.add_argument("--max-epochs", type=int, default=1000)
     p.add_argument("--patience", type=int, default=100)
+    p.add_argument("--workers", type=int, default=1,
+                   help="worker processes, one CPU thread each, taking (dataset, model) pairs in order (default 1)")
     p.set_defaults(func=_cmd_experiment)
 
     p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")

@@ -42,11 +42,31 @@ def test_killed_sweep_resumes_without_losing_or_repeating_runs(data_root, tmp_pa
     assert {"code_version", "test_homophily", "best_epoch", "seconds"} <= set(full.columns)
 
 
+def test_worker_processes_give_the_serial_rows_and_resume(data_root, tmp_path):
+    """Two worker processes (one thread each) train the pairs of two datasets: every run equals the
+    serial sweep's, each pair is trained once, and a second call trains nothing."""
+    grid = {**GRID, "datasets": ["Texas", "Cornell"]}
+    serial = run_experiment(out=tmp_path / "serial.csv", root=data_root, **grid)
+    out = tmp_path / "workers.csv"
+    parallel = run_experiment(out=out, root=data_root, workers=2, **grid)
+    assert len(parallel) == len(serial) == 48 and not parallel.duplicated(RUN_KEY).any()
+    merged = serial.merge(parallel, on=RUN_KEY, suffixes=("", "_w"))
+    assert len(merged) == 48
+    np.testing.assert_allclose(merged["test_acc"], merged["test_acc_w"])
+    np.testing.assert_array_equal(merged["best_epoch"], merged["best_epoch_w"])
+    again = run_experiment(out=out, root=data_root, workers=2, **grid)
+    pd.testing.assert_frame_equal(again, parallel)
+
+
 def test_bad_arguments(data_root, tmp_path):
     with pytest.raises(ValueError, match=r"methods must be a subset of"):
         run_experiment(["Texas"], methods=["kfold"], out=tmp_path / "x.csv", root=data_root)
     with pytest.raises(ValueError, match=r"model"):
         run_experiment(["Texas"], models=["GIN"], out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"workers must be an integer >= 1; got 0"):
+        run_experiment(["Texas"], workers=0, out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"workers > 1 trains on CPU only; got device='cuda'"):
+        run_experiment(["Texas"], models=["MLP"], workers=2, device="cuda", out=tmp_path / "x.csv", root=data_root)
 
 
 def _rows(stds):
