@@ -218,11 +218,13 @@ class Features:
         """``X_norm @ w[r]`` for all runs' input weights ``w`` ``[R, F, blocks * c]``: ``[R, N, c]`` for one
         block, else ``[blocks, R, N, c]`` (block-major, see :meth:`SparseOp.project`)."""
         if self.dense is not None:
-            out = torch.matmul(self.dense, w)
+            # One GEMM X [N, F] @ [F, R * width] for all runs: torch.matmul(X, w) would broadcast X to
+            # [R, N, F] (a copy of X per run, forward and backward) and run R small products.
+            R, f, width = w.shape
+            out = torch.mm(self.dense, w.permute(1, 0, 2).reshape(f, R * width)).view(-1, R, width)
             if blocks == 1:
-                return out
-            R, n, width = out.shape
-            return out.view(R, n, blocks, width // blocks).permute(2, 0, 1, 3).contiguous()
+                return out.transpose(0, 1).contiguous()
+            return out.view(-1, R, blocks, width // blocks).permute(2, 1, 0, 3).contiguous()
         if self.shift is None:
             return self.op.project(w, blocks)
         ws = w * self.scale[None, :, None]
