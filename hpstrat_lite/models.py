@@ -83,11 +83,14 @@ def _bmm_sparse(a: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
     Hidden layers use one product per run rather than one on the ``[n_in, R * d]`` channel stack:
     the products are memory-bound, and a ``[n_in, d]`` operand stays in cache while ``[n_in, R * d]``
     does not (about 2x faster on the 2-core CPU here, from Cora to Coauthor-Physics). Narrow inputs
-    (logits) use one product on the stack. On CPU the products are :func:`hpstrat_lite.kernels.spmm`
-    (1.3-2x faster than PyTorch's CSR matmul here), on CUDA ``torch.mm``.
+    (logits: at most :data:`_NARROW_COLUMNS` per run, or :data:`_STACK_COLUMNS` in all) use one product
+    on the stack: a row of a few floats per run costs an index lookup each, so the per-run kernel is
+    3-8x slower there (Coauthor-CS, 12 runs x 15 classes: 57 ms against 7-18 ms stacked, one thread).
+    On CPU the products are :func:`hpstrat_lite.kernels.spmm` (1.3-2x faster than PyTorch's CSR matmul
+    here), on CUDA ``torch.mm``.
     """
     R, n, d = h.shape
-    if 1 < R and R * d <= _STACK_COLUMNS:
+    if 1 < R and (R * d <= _STACK_COLUMNS or d <= _NARROW_COLUMNS):
         out = _bmm_sparse(a, h.transpose(0, 1).reshape(1, n, R * d))
         return out.view(a.shape[0], R, d).transpose(0, 1).contiguous()
     if NUMBA_SPMM and h.device.type == "cpu":
@@ -101,8 +104,10 @@ def _bmm_sparse(a: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
 
 
 #: Use one product on the ``[n, R * d]`` channel stack while it has at most this many columns
-#: (logits: R x classes), one product per run otherwise (hidden layers).
+#: (logits: R x classes), or while each run has at most ``_NARROW_COLUMNS``; one product per run
+#: otherwise (hidden layers).
 _STACK_COLUMNS = 128
+_NARROW_COLUMNS = 16
 
 
 class _SpMM(torch.autograd.Function):

@@ -294,10 +294,11 @@ def test_gat_fused_and_torch_paths_train_the_same_runs(toy, monkeypatch):
         _assert_same_run(a, b, loss_rtol=1e-3)
 
 
-@pytest.mark.parametrize("runs, width", [(3, 16), (12, 8), (1, 5)])
+@pytest.mark.parametrize("runs, width", [(3, 24), (12, 40), (12, 8), (20, 15), (1, 5)])
 def test_numba_spmm_matches_torch_mm_with_gradients(runs, width, monkeypatch):
     """The CPU kernel behind every sparse product (propagation and sparse-feature projection, forward and
-    backward) equals torch's CSR matmul; (12, 8) takes the channel-stack branch."""
+    backward) equals torch's CSR matmul; (12, 8) and (20, 15) take the channel-stack branch (few columns
+    in all / narrow runs), (3, 24) and (12, 40) one product per run."""
     import hpstrat_lite.models as models
 
     g = torch.Generator().manual_seed(0)
