@@ -698,7 +698,9 @@ def gnn_claims(rows, datasets=None) -> "pd.DataFrame":
                               "ours": "no complete (dataset, GNN) pair yet", "verdict": "not run"}])
     have = list(dict.fromkeys(rows["dataset"]))
     missing = [d for d in (datasets or []) if d not in have]
+    n_pairs = len(rows[["dataset", "model"]].drop_duplicates())
     scope = f"{len(have)} datasets x {rows['model'].nunique()} GNNs" + (
+        f", {n_pairs} pairs" if n_pairs < len(have) * rows["model"].nunique() else "") + (
         f"; not yet: {', '.join(missing)}" if missing else "")
     summary = rank_summary(rows)
     g = summary["global_mean"]
