@@ -8,7 +8,8 @@ import torch
 from torch_geometric.data import Data
 
 from hpstrat_lite import fold_masks, random_folds
-from hpstrat_lite.models import MODELS, build_model, graph_operators, two_hop_edges
+from hpstrat_lite.models import (MODELS, SparseOp, TwoHopOp, build_model, graph_operators, two_hop_edges,
+                                 two_hop_operator)
 from hpstrat_lite.train import Features, train_runs
 
 from conftest import mirror_has
@@ -361,6 +362,42 @@ def test_two_hop_neighbourhood_excludes_self_and_one_hop():
     got = sorted(zip(src.tolist(), dst.tolist()))
     want = sorted({(0, 2), (2, 0), (1, 3), (3, 1), (2, 4), (4, 2), (2, 5), (5, 2)})
     assert got == want
+
+
+def _dense_two_hop(data):
+    n = data.num_nodes
+    adj = torch.zeros(n, n)
+    adj[data.edge_index[1], data.edge_index[0]] = 1.0
+    adj.fill_diagonal_(0.0)
+    two = ((adj @ adj) > 0).float() * (1 - adj) * (1 - torch.eye(n))
+    d = two.sum(1).pow(-0.5).masked_fill(two.sum(1) == 0, 0.0)
+    return d[:, None] * two * d[None, :]
+
+
+@pytest.mark.parametrize("share, kind", [(0.8, TwoHopOp), (0.0, SparseOp)])
+def test_two_hop_operator_factorised_equals_explicit_matrix(share, kind):
+    # dense clusters: many 2-hop pairs joined by several paths, so the factorised form is chosen at 0.8
+    data = _toy_graph(n=120, seed=3)
+    data.edge_index = torch.cat([data.edge_index, torch.tensor([[0, 1, 1, 0], [0, 0, 2, 2]])], 1)  # loop, dup
+    op = two_hop_operator(data, "cpu", factor_share=share)
+    assert isinstance(op, kind)
+    h = torch.randn(3, 120, 5, requires_grad=True)
+    out = op @ h
+    ref = _dense_two_hop(data)
+    torch.testing.assert_close(out, ref @ h.detach(), atol=1e-5, rtol=1e-5)
+    g = torch.randn_like(out)
+    out.backward(g)
+    torch.testing.assert_close(h.grad, ref.T @ g, atol=1e-5, rtol=1e-5)
+
+
+def test_two_hop_operator_keeps_explicit_matrix_on_sparse_graphs():
+    # a path: every 2-hop pair has one path, so the factorised form would read more entries
+    ei = torch.tensor([[i for i in range(29)] + [i + 1 for i in range(29)],
+                       [i + 1 for i in range(29)] + [i for i in range(29)]])
+    data = Data(edge_index=ei, num_nodes=30)
+    op = two_hop_operator(data, "cpu")
+    assert isinstance(op, SparseOp)
+    torch.testing.assert_close(op @ torch.eye(30)[None], _dense_two_hop(data)[None])
 
 
 def test_models_have_independent_runs_and_seeded_init():
