@@ -871,5 +871,36 @@ def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 
     return pd.concat(parts, ignore_index=True)
 
 
+#: Part II result files (node classification, link prediction, feature study), relative to the repository.
+PART2_RESULTS = {"node": Path("results") / "part2_node.csv", "link": Path("results") / "part2_link.csv",
+                 "features": Path("results") / "part2_features.csv"}
+_PART2_VERDICTS = {"holds": "agree", "does not hold": "disagree", "no data": "not run"}
+
+
+def part2_scorecard(node_results=PART2_RESULTS["node"], link_results=PART2_RESULTS["link"],
+                    feature_results=PART2_RESULTS["features"]):
+    """The scorecard's Part II rows: the claims of "Revisiting the Necessity of Graph Learning and Common
+    Graph Benchmarks" (:func:`hpstrat_lite.part2.part2_claims`) on the committed result files, in the
+    layout of :func:`scorecard`: ``section``, ``claim``, ``paper`` (the paper's statement in words),
+    ``ours`` (our numbers, and the datasets not run yet), ``verdict`` (``agree`` / ``disagree`` on the
+    datasets that have numbers; ``not run`` without any).
+
+    Paths are relative to the repository unless absolute; a missing file counts as no rows.
+    """
+    from . import part2
+    from .results import read_rows
+
+    def rows(path):
+        path = Path(path)
+        return read_rows(path if path.is_absolute() else REPO / path)
+
+    claims = part2.part2_claims(rows(node_results), rows(link_results), rows(feature_results))
+    ours = [ev + (f" (not yet: {', '.join(miss)})" if ev and miss else "") if ev else
+            f"no numbers yet for {', '.join(miss)}" for ev, miss in zip(claims["evidence"], claims["missing"])]
+    return claims.assign(section=claims["source"], ours=ours,
+                         verdict=claims["verdict"].map(_PART2_VERDICTS))[
+        ["section", "claim", "paper", "ours", "verdict"]]
+
+
 if __name__ == "__main__":
     raise SystemExit(main())

@@ -255,9 +255,9 @@ TWO_HOP_FACTOR_SHARE = 0.8
 
 class TwoHopOp:
     """H2GCN's normalised exact 2-hop operator :math:`A_2 = S B_2 S` (:math:`S = D_2^{-1/2}`) applied as
-    :math:`S\,(A (A (S h)) - M (S h))` without the explicit :math:`B_2`.
+    :math:`S\\,(A (A (S h)) - M (S h))` without the explicit :math:`B_2`.
 
-    With :math:`C = A A` the 2-step path counts, :math:`B_2 = [C > 0] - [C > 0] \circ A - [C > 0] \circ I`,
+    With :math:`C = A A` the 2-step path counts, :math:`B_2 = [C > 0] - [C > 0] \\circ A - [C > 0] \\circ I`,
     so :math:`M = C - B_2` holds the surplus paths: :math:`C_{ij} - 1` for 2-hop pairs joined by several
     paths, :math:`C_{ij}` on edges and on the diagonal. On clustered graphs :math:`M` has far fewer
     entries than :math:`B_2` (Amazon-Computers: 13.5 M against 24.9 M, with 0.5 M in :math:`A`), and

@@ -1,5 +1,6 @@
 """Part II runners, table builders, claims and figures (hpstrat_lite.part2), on tiny inputs."""
 import json
+from pathlib import Path
 
 import matplotlib
 
@@ -9,7 +10,7 @@ import pandas as pd
 import pytest
 import torch
 
-from hpstrat_lite import part2
+from hpstrat_lite import book, part2
 from hpstrat_lite.results import read_rows
 from hpstrat_lite.tuning import RESULT_COLUMNS
 
@@ -129,7 +130,7 @@ def test_feature_study_table_needs_two_subsets_and_plots_bands():
         part2.plot_feature_study(t.iloc[:0])
 
 
-def test_claims_verdicts():
+def test_claims_verdicts(tmp_path):
     node = _frame(*[_rows(d, m, [[v]]) for d, vals in (("Computers", (0.90, 0.91)),
                                                        ("Cora", (0.75, 0.87)))
                     for m, v in zip(("mlp", "gcn"), vals)])
@@ -140,10 +141,29 @@ def test_claims_verdicts():
     feats = _frame(*[_rows("Cora", m, [[v]], num_features=f)
                      for f, vals in ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))
                      for m, v in zip(("mlp", "gcn"), vals)])
-    c = part2.part2_claims(node, link, feats).set_index("source")["verdict"]
-    assert list(c) == ["holds", "holds", "holds", "holds", "does not hold", "holds"]
+    claims = part2.part2_claims(node, link, feats)
+    assert list(claims["verdict"]) == ["holds", "holds", "holds", "holds", "does not hold", "holds"]
+    # the datasets (and gammas) each claim still lacks
+    assert list(claims["missing"]) == [["Photo", "CS", "Physics"], ["CiteSeer"], [],
+                                       ["gamma 0.2", "gamma 0.6", "gamma 0.8"], ["Twitch-PTBR", "Facebook"],
+                                       ["Computers", "Photo", "CiteSeer", "CS", "Physics", "PubMed"]]
+    assert claims["paper"].str.len().min() > 10
     empty = part2.part2_claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     assert set(empty["verdict"]) == {"no data"}
+    assert empty.loc[0, "missing"] == ["Computers", "Photo", "CS", "Physics"]
+
+    # the scorecard's Part II rows: same claims, the scorecard's verdict words, missing datasets named
+    files = [tmp_path / f"{name}.csv" for name in ("node", "link", "features")]
+    for df, f in zip((node, link, feats), files):
+        df.to_csv(f, index=False)
+    card = book.part2_scorecard(*files)
+    assert list(card.columns) == ["section", "claim", "paper", "ours", "verdict"]
+    assert list(card["verdict"]) == ["agree", "agree", "agree", "agree", "disagree", "agree"]
+    assert card.loc[0, "ours"].endswith("(not yet: Photo, CS, Physics)")
+    assert card.loc[2, "ours"] == "WS1000: MLP 51.0, GCN 60.0 (gap +9.0)"
+    none = book.part2_scorecard(*(tmp_path / "absent.csv" for _ in range(3)))
+    assert set(none["verdict"]) == {"not run"}
+    assert none.loc[1, "ours"] == "no numbers yet for Cora, CiteSeer"
 
 
 def test_plot_mlp_vs_gcn_bars():
