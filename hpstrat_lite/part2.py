@@ -39,6 +39,7 @@ from __future__ import annotations
 
 import argparse
 import contextlib
+import logging
 import sys
 import time
 import warnings
@@ -55,6 +56,7 @@ with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a ker
     from .synthetic import WS_GAMMAS
     from .tuning import (FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE,
                          feature_study, load_part2_dataset, run_tuning)
+    from .tuning import log as tuning_log
 
 __all__ = [
     "NODE_DATASETS",
@@ -1025,25 +1027,32 @@ def main(argv=None):
     def log(msg):
         print(time.strftime("%H:%M:%S"), msg, flush=True)
 
-    if a.what == "node":
-        run_node_benchmarks(a.datasets or NODE_DATASETS, a.models, a.n_trials, n_eval=a.n_eval,
-                            protocol=a.protocol, max_epochs=a.max_epochs or NODE_MAX_EPOCHS,
-                            results_dir=a.results_dir, device=a.device, log=log)
-    elif a.what == "link":
-        run_link_benchmarks(a.datasets or WS_DATASETS + LINK_DATASETS, a.models, a.n_trials,
-                            n_eval=a.n_eval, max_epochs=a.max_epochs, results_dir=a.results_dir,
-                            device=a.device, log=log)
-    else:
-        steps = {}
-        for item in a.steps or ():
-            name, _, step = item.partition("=")
-            if not step.isdigit():
-                raise ValueError(f"--steps entries must look like DATASET=STEP, got {item!r}")
-            steps[name] = int(step)
-        run_feature_studies(a.datasets or ("Cora", "CiteSeer"), a.models, a.n_trials or 5,
-                            steps=steps, n_eval=a.n_eval, protocol=a.protocol,
-                            max_epochs=a.max_epochs or NODE_MAX_EPOCHS, results_dir=a.results_dir,
-                            device=a.device, log=log)
+    handler = logging.StreamHandler(sys.stdout)  # one line per trial (hpstrat_lite.tuning.log)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    tuning_log.addHandler(handler)
+    tuning_log.setLevel(logging.INFO)
+    try:
+        if a.what == "node":
+            run_node_benchmarks(a.datasets or NODE_DATASETS, a.models, a.n_trials, n_eval=a.n_eval,
+                                protocol=a.protocol, max_epochs=a.max_epochs or NODE_MAX_EPOCHS,
+                                results_dir=a.results_dir, device=a.device, log=log)
+        elif a.what == "link":
+            run_link_benchmarks(a.datasets or WS_DATASETS + LINK_DATASETS, a.models, a.n_trials,
+                                n_eval=a.n_eval, max_epochs=a.max_epochs, results_dir=a.results_dir,
+                                device=a.device, log=log)
+        else:
+            steps = {}
+            for item in a.steps or ():
+                name, _, step = item.partition("=")
+                if not step.isdigit():
+                    raise ValueError(f"--steps entries must look like DATASET=STEP, got {item!r}")
+                steps[name] = int(step)
+            run_feature_studies(a.datasets or ("Cora", "CiteSeer"), a.models, a.n_trials or 5,
+                                steps=steps, n_eval=a.n_eval, protocol=a.protocol,
+                                max_epochs=a.max_epochs or NODE_MAX_EPOCHS, results_dir=a.results_dir,
+                                device=a.device, log=log)
+    finally:
+        tuning_log.removeHandler(handler)
     log("done")
     return 0
 

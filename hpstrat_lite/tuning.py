@@ -55,6 +55,7 @@ from __future__ import annotations
 import copy
 import hashlib
 import json
+import logging
 import time
 from numbers import Integral
 from pathlib import Path
@@ -70,6 +71,10 @@ from .homophily import node_homophily
 from .linkpred import edge_split, run_link_prediction
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
 from .train import train_runs
+
+#: Progress of the searches (one line per trial and per evaluation); ``python -m hpstrat_lite.part2``
+#: prints it with a time stamp.
+log = logging.getLogger(__name__)
 
 __all__ = [
     "SEARCH_SPACE",
@@ -370,7 +375,11 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
     done = done[:n_trials]
     version = code_version()
 
+    name = f"{key['dataset']} {key['model']}, {key['num_features']} features"
+
     def on_trial(number, cfg, res):
+        log.info("%s: trial %d/%d, validation %s %.4f (%.0f s)", name, number + 1, n_trials, metric,
+                 res["val"], res.get("seconds") or 0.0)
         _write(results, [{**key, "phase": "trial", "n_trials": n_trials, "trial": number,
                           "params": _params_json(cfg), "metric": metric, "val": res["val"],
                           "test": res.get("test"), "best_epoch": res.get("best_epoch"),
@@ -383,6 +392,7 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
     have = set(evals["eval_seed"].astype(int)) if len(evals) else set()
     missing = [s for s in range(n_eval) if s not in have]
     if missing:
+        log.info("%s: best trial (validation %.4f) on %d evaluation seed(s)", name, study.best_value, len(missing))
         rows = [{**key, "phase": "eval", "n_trials": n_trials, "params": best_json,
                  "metric": metric, "code_version": version, **r} for r in eval_fn(best, missing)]
         _write(results, rows)

@@ -266,7 +266,9 @@ def test_command_line_runner(tmp_path, capsys):
     old = torch.get_num_threads()
     assert part2.main(["link", "--datasets", "WS1000", *args]) == 0
     torch.set_num_threads(old)
-    assert "WS1000 mlp" in capsys.readouterr().out
+    out = capsys.readouterr().out
+    assert "WS1000 mlp" in out
+    assert "WS1000 mlp-dot, 1000 features: trial 1/1, validation roc_auc" in out  # one line per trial
     assert set(read_rows(tmp_path / "part2_link.csv")["model"]) == {"random", "mlp-dot"}
     with pytest.raises(ValueError, match="DATASET=STEP"):
         part2.main(["features", "--datasets", "Cora", "--steps", "Cora:400", *args])
