@@ -79,6 +79,8 @@ __all__ = [
     "run_feature_studies",
     "summarize",
     "node_table",
+    "part1_table",
+    "PART1_K5_RESULTS",
     "link_table",
     "ws_gamma_table",
     "feature_study_table",
@@ -567,6 +569,63 @@ def node_table(rows=None, datasets=NODE_DATASETS, missing=()):
                     "GCN (ours)": _fmt(gm, gs), "GCN (paper)": _fmt(pg, pgs),
                     "gap ours": gm - mm, "gap paper": pg - pm,
                     "trials MLP/GCN": f"{_int(mt)}/{_int(gt)}", "protocol": mp or gp, "note": note})
+    return pd.DataFrame(out).set_index("dataset")
+
+
+#: Part I's k = 5 sweep (fixed HpStrat hyperparameters), read by :func:`part1_table`.
+PART1_K5_RESULTS = RESULTS_DIR / "gnn_k5_seed0.csv"
+
+
+def part1_table(part1_rows=None, node_rows=None, datasets=NODE_DATASETS, k=5, seed=0):
+    """Chapter 6's second table: the tuned MLP and GCN beside Part I's untuned MLP and seven GNNs.
+
+    Part I's k = 5 sweep (``results/gnn_k5_seed0.csv``) trains every model with the HpStrat paper's
+    fixed hyperparameters (2 layers, 64 hidden, dropout 0.5, Adam lr 0.01, weight decay 5e-4,
+    patience 100 on validation loss) on the HpStrat k = 5 folds of split seed 0: the protocol of
+    this chapter's tuning trials. A Part I cell is the mean test accuracy (%) over the k test folds
+    ± its std over the folds; a model shows ``n/a`` until all k folds are in the file. The tuned
+    columns are :func:`node_table`'s (mean ± std over the evaluation seeds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        Index ``dataset``; columns ``MLP tuned``, ``GCN tuned``, then ``MLP`` and each GNN of
+        :data:`hpstrat_lite.models.MODELS` (Part I, strings "mean ± std"), ``best Part I GNN``,
+        ``tuned MLP - best GNN`` and ``tuned MLP - Part I MLP`` (what the search bought; points,
+        NaN where a number is missing).
+    """
+    from .models import MODELS
+
+    summary = _as_summary(node_rows, "node")
+    if part1_rows is None:
+        part1_rows = PART1_K5_RESULTS
+    p1 = part1_rows if isinstance(part1_rows, pd.DataFrame) else read_rows(part1_rows)
+    cells = pd.DataFrame(columns=["dataset", "model", "mean", "std"])
+    if not p1.empty:
+        p1 = p1[(p1["method"] == "hpstrat") & (p1["k"] == k) & (p1["seed"] == seed)]
+        p1 = p1.drop_duplicates(["dataset", "model", "fold"], keep="last")
+        g = p1.groupby(["dataset", "model"])["test_acc"]
+        cells = g.agg(mean="mean", std=lambda a: a.std(ddof=0), folds="size").reset_index()
+        cells = cells[cells["folds"] == k]
+    out = []
+    for ds in datasets:
+        mm, ms, *_ = _pct(summary, ds, "mlp")
+        gm, gs, *_ = _pct(summary, ds, "gcn")
+        row = {"dataset": ds, "MLP tuned": _fmt(mm, ms), "GCN tuned": _fmt(gm, gs)}
+        gnn, part1_mlp = {}, np.nan
+        for m in MODELS:
+            c = cells[(cells["dataset"] == ds) & (cells["model"] == m)]
+            mean, std = (100 * c["mean"].iloc[0], 100 * c["std"].iloc[0]) if len(c) else (np.nan, np.nan)
+            row[m] = _fmt(mean, std)
+            if m == "MLP":
+                part1_mlp = mean
+            elif np.isfinite(mean):
+                gnn[m] = mean
+        best = max(gnn, key=gnn.get) if gnn else None
+        row["best Part I GNN"] = best or "n/a"
+        row["tuned MLP - best GNN"] = mm - gnn[best] if best else np.nan
+        row["tuned MLP - Part I MLP"] = mm - part1_mlp
+        out.append(row)
     return pd.DataFrame(out).set_index("dataset")
 
 

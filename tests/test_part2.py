@@ -166,6 +166,27 @@ def test_claims_verdicts(tmp_path):
     assert none.loc[1, "ours"] == "no numbers yet for Cora, CiteSeer"
 
 
+def test_part1_table_puts_tuned_models_beside_part1_sweep():
+    node = _frame(_rows("Cora", "mlp", [[0.70], [0.72]]), _rows("Cora", "gcn", [[0.85], [0.87]]))
+    folds = pd.DataFrame([{"dataset": "Cora", "model": m, "method": method, "k": 5, "seed": 0, "fold": f,
+                           "test_acc": acc + 0.01 * f}
+                          for m, acc in (("MLP", 0.73), ("GCN", 0.86), ("GAT", 0.88))
+                          for method in ("hpstrat", "random") for f in range(5)])
+    folds.loc[(folds["method"] == "random"), "test_acc"] = 0.1  # other split methods are ignored
+    partial = pd.DataFrame([{"dataset": "Cora", "model": "APPNP", "method": "hpstrat", "k": 5, "seed": 0,
+                             "fold": 0, "test_acc": 0.99}])  # one fold of five: not shown yet
+    t = part2.part1_table(pd.concat([folds, partial]), node, datasets=("Cora", "Photo"))
+    cora = t.loc["Cora"]
+    assert cora["MLP tuned"] == "71.0 ± 1.0" and cora["GCN tuned"] == "86.0 ± 1.0"
+    assert cora["MLP"] == "75.0 ± 1.4" and cora["GAT"] == "90.0 ± 1.4" and cora["APPNP"] == "n/a"
+    assert cora["best Part I GNN"] == "GAT"
+    assert cora["tuned MLP - best GNN"] == pytest.approx(71.0 - 90.0)
+    assert cora["tuned MLP - Part I MLP"] == pytest.approx(71.0 - 75.0)
+    assert t.loc["Photo", "best Part I GNN"] == "n/a" and np.isnan(t.loc["Photo", "tuned MLP - best GNN"])
+    empty = part2.part1_table(pd.DataFrame(), node, datasets=("Cora",))
+    assert empty.loc["Cora", "GCN"] == "n/a" and empty.loc["Cora", "MLP tuned"] == "71.0 ± 1.0"
+
+
 def test_plot_mlp_vs_gcn_bars():
     node = _frame(_rows("Cora", "mlp", [[0.7]]), _rows("Cora", "gcn", [[0.8]]))
     fig = part2.plot_mlp_vs_gcn(node)
