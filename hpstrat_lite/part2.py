@@ -84,6 +84,7 @@ __all__ = [
     "link_table",
     "ws_gamma_table",
     "feature_study_table",
+    "feature_study_coverage",
     "paper_comparison",
     "part2_claims",
     "ws_summary",
@@ -736,6 +737,52 @@ def feature_study_table(rows=None, datasets=None):
         keep.append(g.sort_values("n_trials").groupby("num_features").head(1))
     s = pd.concat(keep) if keep else s.iloc[:0]
     return s[cols].sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
+
+
+def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEATURE_STEPS)):
+    """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
+    and what the others would cost here.
+
+    A studied dataset (rows in ``feature_rows``, default ``results/part2_features.csv``) shows its
+    increment (smallest subset), points (subsets) and the trials and evaluation seeds of its points.
+    For one not studied, the paper's increment (:data:`hpstrat_lite.tuning.FEATURE_STEPS`) and, when
+    chapter 6 finished tuning both its MLP and its GCN (``node_rows``, default
+    ``results/part2_node.csv``), an estimate: one point costs about what that tuning of the full
+    features cost (the recorded ``seconds`` of its trial and evaluation rows), times the number of
+    subsets.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``status`` ("studied" / "not run"), ``increment``, ``points``, ``trials``,
+        ``eval seeds``, ``one point (min)`` and ``projected (h)`` (estimates, not-run datasets only).
+    """
+    table = feature_study_table(feature_rows)
+    node = _rows(node_rows, "node")
+    out = []
+    for ds in datasets:
+        t = table[table["dataset"] == ds]
+        row = {"dataset": ds, "status": "studied" if len(t) else "not run", "increment": np.nan,
+               "points": np.nan, "trials": "", "eval seeds": "", "one point (min)": np.nan,
+               "projected (h)": np.nan}
+        if len(t):
+            row.update(increment=int(t["num_features"].min()), points=int(t["num_features"].nunique()),
+                       trials="/".join(str(v) for v in sorted(t["n_trials"].unique())),
+                       **{"eval seeds": "/".join(str(v) for v in sorted(t["n_eval"].unique()))})
+        else:
+            step = FEATURE_STEPS.get(ds)
+            row["increment"] = step
+            n = node[node["dataset"] == ds] if node is not None and len(node) else pd.DataFrame()
+            finished = set(n.loc[n["phase"] == "eval", "model"]) if "phase" in n.columns else set()
+            if step and "seconds" in n.columns and {"mlp", "gcn"} <= finished:  # both studies finished
+                f = int(n["num_features"].max())
+                n = n[n["num_features"] == f]
+                points = len(range(step, f, step)) + 1
+                minutes = float(n["seconds"].sum()) / 60
+                row.update(points=points, trials="/".join(str(int(v)) for v in sorted(n["n_trials"].unique())),
+                           **{"one point (min)": minutes, "projected (h)": points * minutes / 60})
+        out.append(row)
+    return pd.DataFrame(out)
 
 
 def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS,

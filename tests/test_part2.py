@@ -130,6 +130,22 @@ def test_feature_study_table_needs_two_subsets_and_plots_bands():
         part2.plot_feature_study(t.iloc[:0])
 
 
+def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
+    feats = _frame(*[_rows("Cora", m, [[0.7]], num_features=f) for f in (200, 400, 1433) for m in ("mlp", "gcn")])
+    node = _frame(_rows("CiteSeer", "mlp", [[0.7]], num_features=3703),
+                  _rows("CiteSeer", "gcn", [[0.8]], num_features=3703),
+                  _rows("CS", "mlp", [[0.9]], num_features=6805))  # CS: the GCN is not tuned yet
+    node["seconds"] = 60.0  # 3 trial rows + 1 eval row per study
+    cov = part2.feature_study_coverage(feats, node, datasets=("Cora", "CiteSeer", "CS", "Physics")).set_index("dataset")
+    assert cov.loc["Cora", "status"] == "studied"
+    assert (cov.loc["Cora", "increment"], cov.loc["Cora", "points"], cov.loc["Cora", "trials"]) == (200, 3, "3")
+    assert cov.loc["CiteSeer", "status"] == "not run" and cov.loc["CiteSeer", "increment"] == 600
+    assert cov.loc["CiteSeer", "points"] == 7  # 600, 1200, ..., 3600, 3703
+    assert cov.loc["CiteSeer", "one point (min)"] == pytest.approx(8.0)  # 8 rows x 60 s
+    assert cov.loc["CiteSeer", "projected (h)"] == pytest.approx(7 * 8 / 60)
+    assert np.isnan(cov.loc["CS", "projected (h)"]) and np.isnan(cov.loc["Physics", "points"])
+
+
 def test_claims_verdicts(tmp_path):
     node = _frame(*[_rows(d, m, [[v]]) for d, vals in (("Computers", (0.90, 0.91)),
                                                        ("Cora", (0.75, 0.87)))
