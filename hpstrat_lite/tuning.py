@@ -430,6 +430,16 @@ def _engine_kwargs(cfg, max_epochs, device):
                 feature_norm=None if cfg.get("feature_norm", "none") == "none" else cfg["feature_norm"])
 
 
+def checkpoint_dir(results):
+    """``.<name>.checkpoints/`` beside a results file (None without one): where the node-classification
+    trials and evaluations keep their training checkpoints (:func:`hpstrat_lite.train.train_runs`),
+    as the GNN experiment runner does."""
+    if results is None:
+        return None
+    results = Path(results)
+    return results.parent / f".{results.stem}.checkpoints"
+
+
 def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", k=5, seed=0,
                          n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
                          results=None, dataset=None):
@@ -460,7 +470,9 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     device : str
         Training device (``"auto"``).
     results : str or os.PathLike, optional
-        CSV file of result rows (appended atomically; a rerun resumes from it).
+        CSV file of result rows (appended atomically; a rerun resumes from it). The training batches
+        of the trials and of the evaluation also save checkpoints beside it
+        (:func:`checkpoint_dir`), so a killed run continues a long batch where it stopped.
     dataset : str, optional
         Name written in the rows (default ``data.name``).
 
@@ -482,10 +494,11 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         raise ValueError("data has no labels y; node classification needs them")
     engine_model = model.upper()
     tr, va, te, _, _ = protocol_masks(data, protocol, [seed], k, n_bins)
+    checkpoint = checkpoint_dir(results)
 
     def objective(cfg):
         t0 = time.perf_counter()
-        runs = train_runs(data, engine_model, tr, va, te, [seed] * tr.shape[1],
+        runs = train_runs(data, engine_model, tr, va, te, [seed] * tr.shape[1], checkpoint=checkpoint,
                           **_engine_kwargs(cfg, max_epochs, device))
         return {"val": float(np.mean([r["val_acc"] for r in runs])),
                 "test": float(np.mean([r["test_acc"] for r in runs])),
@@ -495,7 +508,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     def eval_fn(cfg, seeds):
         etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol, seeds, k, n_bins)
         t0 = time.perf_counter()
-        runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed],
+        runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed], checkpoint=checkpoint,
                           **_engine_kwargs(cfg, max_epochs, device))
         sec = (time.perf_counter() - t0) / len(runs)
         return [{"eval_seed": int(s), "round": int(r), "val": run["val_acc"],

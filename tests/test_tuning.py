@@ -108,6 +108,7 @@ def test_results_rows_and_resume(monkeypatch, tmp_path):
     assert set(rows.columns) >= {"params", "code_version", "val", "test", "protocol", "dataset"}
     assert rows["protocol"].eq("random").all() and rows["dataset"].eq("toy").all()
     assert json.loads(rows["params"].iloc[0]).keys() == SEARCH_SPACE.keys()
+    assert {c["checkpoint"] for c in calls} == {tmp_path / ".res.checkpoints"}  # long batches resume too
     calls.clear()
     again = tune_node_classifier(data, "gcn", n_trials=6, protocol="random", n_eval=2, results=path)
     assert calls == [] and again["test_mean"] == resumed["test_mean"]  # nothing left to do
