@@ -278,10 +278,13 @@ class TwoHopOp:
         return 2 * self.adjacency.nnz + self.surplus.nnz
 
 
-def two_hop_operator(data, device, factor_share: float = TWO_HOP_FACTOR_SHARE):
+def two_hop_operator(data, device, factor_share: float | None = None):
     """H2GCN's :math:`D_2^{-1/2} B_2 D_2^{-1/2}` over the exact 2-hop neighbourhood (see
-    :func:`two_hop_edges`): a :class:`TwoHopOp` when its products read at most ``factor_share`` of the
-    entries of :math:`B_2`, else the explicit :class:`SparseOp`."""
+    :func:`two_hop_edges`): a :class:`TwoHopOp` when its products read at most ``factor_share``
+    (default :data:`TWO_HOP_FACTOR_SHARE`; 0 always builds the explicit matrix) of the entries of
+    :math:`B_2`, else the explicit :class:`SparseOp`."""
+    if factor_share is None:
+        factor_share = TWO_HOP_FACTOR_SHARE
     a, c, b2 = _two_hop_matrices(data)
     n = a.shape[0]
     surplus = (c - b2).tocoo()
