@@ -869,9 +869,9 @@ def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, g
        is larger than at the full feature set (the MLP catches up as features are added).
 
     A claim without the numbers it needs reads "no data"; a claim is judged on the datasets that
-    have numbers, which ``evidence`` lists, and ``missing`` names the ones it still lacks. ``node_rows``, ``link_rows``, ``feature_rows``: result
-    rows, their files or :func:`summarize` outputs (defaults: ``results/part2_node.csv``,
-    ``part2_link.csv``, ``part2_features.csv``).
+    have numbers, which ``evidence`` lists, and ``missing`` names the ones it still lacks.
+    ``node_rows``, ``link_rows``, ``feature_rows``: result rows, their files or :func:`summarize`
+    outputs (defaults: ``results/part2_node.csv``, ``part2_link.csv``, ``part2_features.csv``).
 
     Returns
     -------
