@@ -303,3 +303,50 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
             append_rows(out, [row])
     bar.close()
     return pd.DataFrame(report)
+
+
+#: Runs of one (dataset, model) in the measured projection: k = 4 folds x 3 split methods, one seed.
+PROJECTED_RUNS = 12
+
+
+def project_remaining(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seeds) -> pd.DataFrame:
+    """Minutes still needed to complete a protocol's (dataset, model) pairs with today's engine.
+
+    Scales :func:`project_sweep_time`'s measurement (``results/sweep_projection.csv``: the k = 4,
+    seed 0 pairs, 12 runs each, on CPU) to the runs a pair still lacks: the protocol trains
+    ``3 * k * len(seeds)`` runs per pair, minus those with a row in ``rows``. The batched engine's
+    per-epoch cost grows about linearly with the runs (its products are memory-bound), and the runs
+    are assumed to train as many epochs as the k = 4, seed 0 ones did. Checkpoints of runs in progress
+    are not subtracted.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        The protocol's result rows so far (may be empty).
+    projection : DataFrame
+        Rows of ``results/sweep_projection.csv``; the newest measurement of each pair is used.
+    k, seeds : the protocol (folds, split seeds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair with runs left: ``dataset``, ``model``, ``runs_left``, ``low_min``,
+        ``high_min`` (the scaled projection), ``code_version`` and ``threads`` of the measurement.
+    """
+    seeds = [int(s) for s in seeds]
+    cols = ["dataset", "model", "runs_left", "low_min", "high_min", "code_version", "threads"]
+    if projection.empty:
+        return pd.DataFrame(columns=cols)
+    latest = projection.drop_duplicates(["dataset", "model"], keep="last").copy()
+    total = len(SPLIT_METHODS) * k * len(seeds)
+    present = {}
+    if not rows.empty:
+        mine = rows[(rows["k"] == k) & rows["seed"].isin(seeds)]
+        present = mine.drop_duplicates(["dataset", "model", "method", "seed", "fold"]).groupby(
+            ["dataset", "model"]).size().to_dict()
+    latest["runs_left"] = [total - present.get((d, m), 0) for d, m in zip(latest["dataset"], latest["model"])]
+    latest = latest[latest["runs_left"] > 0]
+    scale = latest["runs_left"] / PROJECTED_RUNS
+    latest["low_min"] = latest["low_min"] * scale
+    latest["high_min"] = latest["high_min"] * scale
+    return latest[cols].reset_index(drop=True)

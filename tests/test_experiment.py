@@ -9,7 +9,7 @@ import pandas as pd
 import pytest
 
 from hpstrat_lite.analysis import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
-from hpstrat_lite.experiment import RUN_KEY, run_experiment
+from hpstrat_lite.experiment import RUN_KEY, project_remaining, run_experiment
 from hpstrat_lite.results import read_rows
 
 GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5,
@@ -204,3 +204,21 @@ def test_results_files_get_the_usual_permissions(tmp_path):
     umask = os.umask(0)
     os.umask(umask)
     assert stat.S_IMODE(path.stat().st_mode) == 0o666 & ~umask
+
+
+def test_project_remaining_scales_the_measured_pairs_by_the_runs_left():
+    projection = pd.DataFrame({"dataset": ["A", "A", "B", "A"], "model": ["GCN", "MLP", "GCN", "GCN"],
+                               "low_min": [99.0, 1.2, 4.8, 12.0], "high_min": [99.0, 2.4, 9.6, 24.0],
+                               "code_version": ["old", "v", "v", "v"], "threads": 2})  # A/GCN measured twice
+    done = [{"dataset": "A", "model": "GCN", "method": m, "k": 5, "seed": 0, "fold": f}
+            for m in ("random", "stratified", "hpstrat") for f in range(5)]
+    partial = [{"dataset": "A", "model": "MLP", "method": "random", "k": 5, "seed": 0, "fold": f} for f in range(5)]
+    other_k = [{"dataset": "B", "model": "GCN", "method": "random", "k": 4, "seed": 0, "fold": 0}]
+    left = project_remaining(pd.DataFrame(done + partial + other_k), projection, 5, [0]).set_index(["dataset", "model"])
+    assert list(left.index) == [("A", "MLP"), ("B", "GCN")]  # A/GCN has all 15 runs
+    assert left.loc[("A", "MLP"), "runs_left"] == 10 and left.loc[("B", "GCN"), "runs_left"] == 15
+    assert left.loc[("A", "MLP"), "low_min"] == pytest.approx(1.2 * 10 / 12)
+    assert left.loc[("B", "GCN"), "high_min"] == pytest.approx(9.6 * 15 / 12)
+    six = project_remaining(pd.DataFrame(done), projection, 4, range(6))  # 72 runs a pair; the newest A/GCN row
+    assert six.set_index(["dataset", "model"]).loc[("A", "GCN"), "low_min"] == pytest.approx(12.0 * 72 / 12)
+    assert project_remaining(pd.DataFrame(), projection.iloc[:0], 5, [0]).empty
