@@ -802,13 +802,18 @@ def gnn_seeds_claims(rows, datasets=None) -> "pd.DataFrame":
     return _order_claim(rows, datasets, "Table 3, 6 seeds", label, "k = 4, seed 0; order only")
 
 
+def _repo_path(path) -> Path:
+    """``path`` as given when absolute, else relative to the repository."""
+    path = Path(path)
+    return path if path.is_absolute() else REPO / path
+
+
 def _results_claims(path, claims, what: str, **kwargs):
     import pandas as pd
 
     from .results import read_rows
 
-    paths = [Path(p) for p in (path if isinstance(path, (list, tuple)) else [path])]
-    paths = [p if p.is_absolute() else REPO / p for p in paths]
+    paths = [_repo_path(p) for p in (path if isinstance(path, (list, tuple)) else [path])]
     rows = read_rows(paths)
     if rows.empty:
         shown = ", ".join(str(p.relative_to(REPO) if REPO in p.parents else p) for p in paths)
@@ -871,30 +876,25 @@ def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 
     return pd.concat(parts, ignore_index=True)
 
 
-#: Part II result files (node classification, link prediction, feature study), relative to the repository.
-PART2_RESULTS = {"node": Path("results") / "part2_node.csv", "link": Path("results") / "part2_link.csv",
-                 "features": Path("results") / "part2_features.csv"}
 _PART2_VERDICTS = {"holds": "agree", "does not hold": "disagree", "no data": "not run"}
 
 
-def part2_scorecard(node_results=PART2_RESULTS["node"], link_results=PART2_RESULTS["link"],
-                    feature_results=PART2_RESULTS["features"]):
+def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     """The scorecard's Part II rows: the claims of "Revisiting the Necessity of Graph Learning and Common
     Graph Benchmarks" (:func:`hpstrat_lite.part2.part2_claims`) on the committed result files, in the
     layout of :func:`scorecard`: ``section``, ``claim``, ``paper`` (the paper's statement in words),
     ``ours`` (our numbers, and the datasets not run yet), ``verdict`` (``agree`` / ``disagree`` on the
     datasets that have numbers; ``not run`` without any).
 
-    Paths are relative to the repository unless absolute; a missing file counts as no rows.
+    ``None`` reads the Part II runner's own file (:func:`hpstrat_lite.part2.results_file`: the
+    ``results/part2_*.csv`` that chapters 6-9 read); other paths are relative to the repository
+    unless absolute. A missing file counts as no rows.
     """
     from . import part2
-    from .results import read_rows
 
-    def rows(path):
-        path = Path(path)
-        return read_rows(path if path.is_absolute() else REPO / path)
-
-    claims = part2.part2_claims(rows(node_results), rows(link_results), rows(feature_results))
+    files = [part2.results_file(task) if path is None else _repo_path(path)
+             for task, path in (("node", node_results), ("link", link_results), ("features", feature_results))]
+    claims = part2.part2_claims(*files)
     ours = [ev + (f" (not yet: {', '.join(miss)})" if ev and miss else "") if ev else
             f"no numbers yet for {', '.join(miss)}" for ev, miss in zip(claims["evidence"], claims["missing"])]
     return claims.assign(section=claims["source"], ours=ours,

@@ -80,7 +80,6 @@ __all__ = [
     "summarize",
     "node_table",
     "part1_table",
-    "PART1_K5_RESULTS",
     "link_table",
     "ws_gamma_table",
     "feature_study_table",
@@ -573,17 +572,14 @@ def node_table(rows=None, datasets=NODE_DATASETS, missing=()):
     return pd.DataFrame(out).set_index("dataset")
 
 
-#: Part I's k = 5 sweep (fixed HpStrat hyperparameters), read by :func:`part1_table`.
-PART1_K5_RESULTS = RESULTS_DIR / "gnn_k5_seed0.csv"
-
-
 def part1_table(part1_rows=None, node_rows=None, datasets=NODE_DATASETS, k=5, seed=0):
     """Chapter 6's second table: the tuned MLP and GCN beside Part I's untuned MLP and seven GNNs.
 
-    Part I's k = 5 sweep (``results/gnn_k5_seed0.csv``) trains every model with the HpStrat paper's
-    fixed hyperparameters (2 layers, 64 hidden, dropout 0.5, Adam lr 0.01, weight decay 5e-4,
-    patience 100 on validation loss) on the HpStrat k = 5 folds of split seed 0: the protocol of
-    this chapter's tuning trials. A Part I cell is the mean test accuracy (%) over the k test folds
+    Part I's k = 5 sweep (``part1_rows``; default ``results/gnn_k5_seed0.csv``, the file of
+    ``hpstrat experiment --k 5 --seeds 0``, :func:`hpstrat_lite.experiment.default_results_path`)
+    trains every model with the HpStrat paper's fixed hyperparameters (2 layers, 64 hidden, dropout
+    0.5, Adam lr 0.01, weight decay 5e-4, patience 100 on validation loss) on the HpStrat k = 5 folds
+    of split seed 0: the protocol of this chapter's tuning trials. A Part I cell is the mean test accuracy (%) over the k test folds
     ± its std over the folds; a model shows ``n/a`` until all k folds are in the file. The tuned
     columns are :func:`node_table`'s (mean ± std over the evaluation seeds).
 
@@ -595,11 +591,12 @@ def part1_table(part1_rows=None, node_rows=None, datasets=NODE_DATASETS, k=5, se
         ``tuned MLP - best GNN`` and ``tuned MLP - Part I MLP`` (what the search bought; points,
         NaN where a number is missing).
     """
+    from .experiment import default_results_path
     from .models import MODELS
 
     summary = _as_summary(node_rows, "node")
     if part1_rows is None:
-        part1_rows = PART1_K5_RESULTS
+        part1_rows = default_results_path(k, [seed])
     p1 = part1_rows if isinstance(part1_rows, pd.DataFrame) else read_rows(part1_rows)
     cells = pd.DataFrame(columns=["dataset", "model", "mean", "std"])
     if not p1.empty:
