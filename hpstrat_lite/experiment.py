@@ -60,10 +60,12 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
         on one CPU thread each take the (dataset, model) pairs in the order given (datasets outer,
         models inner; put the expensive pairs first), each appending its rows as it finishes. CPU only.
         Worth it for small graphs, whose batches train on one thread anyway (``num_threads="auto"`` of
-        :func:`hpstrat_lite.train.train_runs`): two workers train twice the pairs per hour. Not for the
-        large ones on a 2-core machine: their sparse products are memory-bound, and two one-thread
-        workers were each 2-3x slower than one two-thread process (H2GCN on Amazon-Computers: 23 s per
-        epoch against 7.7 s).
+        :func:`hpstrat_lite.train.train_runs`): two workers train twice the pairs per hour. No gain for
+        the large ones on a 2-core machine, whose batches already use both threads well: two one-thread
+        workers running side by side were each 1.9-2.2x slower per epoch than one two-thread process
+        (measured 2026-11-30 with the 12 runs of the k = 4 sweep, `project_sweep_time`: H2GCN on
+        Amazon-Computers 9.6-9.9 s against 4.9 s, MixHop on Coauthor-Physics 9.3-9.5 s against 4.8 s,
+        GCN on Coauthor-Physics 1.05 s against 0.57 s), so the pairs per hour stay the same.
 
     Returns
     -------
