@@ -7,7 +7,8 @@ for every model:
 
 1. Every trial draws a configuration from the search space with Optuna's TPE sampler (seeded,
    offline), trains it and is scored on **validation** accuracy (link prediction: validation
-   ROC AUC) only. The test numbers of a trial are recorded but never read by the search.
+   ROC AUC) only. The test numbers of a trial are recorded but never read by the search. The first
+   :data:`N_STARTUP_TRIALS` (10) draws are random; TPE models the scores from the next one on.
 2. The best trial (highest validation score; the first one on ties) is re-trained and evaluated on
    test over ``n_eval = 5`` trials (seeds ``0..4``): mean and standard deviation across them, as
    the paper reports.
@@ -78,6 +79,7 @@ log = logging.getLogger(__name__)
 
 __all__ = [
     "SEARCH_SPACE",
+    "N_STARTUP_TRIALS",
     "PROTOCOLS",
     "FEATURE_STEPS",
     "suggest_config",
@@ -105,6 +107,10 @@ SEARCH_SPACE = {
     "feature_norm": ("cat", ("none", "row", "standard")),
     "patience": ("cat", (50, 100, 200)),
 }
+
+#: Random trials before TPE starts modelling the scores (Optuna's default). A search of at most this many
+#: trials is a seeded random search over the space; TPE guides the trials after it.
+N_STARTUP_TRIALS = 10
 
 PROTOCOLS = ("hpstrat", "random")
 NODE_MODELS = ("mlp", "gcn")
@@ -178,7 +184,7 @@ def _space_id(space):
 # The search loop
 # ----------------------------------------------------------------------------------------------
 
-def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_startup_trials=10):
+def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_startup_trials=N_STARTUP_TRIALS):
     """Maximise ``objective(config)["val"]`` over ``space`` with a seeded TPE sampler.
 
     Parameters
@@ -201,7 +207,8 @@ def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_star
         ``on_trial(number, config, result)`` after every new trial (e.g. to write a row);
         ``number`` counts the completed trials before it (0-based).
     n_startup_trials : int
-        Random trials before TPE starts modelling (Optuna's default 10).
+        Random trials before TPE starts modelling (:data:`N_STARTUP_TRIALS`, Optuna's default 10): with
+        ``n_trials <= n_startup_trials`` the search is a seeded random search.
 
     Returns
     -------

@@ -240,3 +240,21 @@ def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     assert (rows.groupby("num_features")["phase"].apply(lambda p: (p == "trial").sum()) == 2).all()
     with pytest.raises(ValueError, match="step is needed for dataset 'toy'"):
         tuning.feature_study(_graph(), "gcn", n_trials=1)
+
+
+def test_startup_trials_are_a_seeded_random_search():
+    """The book's budgets (<= N_STARTUP_TRIALS) sample exactly what Optuna's RandomSampler would: TPE only
+    models the scores after the start-up trials (what chapters 6-9 say)."""
+    import optuna
+
+    space = {"lr": SEARCH_SPACE["lr"], "hidden": SEARCH_SPACE["hidden"], "dropout": SEARCH_SPACE["dropout"]}
+    seen = []
+    tune(lambda c: seen.append(c) or {"val": -c["lr"]}, tuning.N_STARTUP_TRIALS, seed=3, space=space)
+    study = optuna.create_study(direction="maximize", sampler=optuna.samplers.RandomSampler(seed=3))
+    dists = tuning.space_distributions(space)
+    rand = []
+    for _ in range(tuning.N_STARTUP_TRIALS):
+        trial = study.ask(dists)
+        rand.append(dict(trial.params))
+        study.tell(trial, -trial.params["lr"])
+    assert seen == rand
