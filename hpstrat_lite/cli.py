@@ -4,6 +4,7 @@
     hpstrat split --dataset Cora --method hpstrat --k 4 --seed 0 --out folds.npy
     hpstrat quality --dataset Cora --k 4 --seeds 10    # SDD / CDD / CHD / W1 of the three methods
     hpstrat experiment --datasets Cora Texas --models GCN GAT --k 4 --seeds 0
+    hpstrat progress --k 4 --seeds 0 1 2 3 4 5         # pairs complete, hours left, commands that finish it
     hpstrat book [--profile smoke] [--force]           # execute notebooks, build the HTML book
 """
 from __future__ import annotations
@@ -70,6 +71,36 @@ def _cmd_experiment(args) -> int:
     return 0
 
 
+def _cmd_progress(args) -> int:
+    from .experiment import protocol_files, protocol_progress, resume_commands
+    from .results import RESULTS_DIR, read_rows
+
+    files = [Path(f) for f in args.results] if args.results else protocol_files(args.k)
+    projection_file = Path(args.projection) if args.projection else RESULTS_DIR / "sweep_projection.csv"
+    projection = read_rows(projection_file)
+    if projection.empty:
+        raise FileNotFoundError(f"{projection_file} has no rows: run `python benchmarks/bench_sweep.py` to measure "
+                                "the pairs first.")
+    table = protocol_progress(read_rows(files), projection, args.k, args.seeds)
+    per_dataset = table.groupby("dataset", sort=False).agg(
+        pairs=("model", "size"), complete=("runs_left", lambda r: int((r == 0).sum())), runs_done=("runs_done", "sum"),
+        runs_left=("runs_left", "sum"), low_min=("low_min", "sum"), high_min=("high_min", "sum"))
+    per_dataset["models_left"] = table[table["runs_left"] > 0].groupby("dataset", sort=False)["model"].agg(" ".join)
+    per_dataset["models_left"] = per_dataset["models_left"].fillna("")
+    print(f"k = {args.k}, split seeds {sorted(args.seeds)}; rows from {', '.join(str(f) for f in files) or 'no file'}")
+    print(per_dataset.to_string(float_format=lambda v: f"{v:.0f}"))
+    left = table[table["runs_left"] > 0]
+    if left.empty:
+        print(f"\nall {len(table)} (dataset, model) pairs complete.")
+        return 0
+    print(f"\n{len(table) - len(left)} of {len(table)} (dataset, model) pairs complete; {int(left['runs_left'].sum())} runs "
+          f"left, about {left['low_min'].sum() / 60:.1f} h ({left['high_min'].sum() / 60:.1f} h if no run were dropped), "
+          f"scaled from {projection_file.name} ({int(projection['threads'].iloc[-1])} threads).")
+    for command in resume_commands(table, args.k):
+        print(command)
+    return 0
+
+
 def _cmd_book(args) -> int:
     from .book import build_book
 
@@ -116,6 +147,13 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=1,
                    help="worker processes, one CPU thread each, taking (dataset, model) pairs in order (default 1)")
     p.set_defaults(func=_cmd_experiment)
+
+    p = sub.add_parser("progress", help="how far a protocol's sweep is, the hours left and the commands that finish it")
+    p.add_argument("--k", type=int, default=4)
+    p.add_argument("--seeds", type=int, nargs="+", default=[0])
+    p.add_argument("--results", nargs="+", default=None, help="results CSVs (default: results/gnn_k<k>_seed*.csv)")
+    p.add_argument("--projection", default=None, help="default: results/sweep_projection.csv")
+    p.set_defaults(func=_cmd_progress)
 
     p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")
     p.add_argument("--profile", default="full", help="parameter profile from the book config (full, smoke)")

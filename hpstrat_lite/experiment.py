@@ -352,3 +352,52 @@ def project_remaining(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seed
     latest["low_min"] = latest["low_min"] * scale
     latest["high_min"] = latest["high_min"] * scale
     return latest[cols].reset_index(drop=True)
+
+
+def protocol_files(k: int, results_dir=None) -> list[Path]:
+    """The results files of the k-fold protocol: ``gnn_k<k>_seed*.csv`` in ``results_dir`` (default
+    ``results/``): the seed-0 sweep and the seeds 1-5 sweep are separate files of one protocol."""
+    return sorted(Path(RESULTS_DIR if results_dir is None else results_dir).glob(f"gnn_k{int(k)}_seed*.csv"))
+
+
+def protocol_progress(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seeds) -> pd.DataFrame:
+    """Where a protocol (k folds, split ``seeds``) stands, per (dataset, model) pair of the measured sweep.
+
+    A pair of ``projection`` (``results/sweep_projection.csv``: every pair of the k = 4 sweep) needs
+    ``3 k`` runs per seed. Columns: ``dataset``, ``model``, ``runs_done``, ``runs_left``, ``seeds_left``
+    (the seeds with a run missing, as a tuple), ``low_min`` / ``high_min`` (minutes to finish it, from
+    :func:`project_remaining`; 0 for a complete pair).
+    """
+    seeds = sorted(int(s) for s in seeds)
+    cols = ["dataset", "model", "runs_done", "runs_left", "seeds_left", "low_min", "high_min"]
+    if projection.empty:
+        return pd.DataFrame(columns=cols)
+    pairs = projection.drop_duplicates(["dataset", "model"])[["dataset", "model"]].reset_index(drop=True)
+    per_seed = len(SPLIT_METHODS) * int(k)
+    counts = {}
+    if not rows.empty:
+        mine = rows[(rows["k"] == k) & rows["seed"].isin(seeds)]
+        counts = mine.drop_duplicates(["dataset", "model", "method", "seed", "fold"]).groupby(
+            ["dataset", "model", "seed"]).size().to_dict()
+    left = project_remaining(rows, projection, k, seeds).set_index(["dataset", "model"])
+    table = []
+    for d, m in zip(pairs["dataset"], pairs["model"]):
+        done = [counts.get((d, m, s), 0) for s in seeds]
+        table.append({"dataset": d, "model": m, "runs_done": sum(done), "runs_left": per_seed * len(seeds) - sum(done),
+                      "seeds_left": tuple(s for s, n in zip(seeds, done) if n < per_seed),
+                      "low_min": float(left["low_min"].get((d, m), 0.0)),
+                      "high_min": float(left["high_min"].get((d, m), 0.0))})
+    return pd.DataFrame(table, columns=cols)
+
+
+def resume_commands(progress: pd.DataFrame, k: int) -> list[str]:
+    """The ``hpstrat experiment`` commands that finish the pairs :func:`protocol_progress` lists as
+    incomplete: one per dataset and set of missing seeds, models in the order of ``progress``. Without
+    ``--out`` the runner appends to :func:`default_results_path` of those seeds, the file the rows of
+    those seeds already live in (``gnn_k4_seeds1-5.csv`` for seeds 1-5)."""
+    todo = progress[progress["runs_left"] > 0]
+    commands = []
+    for (dataset, seeds), group in todo.groupby(["dataset", "seeds_left"], sort=False):
+        commands.append(f"hpstrat experiment --datasets {dataset} --models {' '.join(group['model'])} "
+                        f"--k {int(k)} --seeds {' '.join(str(s) for s in seeds)}")
+    return commands

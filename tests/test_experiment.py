@@ -9,7 +9,8 @@ import pandas as pd
 import pytest
 
 from hpstrat_lite.analysis import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
-from hpstrat_lite.experiment import RUN_KEY, project_remaining, run_experiment
+from hpstrat_lite.experiment import (RUN_KEY, project_remaining, protocol_files, protocol_progress, resume_commands,
+                                     run_experiment)
 from hpstrat_lite.results import read_rows
 
 GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5,
@@ -222,3 +223,37 @@ def test_project_remaining_scales_the_measured_pairs_by_the_runs_left():
     six = project_remaining(pd.DataFrame(done), projection, 4, range(6))  # 72 runs a pair; the newest A/GCN row
     assert six.set_index(["dataset", "model"]).loc[("A", "GCN"), "low_min"] == pytest.approx(12.0 * 72 / 12)
     assert project_remaining(pd.DataFrame(), projection.iloc[:0], 5, [0]).empty
+
+
+def _runs(dataset, model, k, seeds, folds=None, methods=("random", "stratified", "hpstrat")):
+    return [{"dataset": dataset, "model": model, "method": m, "k": k, "seed": s, "fold": f}
+            for s in seeds for m in methods for f in (range(k) if folds is None else folds)]
+
+
+def test_protocol_progress_counts_runs_per_seed_and_resume_commands_name_the_missing_seeds():
+    projection = pd.DataFrame({"dataset": ["A", "A", "B"], "model": ["GCN", "MLP", "GCN"],
+                               "low_min": [12.0, 1.2, 4.8], "high_min": [24.0, 2.4, 9.6], "code_version": "v",
+                               "threads": 2})
+    rows = pd.DataFrame(_runs("A", "GCN", 4, range(6))                 # complete
+                        + _runs("A", "MLP", 4, [0])                    # seeds 1-5 missing
+                        + _runs("B", "GCN", 4, [0, 1, 2, 3], folds=[0, 1])  # half of seeds 0-3, none of 4-5
+                        + _runs("B", "GCN", 5, [0]))                   # another protocol: ignored
+    table = protocol_progress(rows, projection, 4, range(6)).set_index(["dataset", "model"])
+    assert table.loc[("A", "GCN"), "runs_left"] == 0 and table.loc[("A", "GCN"), "low_min"] == 0
+    assert table.loc[("A", "MLP"), ["runs_done", "runs_left"]].tolist() == [12, 60]
+    assert table.loc[("A", "MLP"), "seeds_left"] == (1, 2, 3, 4, 5)
+    assert table.loc[("B", "GCN"), ["runs_done", "runs_left"]].tolist() == [24, 48]
+    assert table.loc[("B", "GCN"), "seeds_left"] == tuple(range(6))
+    assert table.loc[("A", "MLP"), "low_min"] == pytest.approx(1.2 * 60 / 12)  # project_remaining's scaling
+    commands = resume_commands(table.reset_index(), 4)
+    assert commands == ["hpstrat experiment --datasets A --models MLP --k 4 --seeds 1 2 3 4 5",
+                        "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0 1 2 3 4 5"]
+    assert resume_commands(protocol_progress(rows, projection, 4, [0]).iloc[:2], 4) == []  # A complete for seed 0
+    assert protocol_progress(rows, projection.iloc[:0], 4, [0]).empty
+
+
+def test_protocol_files_are_the_seed_files_of_one_k(tmp_path):
+    for name in ("gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv", "gnn_k5_seed0.csv", "part2_node.csv"):
+        (tmp_path / name).write_text("dataset\n")
+    assert [f.name for f in protocol_files(4, tmp_path)] == ["gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv"]
+    assert protocol_files(6, tmp_path) == []
