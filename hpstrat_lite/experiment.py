@@ -394,10 +394,19 @@ def resume_commands(progress: pd.DataFrame, k: int) -> list[str]:
     """The ``hpstrat experiment`` commands that finish the pairs :func:`protocol_progress` lists as
     incomplete: one per dataset and set of missing seeds, models in the order of ``progress``. Without
     ``--out`` the runner appends to :func:`default_results_path` of those seeds, the file the rows of
-    those seeds already live in (``gnn_k4_seeds1-5.csv`` for seeds 1-5)."""
+    those seeds already live in: seed 0 gets a command of its own (``gnn_k4_seed0.csv``), the other
+    seeds share one (``gnn_k4_seeds1-5.csv`` for seeds 1-5)."""
     todo = progress[progress["runs_left"] > 0]
+    parts = []
+    for row in todo.itertuples(index=False):
+        seeds = tuple(row.seeds_left)
+        for group in ((0,), tuple(s for s in seeds if s != 0)) if 0 in seeds and len(seeds) > 1 else (seeds,):
+            if group:
+                parts.append({"dataset": row.dataset, "model": row.model, "seeds": group})
     commands = []
-    for (dataset, seeds), group in todo.groupby(["dataset", "seeds_left"], sort=False):
+    if not parts:
+        return commands
+    for (dataset, seeds), group in pd.DataFrame(parts).groupby(["dataset", "seeds"], sort=False):
         commands.append(f"hpstrat experiment --datasets {dataset} --models {' '.join(group['model'])} "
                         f"--k {int(k)} --seeds {' '.join(str(s) for s in seeds)}")
     return commands

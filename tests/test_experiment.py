@@ -247,7 +247,8 @@ def test_protocol_progress_counts_runs_per_seed_and_resume_commands_name_the_mis
     assert table.loc[("A", "MLP"), "low_min"] == pytest.approx(1.2 * 60 / 12)  # project_remaining's scaling
     commands = resume_commands(table.reset_index(), 4)
     assert commands == ["hpstrat experiment --datasets A --models MLP --k 4 --seeds 1 2 3 4 5",
-                        "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0 1 2 3 4 5"]
+                        "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0",  # seed 0 has its own file
+                        "hpstrat experiment --datasets B --models GCN --k 4 --seeds 1 2 3 4 5"]
     assert resume_commands(protocol_progress(rows, projection, 4, [0]).iloc[:2], 4) == []  # A complete for seed 0
     assert protocol_progress(rows, projection.iloc[:0], 4, [0]).empty
 
