@@ -78,6 +78,7 @@ __all__ = [
     "run_random_baseline",
     "run_feature_studies",
     "summarize",
+    "selection_optimism",
     "node_table",
     "part1_table",
     "link_table",
@@ -488,18 +489,8 @@ def summarize(rows=None, task="node"):
             "n_eval", "test_mean", "test_std", "best_val", "params"]
     if df is None or df.empty:
         return pd.DataFrame(columns=cols)
-    df = df.copy()
-    df["space_id"] = df["space_id"].astype(str)
-    trials = df[df["phase"] == "trial"]
-    evals = df[df["phase"] == "eval"]
     out = []
-    for key, g in evals.groupby(STUDY_KEY + ["n_trials", "params"], dropna=False, sort=False):
-        rec = dict(zip(STUDY_KEY + ["n_trials", "params"], key))
-        per_seed = g.groupby("eval_seed")["test"].mean()
-        t = trials
-        for c in STUDY_KEY:
-            t = t[t[c].astype(str) == str(rec[c])]
-        t = t[t["trial"] < rec["n_trials"]]
+    for rec, per_seed, t in _studies(df):
         best_val = np.nan
         if len(t):
             match = t[t["params"] == rec["params"]]
@@ -507,13 +498,74 @@ def summarize(rows=None, task="node"):
         out.append({**rec, "trials_done": int(t["trial"].nunique()), "n_eval": int(per_seed.size),
                     "test_mean": float(per_seed.mean()), "test_std": float(per_seed.std(ddof=0)),
                     "best_val": best_val})
-    res = pd.DataFrame(out)
+    return _largest_budget(pd.DataFrame(out))[cols]
+
+
+def _studies(df):
+    """``(record, per-seed test, trial rows)`` of every evaluated study in the rows ``df``: the record holds
+    :data:`STUDY_KEY`, ``n_trials`` and the evaluated ``params``; a seed's test score is its mean over rounds."""
+    df = df.copy()
+    df["space_id"] = df["space_id"].astype(str)
+    trials = df[df["phase"] == "trial"]
+    for key, g in df[df["phase"] == "eval"].groupby(STUDY_KEY + ["n_trials", "params"], dropna=False, sort=False):
+        rec = dict(zip(STUDY_KEY + ["n_trials", "params"], key))
+        t = trials
+        for c in STUDY_KEY:
+            t = t[t[c].astype(str) == str(rec[c])]
+        yield rec, g.groupby("eval_seed")["test"].mean(), t[t["trial"] < rec["n_trials"]]
+
+
+def _largest_budget(res):
+    """One row per study (the largest trial budget it was run with), sorted; link models lose their decoder
+    suffix."""
+    res = res.copy()
     res["model"] = res["model"].astype(str).str.replace(r"-(dot|mlp)$", "", regex=True)
-    # keep the largest budget of each study
     res = res.sort_values("n_trials").groupby(
         ["dataset", "model", "protocol", "k", "num_features", "tune_seed", "space_id"],
         dropna=False, sort=False).tail(1)
-    return res[cols].sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
+    return res.sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
+
+
+def selection_optimism(rows=None, task="node"):
+    """How much the evaluation seed that repeats the tuning split flatters a study (points x 100).
+
+    The tuning trials train on the split of seed ``tune_seed`` (0) and the best configuration is then
+    evaluated on the splits of seeds ``0..n_eval-1``, with the same initial weights per seed. The
+    evaluation seed equal to ``tune_seed`` therefore re-trains the selected trial itself (same folds, same
+    weights: ``tuning_seed_test`` equals ``best_trial_test`` when both ran on the same code version,
+    ``same_code``; another engine's float rounding can move early stopping), and it shares the luck that
+    made that trial win on validation; the other seeds are fresh splits.
+    ``optimism = tuning_seed_test - other_seeds_test``: positive where the tuning split flatters.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset, model, num_features, n_trials, best_trial_test, tuning_seed_test, other_seeds_test,
+        optimism`` (test accuracy or ROC AUC x 100), ``same_code``; one row per study with both kinds of seed.
+    """
+    df = _rows(rows, task)
+    cols = ["dataset", "model", "num_features", "n_trials", "best_trial_test", "tuning_seed_test",
+            "other_seeds_test", "optimism", "same_code"]
+    if df is None or df.empty:
+        return pd.DataFrame(columns=cols)
+    out = []
+    for rec, per_seed, t in _studies(df):
+        seed = int(rec["tune_seed"])
+        others = per_seed[per_seed.index != seed]
+        if seed not in per_seed.index or others.empty:
+            continue
+        match = t[t["params"] == rec["params"]]
+        best = match.loc[match["val"].idxmax()] if len(match) else None
+        evals = df[(df["phase"] == "eval") & (df["params"] == rec["params"])]
+        for c in STUDY_KEY + ["n_trials"]:
+            evals = evals[evals[c].astype(str) == str(rec[c])]
+        mine, rest = 100 * float(per_seed[seed]), 100 * float(others.mean())
+        out.append({**rec, "best_trial_test": np.nan if best is None else 100 * float(best["test"]),
+                    "tuning_seed_test": mine, "other_seeds_test": rest, "optimism": mine - rest,
+                    "same_code": best is not None and set(evals["code_version"]) == {best["code_version"]}})
+    if not out:
+        return pd.DataFrame(columns=cols)
+    return _largest_budget(pd.DataFrame(out))[cols]
 
 
 def _pct(summary, dataset, model, num_features=None):

@@ -63,6 +63,25 @@ def test_summarize_means_rounds_then_seeds_and_keeps_largest_budget():
     assert part2.summarize(pd.DataFrame()).empty
 
 
+def test_selection_optimism_compares_the_tuning_seed_with_fresh_seeds():
+    rows = _rows("Cora", "mlp", [[0.8, 0.9], [0.7, 0.7], [0.6, 0.8]])  # tuning seed 0: 0.85; seeds 1, 2: 0.7
+    for r in rows:  # the best trial (val 0.7) recorded test 0.85, as its re-training at seed 0 does
+        if r["phase"] == "trial" and r["val"] == 0.7:
+            r["test"] = 0.85
+    df = _frame(rows, _rows("Cora", "gcn", [[0.9]]))  # one seed only: nothing to compare, no row
+    out = part2.selection_optimism(df)
+    assert out["model"].tolist() == ["mlp"]
+    row = out.iloc[0]
+    assert row["tuning_seed_test"] == pytest.approx(85.0) and row["other_seeds_test"] == pytest.approx(70.0)
+    assert row["optimism"] == pytest.approx(15.0) and row["best_trial_test"] == pytest.approx(85.0)
+    assert bool(row["same_code"])
+    for r in rows:
+        if r["phase"] == "eval":
+            r["code_version"] = "newer"
+    assert not bool(part2.selection_optimism(_frame(rows)).iloc[0]["same_code"])
+    assert part2.selection_optimism(pd.DataFrame()).empty
+
+
 def test_summarize_strips_link_decoder_suffix():
     df = _frame(_rows("WS1000", "gcn-dot", [[0.6]], task="link", protocol="edge split 70/10/20",
                       k=1))
