@@ -19,7 +19,7 @@ import argparse
 
 import torch
 
-from hpstrat_lite.experiment import project_sweep_time
+from hpstrat_lite.experiment import PROJECTION_FILE, project_sweep_time
 from hpstrat_lite.models import MODELS
 from hpstrat_lite.results import RESULTS_DIR, read_rows
 
@@ -29,7 +29,7 @@ BUDGET_MINUTES = 180
 def main(argv=None):
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--results", default=str(RESULTS_DIR / "gnn_k4_seed0.csv"))
-    parser.add_argument("--out", default=str(RESULTS_DIR / "sweep_projection.csv"))
+    parser.add_argument("--out", default=str(PROJECTION_FILE))
     parser.add_argument("--datasets", nargs="*")
     parser.add_argument("--models", nargs="*", choices=MODELS)
     parser.add_argument("--threads", type=int, default=2)

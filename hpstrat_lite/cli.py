@@ -72,24 +72,24 @@ def _cmd_experiment(args) -> int:
 
 
 def _cmd_progress(args) -> int:
-    from .experiment import protocol_files, protocol_progress, resume_commands
-    from .results import RESULTS_DIR, read_rows
+    from .experiment import PROJECTION_FILE, protocol_files, protocol_progress, resume_commands
+    from .results import read_rows
 
     files = [Path(f) for f in args.results] if args.results else protocol_files(args.k)
-    projection_file = Path(args.projection) if args.projection else RESULTS_DIR / "sweep_projection.csv"
+    projection_file = Path(args.projection) if args.projection else PROJECTION_FILE
     projection = read_rows(projection_file)
     if projection.empty:
         raise FileNotFoundError(f"{projection_file} has no rows: run `python benchmarks/bench_sweep.py` to measure "
                                 "the pairs first.")
     table = protocol_progress(read_rows(files), projection, args.k, args.seeds)
+    left = table[table["runs_left"] > 0]
     per_dataset = table.groupby("dataset", sort=False).agg(
         pairs=("model", "size"), complete=("runs_left", lambda r: int((r == 0).sum())), runs_done=("runs_done", "sum"),
         runs_left=("runs_left", "sum"), low_min=("low_min", "sum"), high_min=("high_min", "sum"))
-    per_dataset["models_left"] = table[table["runs_left"] > 0].groupby("dataset", sort=False)["model"].agg(" ".join)
+    per_dataset["models_left"] = left.groupby("dataset", sort=False)["model"].agg(" ".join)
     per_dataset["models_left"] = per_dataset["models_left"].fillna("")
     print(f"k = {args.k}, split seeds {sorted(args.seeds)}; rows from {', '.join(str(f) for f in files) or 'no file'}")
     print(per_dataset.to_string(float_format=lambda v: f"{v:.0f}"))
-    left = table[table["runs_left"] > 0]
     if left.empty:
         print(f"\nall {len(table)} (dataset, model) pairs complete.")
         return 0

@@ -309,6 +309,16 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
 
 #: Runs of one (dataset, model) in the measured projection: k = 4 folds x 3 split methods, one seed.
 PROJECTED_RUNS = 12
+#: Where ``benchmarks/bench_sweep.py`` writes :func:`project_sweep_time`'s rows.
+PROJECTION_FILE = RESULTS_DIR / "sweep_projection.csv"
+
+
+def _run_counts(rows: pd.DataFrame, k: int, seeds, by) -> dict:
+    """Distinct runs of the protocol (``k`` folds, split ``seeds``) in ``rows``, counted per ``by`` columns."""
+    if rows.empty:
+        return {}
+    mine = rows[(rows["k"] == k) & rows["seed"].isin(seeds)]
+    return mine.drop_duplicates(["dataset", "model", "method", "seed", "fold"]).groupby(by).size().to_dict()
 
 
 def project_remaining(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seeds) -> pd.DataFrame:
@@ -341,11 +351,7 @@ def project_remaining(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seed
         return pd.DataFrame(columns=cols)
     latest = projection.drop_duplicates(["dataset", "model"], keep="last").copy()
     total = len(SPLIT_METHODS) * k * len(seeds)
-    present = {}
-    if not rows.empty:
-        mine = rows[(rows["k"] == k) & rows["seed"].isin(seeds)]
-        present = mine.drop_duplicates(["dataset", "model", "method", "seed", "fold"]).groupby(
-            ["dataset", "model"]).size().to_dict()
+    present = _run_counts(rows, k, seeds, ["dataset", "model"])
     latest["runs_left"] = [total - present.get((d, m), 0) for d, m in zip(latest["dataset"], latest["model"])]
     latest = latest[latest["runs_left"] > 0]
     scale = latest["runs_left"] / PROJECTED_RUNS
@@ -374,11 +380,7 @@ def protocol_progress(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seed
         return pd.DataFrame(columns=cols)
     pairs = projection.drop_duplicates(["dataset", "model"])[["dataset", "model"]].reset_index(drop=True)
     per_seed = len(SPLIT_METHODS) * int(k)
-    counts = {}
-    if not rows.empty:
-        mine = rows[(rows["k"] == k) & rows["seed"].isin(seeds)]
-        counts = mine.drop_duplicates(["dataset", "model", "method", "seed", "fold"]).groupby(
-            ["dataset", "model", "seed"]).size().to_dict()
+    counts = _run_counts(rows, k, seeds, ["dataset", "model", "seed"])
     left = project_remaining(rows, projection, k, seeds).set_index(["dataset", "model"])
     table = []
     for d, m in zip(pairs["dataset"], pairs["model"]):
@@ -399,10 +401,9 @@ def resume_commands(progress: pd.DataFrame, k: int) -> list[str]:
     todo = progress[progress["runs_left"] > 0]
     parts = []
     for row in todo.itertuples(index=False):
-        seeds = tuple(row.seeds_left)
-        for group in ((0,), tuple(s for s in seeds if s != 0)) if 0 in seeds and len(seeds) > 1 else (seeds,):
-            if group:
-                parts.append({"dataset": row.dataset, "model": row.model, "seeds": group})
+        rest = tuple(s for s in row.seeds_left if s != 0)
+        groups = [(0,), rest] if 0 in row.seeds_left and rest else [tuple(row.seeds_left)]
+        parts += [{"dataset": row.dataset, "model": row.model, "seeds": g} for g in groups]
     commands = []
     if not parts:
         return commands

@@ -490,7 +490,7 @@ def summarize(rows=None, task="node"):
     if df is None or df.empty:
         return pd.DataFrame(columns=cols)
     out = []
-    for rec, per_seed, t in _studies(df):
+    for rec, _, per_seed, t in _studies(df):
         best_val = np.nan
         if len(t):
             match = t[t["params"] == rec["params"]]
@@ -502,8 +502,9 @@ def summarize(rows=None, task="node"):
 
 
 def _studies(df):
-    """``(record, per-seed test, trial rows)`` of every evaluated study in the rows ``df``: the record holds
-    :data:`STUDY_KEY`, ``n_trials`` and the evaluated ``params``; a seed's test score is its mean over rounds."""
+    """``(record, evaluation rows, per-seed test, trial rows)`` of every evaluated study in the rows ``df``: the
+    record holds :data:`STUDY_KEY`, ``n_trials`` and the evaluated ``params``; a seed's test score is its mean
+    over rounds."""
     df = df.copy()
     df["space_id"] = df["space_id"].astype(str)
     trials = df[df["phase"] == "trial"]
@@ -512,7 +513,7 @@ def _studies(df):
         t = trials
         for c in STUDY_KEY:
             t = t[t[c].astype(str) == str(rec[c])]
-        yield rec, g.groupby("eval_seed")["test"].mean(), t[t["trial"] < rec["n_trials"]]
+        yield rec, g, g.groupby("eval_seed")["test"].mean(), t[t["trial"] < rec["n_trials"]]
 
 
 def _largest_budget(res):
@@ -549,16 +550,13 @@ def selection_optimism(rows=None, task="node"):
     if df is None or df.empty:
         return pd.DataFrame(columns=cols)
     out = []
-    for rec, per_seed, t in _studies(df):
+    for rec, evals, per_seed, t in _studies(df):
         seed = int(rec["tune_seed"])
         others = per_seed[per_seed.index != seed]
         if seed not in per_seed.index or others.empty:
             continue
         match = t[t["params"] == rec["params"]]
         best = match.loc[match["val"].idxmax()] if len(match) else None
-        evals = df[(df["phase"] == "eval") & (df["params"] == rec["params"])]
-        for c in STUDY_KEY + ["n_trials"]:
-            evals = evals[evals[c].astype(str) == str(rec[c])]
         mine, rest = 100 * float(per_seed[seed]), 100 * float(others.mean())
         out.append({**rec, "best_trial_test": np.nan if best is None else 100 * float(best["test"]),
                     "tuning_seed_test": mine, "other_seeds_test": rest, "optimism": mine - rest,
