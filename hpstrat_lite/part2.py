@@ -54,7 +54,7 @@ from .results import RESULTS_DIR, append_rows, code_version, read_rows
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
     from .synthetic import WS_GAMMAS
-    from .tuning import (FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE,
+    from .tuning import (FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE, check_part2_dataset,
                          feature_study, load_part2_dataset, run_tuning)
     from .tuning import log as tuning_log
 
@@ -194,6 +194,17 @@ def _budget(n_trials, dataset, budgets):
     return int(n_trials)
 
 
+def _check_datasets(datasets):
+    """``datasets`` as a tuple of names, every one checked before any training starts (a typo in the
+    last name would otherwise surface hours into a sweep); a single string is one dataset."""
+    datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
+    if not datasets:
+        raise ValueError("datasets must name at least one dataset")
+    for ds in datasets:
+        check_part2_dataset(ds)
+    return datasets
+
+
 def _check_models(models, allowed, name="models"):
     models = tuple(models)
     bad = [m for m in models if m not in allowed]
@@ -265,6 +276,7 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
         One row per (dataset, model): ``status`` ("done" / "missing"), ``test_mean``,
         ``test_std``, ``n_trials``, ``seconds``.
     """
+    datasets = _check_datasets(datasets)
     models = _check_models(models, ("mlp", "gcn"))
     space = NODE_SPACE if space is None else space
     rows = []
@@ -369,6 +381,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
     pandas.DataFrame
         One row per (dataset, encoder), as :func:`run_node_benchmarks`.
     """
+    datasets = _check_datasets(datasets)
     encoders = _check_models(encoders, ("mlp", "gcn"), "encoders")
     space = LINK_SPACE if space is None else space
     rows = []
@@ -418,6 +431,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
         One row per (dataset, model, subset): ``num_features``, ``test_mean``, ``test_std``...
         Datasets whose files are missing get one ``status = "missing"`` row.
     """
+    datasets = _check_datasets(datasets)
     models = _check_models(models, ("mlp", "gcn"))
     space = NODE_SPACE if space is None else space
     steps = steps or {}
@@ -1162,21 +1176,56 @@ def plot_feature_study(table, datasets=None, ncols=2):
 # ----------------------------------------------------------------------------------------------
 
 def main(argv=None):
-    """``python -m hpstrat_lite.part2 {node,link,features} --datasets ... [--n-trials N]``."""
-    p = argparse.ArgumentParser(prog="python -m hpstrat_lite.part2", description=main.__doc__)
-    p.add_argument("what", choices=("node", "link", "features"))
-    p.add_argument("--datasets", nargs="+", default=None)
-    p.add_argument("--models", nargs="+", default=["mlp", "gcn"])
-    p.add_argument("--n-trials", type=int, default=None, help="trial budget (default: per dataset)")
-    p.add_argument("--n-eval", type=int, default=5)
-    p.add_argument("--protocol", default="hpstrat", choices=("hpstrat", "random"))
-    p.add_argument("--max-epochs", type=int, default=None)
-    p.add_argument("--results-dir", default=None)
+    """``python -m hpstrat_lite.part2 {node,link,features} --datasets ... [--n-trials N]``: tune,
+    evaluate and append rows to ``results/part2_<task>.csv``; a rerun of the same command resumes.
+
+    Returns the exit status: 0, or 2 after printing ``error: ...`` for a bad argument (unknown
+    dataset or model, malformed ``--steps``), before any training starts.
+    """
+    p = argparse.ArgumentParser(
+        prog="python -m hpstrat_lite.part2",
+        description="Part II runs: tune MLP and GCN with Optuna, evaluate the best configuration and\n"
+                    "append one row per trial and per evaluation run to results/part2_<task>.csv;\n"
+                    "the same command again resumes where a stopped run ended.",
+        epilog="examples:\n"
+               "  python -m hpstrat_lite.part2 node --datasets Cora CiteSeer\n"
+               "  python -m hpstrat_lite.part2 link --datasets WS1000 WS1000_0.4 --n-trials 12\n"
+               "  python -m hpstrat_lite.part2 features --datasets Cora --steps Cora=400",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=("node", "link", "features"),
+                   help="node classification (chapter 6), link prediction (chapters 8-9) or the "
+                        "feature-subset study (chapter 7)")
+    p.add_argument("--datasets", nargs="+", default=None,
+                   help=f"node/features: e.g. {' '.join(NODE_DATASETS[:4])}...; link: WS1000, "
+                        f"WS1000_<gamma>, {', '.join(LINK_DATASETS)} (default: all of the task's)")
+    p.add_argument("--models", nargs="+", default=["mlp", "gcn"], help="mlp and/or gcn (default both)")
+    p.add_argument("--n-trials", type=int, default=None,
+                   help="Optuna trial budget (default: per dataset, part2.NODE_BUDGETS / LINK_BUDGETS; "
+                        "features: 5)")
+    p.add_argument("--n-eval", type=int, default=5, help="evaluation seeds of the best configuration (default 5)")
+    p.add_argument("--protocol", default="hpstrat", choices=("hpstrat", "random"),
+                   help="node splits: HpStrat k=5 rounds (default) or random 60/20/20")
+    p.add_argument("--max-epochs", type=int, default=None,
+                   help=f"epoch cap (default: node {NODE_MAX_EPOCHS}, link per dataset)")
+    p.add_argument("--results-dir", default=None, help="folder of the part2_*.csv files (default results/)")
     p.add_argument("--steps", nargs="+", default=None, metavar="DATASET=STEP",
                    help="feature-study increments, e.g. Cora=400 (default: the paper's)")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
-    p.add_argument("--device", default="auto")
+    p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
     a = p.parse_args(argv)
+    name = f"{p.prog} {a.what}"
+    try:
+        datasets = _check_datasets(a.datasets) if a.datasets else None
+        _check_models(a.models, ("mlp", "gcn"))
+        steps = {}
+        for item in a.steps or ():
+            ds, _, step = item.partition("=")
+            if not step.isdigit() or int(step) < 1:
+                raise ValueError(f"--steps entries must look like DATASET=STEP with STEP >= 1, got {item!r}")
+            steps[ds] = int(step)
+    except ValueError as err:
+        print(f"{name}: error: {err}", file=sys.stderr)
+        return 2
     import torch
 
     torch.set_num_threads(a.threads)
@@ -1190,24 +1239,21 @@ def main(argv=None):
     tuning_log.setLevel(logging.INFO)
     try:
         if a.what == "node":
-            run_node_benchmarks(a.datasets or NODE_DATASETS, a.models, a.n_trials, n_eval=a.n_eval,
+            run_node_benchmarks(datasets or NODE_DATASETS, a.models, a.n_trials, n_eval=a.n_eval,
                                 protocol=a.protocol, max_epochs=a.max_epochs or NODE_MAX_EPOCHS,
                                 results_dir=a.results_dir, device=a.device, log=log)
         elif a.what == "link":
-            run_link_benchmarks(a.datasets or WS_DATASETS + LINK_DATASETS, a.models, a.n_trials,
+            run_link_benchmarks(datasets or WS_DATASETS + LINK_DATASETS, a.models, a.n_trials,
                                 n_eval=a.n_eval, max_epochs=a.max_epochs, results_dir=a.results_dir,
                                 device=a.device, log=log)
         else:
-            steps = {}
-            for item in a.steps or ():
-                name, _, step = item.partition("=")
-                if not step.isdigit():
-                    raise ValueError(f"--steps entries must look like DATASET=STEP, got {item!r}")
-                steps[name] = int(step)
-            run_feature_studies(a.datasets or ("Cora", "CiteSeer"), a.models, a.n_trials or 5,
+            run_feature_studies(datasets or ("Cora", "CiteSeer"), a.models, a.n_trials or 5,
                                 steps=steps, n_eval=a.n_eval, protocol=a.protocol,
                                 max_epochs=a.max_epochs or NODE_MAX_EPOCHS, results_dir=a.results_dir,
                                 device=a.device, log=log)
+    except ValueError as err:
+        print(f"{name}: error: {err}", file=sys.stderr)
+        return 2
     finally:
         tuning_log.removeHandler(handler)
     log("done")

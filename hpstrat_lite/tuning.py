@@ -92,6 +92,7 @@ __all__ = [
     "feature_subsets",
     "subset_features",
     "feature_study",
+    "check_part2_dataset",
     "load_part2_dataset",
     "run_tuning",
     "run_feature_study",
@@ -696,25 +697,46 @@ def feature_study(data, model="mlp", step=None, n_trials=20, *, results=None, da
 RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv"}
 
 
-def load_part2_dataset(name, root=None, seed=0):
-    """A dataset by name: ``"WS1000"``, ``"WS1000_<gamma>"`` (e.g. ``"WS1000_0.4"``) or any name
-    :func:`hpstrat_lite.load_dataset` knows (Cora, Twitch-PTBR, Facebook...).
+def check_part2_dataset(name):
+    """Validate a Part II dataset name without loading anything; return the synthetic gamma.
 
-    ``seed`` is the generator seed of the synthetic graphs (ignored for real data).
+    ``"WS1000"`` gives ``None``, ``"WS1000_<gamma>"`` the float gamma (>= 0), any name
+    :func:`hpstrat_lite.datasets.get_spec` knows gives ``None`` as well.
+
+    Raises
+    ------
+    ValueError
+        For a malformed WS name or an unknown dataset (the message lists the allowed names).
     """
     if isinstance(name, str) and name.startswith("WS1000"):
-        from .synthetic import make_ws1000
-
         rest = name[len("WS1000"):]
         if rest == "":
-            return make_ws1000(None, seed=seed)
+            return None
         try:
             gamma = float(rest.lstrip("_"))
         except ValueError:
             gamma = None
-        if not rest.startswith("_") or gamma is None or gamma < 0:
+        if not rest.startswith("_") or gamma is None or not gamma >= 0:
             raise ValueError(f"dataset {name!r}: synthetic names are 'WS1000' or 'WS1000_<gamma>' "
                              f"with gamma >= 0, e.g. 'WS1000_0.4'")
+        return gamma
+    from .datasets import get_spec
+
+    get_spec(name)
+    return None
+
+
+def load_part2_dataset(name, root=None, seed=0):
+    """A dataset by name: ``"WS1000"``, ``"WS1000_<gamma>"`` (e.g. ``"WS1000_0.4"``) or any name
+    :func:`hpstrat_lite.load_dataset` knows (Cora, Twitch-PTBR, Facebook...); see
+    :func:`check_part2_dataset`.
+
+    ``seed`` is the generator seed of the synthetic graphs (ignored for real data).
+    """
+    gamma = check_part2_dataset(name)
+    if name.startswith("WS1000"):
+        from .synthetic import make_ws1000
+
         return make_ws1000(gamma, seed=seed)
     from .datasets import load_dataset
 

@@ -326,5 +326,31 @@ def test_command_line_runner(tmp_path, capsys):
     assert "WS1000 mlp" in out
     assert "WS1000 mlp-dot, 1000 features: trial 1/1, validation roc_auc" in out  # one line per trial
     assert set(read_rows(tmp_path / "part2_link.csv")["model"]) == {"random", "mlp-dot"}
-    with pytest.raises(ValueError, match="DATASET=STEP"):
-        part2.main(["features", "--datasets", "Cora", "--steps", "Cora:400", *args])
+    assert part2.main(["features", "--datasets", "Cora", "--steps", "Cora:400", *args]) == 2
+    assert "part2 features: error: --steps entries must look like DATASET=STEP" in capsys.readouterr().err
+
+
+@pytest.mark.parametrize("argv, message", [
+    (["node", "--datasets", "Cora", "Coraa"], "'Coraa' is not a known dataset"),
+    (["link", "--datasets", "WS1000", "WS1000_x"], "synthetic names are 'WS1000' or 'WS1000_<gamma>'"),
+    (["node", "--models", "mlp", "gat"], "models must be a non-empty sequence from ('mlp', 'gcn')"),
+    (["features", "--datasets", "Cora", "--steps", "Cora=0"], "STEP >= 1"),
+])
+def test_command_line_rejects_bad_arguments_before_training(tmp_path, capsys, argv, message):
+    assert part2.main([*argv, "--results-dir", str(tmp_path)]) == 2
+    err = capsys.readouterr().err
+    assert f"part2 {argv[0]}: error:" in err and message in err
+    assert not any(tmp_path.iterdir())  # nothing trained, no results file
+
+
+def test_runners_check_every_dataset_name_first(tmp_path):
+    # the typo is last: without the up-front check, Cora would be tuned first
+    for run in (part2.run_node_benchmarks, part2.run_feature_studies):
+        with pytest.raises(ValueError, match="'Citeseerr' is not a known dataset"):
+            run(["Cora", "Citeseerr"], results_dir=tmp_path)
+    with pytest.raises(ValueError, match="gamma >= 0"):
+        part2.run_link_benchmarks(["WS1000", "WS1000_-0.2"], results_dir=tmp_path)
+    with pytest.raises(ValueError, match="at least one dataset"):
+        part2.run_node_benchmarks([], results_dir=tmp_path)
+    assert not any(tmp_path.iterdir())
+    assert part2._check_datasets("Cora") == ("Cora",)  # one name, not its letters

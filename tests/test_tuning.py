@@ -228,6 +228,19 @@ def test_runner_writes_under_results_dir(monkeypatch, tmp_path):
         tuning.run_tuning("WS1000", task="graph")
 
 
+@pytest.mark.parametrize("name, gamma", [("WS1000", None), ("WS1000_0.4", 0.4), ("WS1000_0", 0.0),
+                                         ("cora", None), ("Twitch-PTBR", None)])
+def test_check_part2_dataset_names(name, gamma):
+    assert tuning.check_part2_dataset(name) == gamma
+
+
+@pytest.mark.parametrize("name, message", [("WS1000_-1", "gamma >= 0"), ("WS1000_nan", "gamma >= 0"),
+                                           ("WS1000x", "synthetic names"), ("Corra", "not a known dataset")])
+def test_check_part2_dataset_rejects(name, message):
+    with pytest.raises(ValueError, match=message):
+        tuning.check_part2_dataset(name)
+
+
 def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
