@@ -354,3 +354,19 @@ def test_runners_check_every_dataset_name_first(tmp_path):
         part2.run_node_benchmarks([], results_dir=tmp_path)
     assert not any(tmp_path.iterdir())
     assert part2._check_datasets("Cora") == ("Cora",)  # one name, not its letters
+
+
+@pytest.mark.parametrize("task, budgets", [("node", part2.NODE_BUDGETS), ("link", part2.LINK_BUDGETS)])
+def test_default_budgets_are_those_of_the_committed_studies(task, budgets):
+    # a chapter rerun with its default budgets must resume the committed study, not extend it
+    rows = read_rows(part2.results_file(task))
+    evaluated = rows[(rows["phase"] == "eval") & (rows["model"] != "random")]
+    assert len(evaluated)
+    ran = evaluated.groupby("dataset")["n_trials"].max().astype(int).to_dict()
+    assert {ds: budgets[ds] for ds in ran} == ran
+
+
+def test_feature_study_budget_is_that_of_the_committed_points():
+    rows = read_rows(part2.results_file("features"))
+    evaluated = rows[rows["phase"] == "eval"]
+    assert len(evaluated) and set(evaluated["n_trials"].astype(int)) == {part2.FEATURE_BUDGET}
