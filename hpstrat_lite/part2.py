@@ -809,12 +809,16 @@ def feature_study_table(rows=None, datasets=None):
     return s[cols].sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
 
 
-def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEATURE_STEPS)):
+def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEATURE_STEPS),
+                           models=("mlp", "gcn")):
     """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
-    and what the others would cost here.
+    how far, and what the others would cost here.
 
     A studied dataset (rows in ``feature_rows``, default ``results/part2_features.csv``) shows its
-    increment (smallest subset), points (subsets) and the trials and evaluation seeds of its points.
+    increment (smallest subset), points (subsets with an evaluated point), the trials and evaluation
+    seeds of its points, and its status: "complete" when every model of ``models`` has every subset
+    ``s, 2s, ..., F`` (``F`` the feature count, the largest subset of its rows or of chapter 6's
+    full-feature tuning), else "partial" with the points per model (e.g. ``mlp 7/7, gcn 2/7``).
     For one not studied, the paper's increment (:data:`hpstrat_lite.tuning.FEATURE_STEPS`) and, when
     chapter 6 finished tuning both its MLP and its GCN (``node_rows``, default
     ``results/part2_node.csv``), an estimate: one point costs about what that tuning of the full
@@ -824,30 +828,36 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
     Returns
     -------
     pandas.DataFrame
-        ``dataset``, ``status`` ("studied" / "not run"), ``increment``, ``points``, ``trials``,
-        ``eval seeds``, ``one point (min)`` and ``projected (h)`` (estimates, not-run datasets only).
+        ``dataset``, ``status`` ("complete" / "partial (...)" / "not run"), ``increment``, ``points``,
+        ``trials``, ``eval seeds``, ``one point (min)`` and ``projected (h)`` (estimates, not-run
+        datasets only).
     """
     table = feature_study_table(feature_rows)
     node = _rows(node_rows, "node")
     out = []
     for ds in datasets:
         t = table[table["dataset"] == ds]
-        row = {"dataset": ds, "status": "studied" if len(t) else "not run", "increment": np.nan,
+        n = node[node["dataset"] == ds] if node is not None and len(node) else pd.DataFrame()
+        full = int(n["num_features"].max()) if len(n) else 0  # chapter 6 tunes on all the features
+        row = {"dataset": ds, "status": "not run", "increment": np.nan,
                "points": np.nan, "trials": "", "eval seeds": "", "one point (min)": np.nan,
                "projected (h)": np.nan}
         if len(t):
-            row.update(increment=int(t["num_features"].min()), points=int(t["num_features"].nunique()),
+            step = int(t["num_features"].min())
+            expected = len(range(step, max(full, int(t["num_features"].max())), step)) + 1
+            done = {m: int(t.loc[t["model"] == m, "num_features"].nunique()) for m in models}
+            status = ("complete" if all(v == expected for v in done.values()) else
+                      "partial (" + ", ".join(f"{m} {v}/{expected}" for m, v in done.items()) + ")")
+            row.update(status=status, increment=step, points=int(t["num_features"].nunique()),
                        trials="/".join(str(v) for v in sorted(t["n_trials"].unique())),
                        **{"eval seeds": "/".join(str(v) for v in sorted(t["n_eval"].unique()))})
         else:
             step = FEATURE_STEPS.get(ds)
             row["increment"] = step
-            n = node[node["dataset"] == ds] if node is not None and len(node) else pd.DataFrame()
             finished = set(n.loc[n["phase"] == "eval", "model"]) if "phase" in n.columns else set()
             if step and "seconds" in n.columns and {"mlp", "gcn"} <= finished:  # both studies finished
-                f = int(n["num_features"].max())
-                n = n[n["num_features"] == f]
-                points = len(range(step, f, step)) + 1
+                n = n[n["num_features"] == full]
+                points = len(range(step, full, step)) + 1
                 minutes = float(n["seconds"].sum()) / 60
                 row.update(points=points, trials="/".join(str(int(v)) for v in sorted(n["n_trials"].unique())),
                            **{"one point (min)": minutes, "projected (h)": points * minutes / 60})

@@ -156,13 +156,29 @@ def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
                   _rows("CS", "mlp", [[0.9]], num_features=6805))  # CS: the GCN is not tuned yet
     node["seconds"] = 60.0  # 3 trial rows + 1 eval row per study
     cov = part2.feature_study_coverage(feats, node, datasets=("Cora", "CiteSeer", "CS", "Physics")).set_index("dataset")
-    assert cov.loc["Cora", "status"] == "studied"
+    # Cora: 200, 400, ..., 1400, 1433 are 8 subsets; 3 of them ran
+    assert cov.loc["Cora", "status"] == "partial (mlp 3/8, gcn 3/8)"
     assert (cov.loc["Cora", "increment"], cov.loc["Cora", "points"], cov.loc["Cora", "trials"]) == (200, 3, "3")
     assert cov.loc["CiteSeer", "status"] == "not run" and cov.loc["CiteSeer", "increment"] == 600
     assert cov.loc["CiteSeer", "points"] == 7  # 600, 1200, ..., 3600, 3703
     assert cov.loc["CiteSeer", "one point (min)"] == pytest.approx(8.0)  # 8 rows x 60 s
     assert cov.loc["CiteSeer", "projected (h)"] == pytest.approx(7 * 8 / 60)
     assert np.isnan(cov.loc["CS", "projected (h)"]) and np.isnan(cov.loc["Physics", "points"])
+
+
+def test_feature_study_coverage_complete_and_partial_per_model():
+    sizes = (600, 1200, 1800, 2400, 3000, 3600, 3703)
+    feats = _frame(*[_rows("CiteSeer", "mlp", [[0.7]], num_features=f) for f in sizes],
+                   *[_rows("CiteSeer", "gcn", [[0.7]], num_features=f) for f in sizes[:2]],
+                   *[_rows("Cora", m, [[0.7]], num_features=f) for m in ("mlp", "gcn") for f in (700, 1400, 1433)])
+    # the full-feature size of CiteSeer comes from chapter 6's tuning when its own rows stop short
+    node = _frame(_rows("CiteSeer", "mlp", [[0.7]], num_features=3703))
+    cov = part2.feature_study_coverage(feats, node, datasets=("CiteSeer", "Cora")).set_index("dataset")
+    assert cov.loc["CiteSeer", "status"] == "partial (mlp 7/7, gcn 2/7)"
+    assert cov.loc["Cora", "status"] == "complete" and cov.loc["Cora", "increment"] == 700
+    feats = _frame(*[_rows("CiteSeer", "mlp", [[0.7]], num_features=f) for f in sizes[:3]])
+    cov = part2.feature_study_coverage(feats, node, datasets=("CiteSeer",)).set_index("dataset")
+    assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
 
 
 def test_claims_verdicts(tmp_path):
