@@ -85,6 +85,7 @@ __all__ = [
     "link_table",
     "ws_gamma_table",
     "feature_study_table",
+    "study_progress",
     "feature_study_coverage",
     "paper_comparison",
     "part2_claims",
@@ -809,6 +810,74 @@ def feature_study_table(rows=None, datasets=None):
     return s[cols].sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
 
 
+def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"), *, n_eval=5, k=5,
+                   root=None):
+    """How far the Part II studies of ``task`` are with the default budgets, and the command that
+    finishes each (the runners resume: finished trials and evaluation runs are read back).
+
+    A study (dataset, model; node classification: the HpStrat protocol with ``k`` folds) needs its
+    budget of trials (:data:`NODE_BUDGETS` / :data:`LINK_BUDGETS`), then ``n_eval`` evaluation seeds
+    of the best configuration: ``n_eval * k`` runs for node classification, ``n_eval`` edge splits
+    for link prediction.
+
+    Parameters
+    ----------
+    task : {"node", "link"}
+        The feature study has :func:`feature_study_coverage`.
+    rows : pandas.DataFrame, str, os.PathLike or None
+        Result rows or their file (default ``results/part2_<task>.csv``).
+    datasets : sequence of str, optional
+        Default: the task's datasets (:data:`NODE_DATASETS`; :data:`WS_DATASETS` + :data:`LINK_DATASETS`).
+    models : sequence of {"mlp", "gcn"}
+    n_eval, k : int
+        Evaluation seeds and folds per seed of the default runs.
+    root : str or os.PathLike, optional
+        Data root used to tell which real datasets have their raw files (default as the loaders).
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset``, ``model``, ``trials`` ("done/budget"), ``eval runs`` ("done/expected"),
+        ``status`` ("done", "evaluating", "tuning", "not started" or "raw files absent") and
+        ``command`` (empty when done).
+    """
+    if task not in ("node", "link"):
+        raise ValueError(f"task must be 'node' or 'link' (the feature study: feature_study_coverage), got {task!r}")
+    from .datasets import available_datasets
+
+    budgets = NODE_BUDGETS if task == "node" else LINK_BUDGETS
+    datasets = _check_datasets(datasets if datasets is not None else
+                               NODE_DATASETS if task == "node" else WS_DATASETS + LINK_DATASETS)
+    models = _check_models(models, ("mlp", "gcn"))
+    present = set(available_datasets(root))
+    df = _rows(rows, task)
+    if df is None or df.empty:
+        df = pd.DataFrame(columns=RESULT_COLUMNS)
+    df = df.assign(model=df["model"].astype(str).str.replace(r"-(dot|mlp)$", "", regex=True))
+    if task == "node":
+        df = df[(df["protocol"] == "hpstrat") & (df["k"].astype(float) == k)]
+    expected = n_eval * (k if task == "node" else 1)
+    out = []
+    for ds in datasets:
+        budget = budgets.get(ds, 10)
+        for m in models:
+            g = df[(df["dataset"] == ds) & (df["model"] == m)]
+            trials = int(g.loc[g["phase"] == "trial", "trial"].nunique())
+            ev = g[(g["phase"] == "eval") & (g["n_trials"].astype(float) == budget)]
+            runs = len(ev.drop_duplicates(["eval_seed", "round"]))
+            if trials >= budget and runs >= expected:
+                status = "done"
+            elif not ds.startswith("WS1000") and ds not in present and not len(g):
+                status = "raw files absent"
+            else:
+                status = "not started" if not len(g) else "tuning" if trials < budget else "evaluating"
+            out.append({"dataset": ds, "model": m, "trials": f"{min(trials, budget)}/{budget}",
+                        "eval runs": f"{runs}/{expected}", "status": status,
+                        "command": "" if status == "done" else
+                        f"python -m hpstrat_lite.part2 {task} --datasets {ds} --models {m}"})
+    return pd.DataFrame(out)
+
+
 def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEATURE_STEPS),
                            models=("mlp", "gcn")):
     """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
@@ -832,7 +901,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
         ``trials``, ``eval seeds``, ``one point (min)`` and ``projected (h)`` (estimates, not-run
         datasets only).
     """
-    table = feature_study_table(feature_rows)
+    table = _as_summary(feature_rows, "features")  # every evaluated point, single ones included
     node = _rows(node_rows, "node")
     out = []
     for ds in datasets:
@@ -1191,6 +1260,29 @@ def plot_feature_study(table, datasets=None, ncols=2):
 # Command line: the background runners
 # ----------------------------------------------------------------------------------------------
 
+def _print_progress(results_dir, n_eval):
+    """``part2 progress``: the node and link studies (:func:`study_progress`) and the feature study
+    (:func:`feature_study_coverage`), then the commands that finish what is left."""
+    commands = []
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        for task in ("node", "link"):
+            table = study_progress(task, results_file(task, results_dir), n_eval=n_eval)
+            done = int((table["status"] == "done").sum())
+            print(f"{task}: {done} of {len(table)} studies done ({results_file(task, results_dir)})")
+            print(table.drop(columns="command").to_string(index=False), end="\n\n")
+            commands += [c for c, st in zip(table["command"], table["status"]) if c and st != "raw files absent"]
+        cov = feature_study_coverage(results_file("features", results_dir), results_file("node", results_dir))
+        print(f"feature study ({results_file('features', results_dir)})")
+        print(cov[["dataset", "status", "increment", "points", "trials", "projected (h)"]].round(1)
+              .to_string(index=False), end="\n\n")
+    commands += [f"python -m hpstrat_lite.part2 features --datasets {ds}"
+                 for ds in cov.loc[cov["status"].str.startswith("partial"), "dataset"]]
+    print("to finish (each resumes where it stopped):" if commands else "nothing left to run.")
+    for c in commands:
+        print(" ", c)
+    return 0
+
+
 def main(argv=None):
     """``python -m hpstrat_lite.part2 {node,link,features} --datasets ... [--n-trials N]``: tune,
     evaluate and append rows to ``results/part2_<task>.csv``; a rerun of the same command resumes.
@@ -1206,11 +1298,13 @@ def main(argv=None):
         epilog="examples:\n"
                "  python -m hpstrat_lite.part2 node --datasets Cora CiteSeer\n"
                "  python -m hpstrat_lite.part2 link --datasets WS1000 WS1000_0.4 --n-trials 12\n"
-               "  python -m hpstrat_lite.part2 features --datasets Cora --steps Cora=400",
+               "  python -m hpstrat_lite.part2 features --datasets Cora --steps Cora=400\n"
+               "  python -m hpstrat_lite.part2 progress",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=("node", "link", "features"),
-                   help="node classification (chapter 6), link prediction (chapters 8-9) or the "
-                        "feature-subset study (chapter 7)")
+    p.add_argument("what", choices=("node", "link", "features", "progress"),
+                   help="node classification (chapter 6), link prediction (chapters 8-9), the "
+                        "feature-subset study (chapter 7), or progress: how far the default studies are "
+                        "and the commands that finish them")
     p.add_argument("--datasets", nargs="+", default=None,
                    help=f"node/features: e.g. {' '.join(NODE_DATASETS[:4])}...; link: WS1000, "
                         f"WS1000_<gamma>, {', '.join(LINK_DATASETS)} (default: all of the task's)")
@@ -1242,6 +1336,8 @@ def main(argv=None):
     except ValueError as err:
         print(f"{name}: error: {err}", file=sys.stderr)
         return 2
+    if a.what == "progress":
+        return _print_progress(a.results_dir, a.n_eval)
     import torch
 
     torch.set_num_threads(a.threads)

@@ -386,3 +386,38 @@ def test_feature_study_budget_is_that_of_the_committed_points():
     rows = read_rows(part2.results_file("features"))
     evaluated = rows[rows["phase"] == "eval"]
     assert len(evaluated) and set(evaluated["n_trials"].astype(int)) == {part2.FEATURE_BUDGET}
+
+
+def test_study_progress_counts_trials_and_evaluation_runs(monkeypatch, data_root):
+    for ds in ("Cora", "CiteSeer", "PubMed"):
+        monkeypatch.setitem(part2.NODE_BUDGETS, ds, 3)
+    df = _frame(_rows("Cora", "mlp", [[0.7, 0.8], [0.6, 0.7]], k=2),        # 3/3 trials, 2 seeds x 2 rounds
+                _rows("Cora", "gcn", [], k=2, n_trials=2, trial_vals=(0.5, 0.6)),  # 2 of 3 trials
+                _rows("CiteSeer", "mlp", [[0.7, 0.8]], k=2),                 # one seed of two
+                _rows("CiteSeer", "gcn", [[0.7, 0.8], [0.7, 0.8]], k=3))      # another k: not this study
+    p = part2.study_progress("node", df, datasets=["Cora", "CiteSeer", "PubMed"], n_eval=2, k=2,
+                             root=data_root).set_index(["dataset", "model"])
+    assert p.loc[("Cora", "mlp"), ["trials", "eval runs", "status", "command"]].tolist() == ["3/3", "4/4", "done", ""]
+    assert p.loc[("Cora", "gcn"), ["trials", "status"]].tolist() == ["2/3", "tuning"]
+    assert p.loc[("CiteSeer", "mlp"), ["eval runs", "status"]].tolist() == ["2/4", "evaluating"]
+    assert p.loc[("CiteSeer", "gcn"), "status"] == "not started"
+    assert p.loc[("CiteSeer", "gcn"), "command"] == "python -m hpstrat_lite.part2 node --datasets CiteSeer --models gcn"
+    if not mirror_has("PubMed"):
+        assert p.loc[("PubMed", "mlp"), "status"] == "raw files absent"
+    link = _frame(_rows("WS1000", "mlp-dot", [[0.5]] * 5, task="link", k=1, protocol="edge split 70/10/20",
+                        n_trials=12, trial_vals=(0.5,) * 12))
+    p = part2.study_progress("link", link, datasets=["WS1000"]).set_index("model")
+    assert p.loc["mlp", ["trials", "eval runs", "status"]].tolist() == ["12/12", "5/5", "done"]
+    assert p.loc["gcn", "status"] == "not started"
+    with pytest.raises(ValueError, match="feature_study_coverage"):
+        part2.study_progress("features")
+
+
+def test_command_line_progress_lists_what_is_left(tmp_path, capsys):
+    node = _frame(_rows("Cora", "mlp", [[0.7] * 5] * 5, n_trials=10, trial_vals=(0.5,) * 10))
+    node.to_csv(tmp_path / "part2_node.csv", index=False)
+    assert part2.main(["progress", "--results-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "node: 1 of 14 studies done" in out and "link: 0 of 18 studies done" in out
+    assert "python -m hpstrat_lite.part2 node --datasets Cora --models gcn" in out
+    assert "--datasets Cora --models mlp" not in out
