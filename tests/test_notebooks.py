@@ -357,3 +357,11 @@ def test_every_notebook_runs_on_real_data_without_errors_or_warnings(data_root):
     # A second call with unchanged inputs executes nothing.
     again = smoke_build(build=False)
     assert again["executed"] == [] and len(again["skipped"]) == len(jobs)
+
+
+def test_every_notebook_cell_has_an_id():
+    # nbformat 4.5 cell ids: a cell added without one makes nbformat warn on every read (a future error)
+    for path in sorted((REPO / "notebooks").glob("*.ipynb")):
+        cells = json.loads(path.read_text())["cells"]
+        missing = [i for i, c in enumerate(cells) if "id" not in c]
+        assert not missing, f"{path.name}: cells {missing} have no id"
