@@ -55,7 +55,7 @@ with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a ker
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
     from .synthetic import WS_GAMMAS
     from .tuning import (FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE, check_part2_dataset,
-                         feature_study, load_part2_dataset, run_tuning)
+                         feature_study, feature_subsets, load_part2_dataset, run_tuning)
     from .tuning import log as tuning_log
 
 __all__ = [
@@ -537,11 +537,16 @@ def _studies(df):
         yield rec, g, g.groupby("eval_seed")["test"].mean(), t[t["trial"] < rec["n_trials"]]
 
 
+def _model_family(models: pd.Series) -> pd.Series:
+    """``mlp`` / ``gcn`` / ``random``: link model names lose their decoder suffix (``gcn-dot`` -> ``gcn``)."""
+    return models.astype(str).str.replace(r"-(dot|mlp)$", "", regex=True)
+
+
 def _largest_budget(res):
     """One row per study (the largest trial budget it was run with), sorted; link models lose their decoder
     suffix."""
     res = res.copy()
-    res["model"] = res["model"].astype(str).str.replace(r"-(dot|mlp)$", "", regex=True)
+    res["model"] = _model_family(res["model"])
     res = res.sort_values("n_trials").groupby(
         ["dataset", "model", "protocol", "k", "num_features", "tune_seed", "space_id"],
         dropna=False, sort=False).tail(1)
@@ -853,7 +858,7 @@ def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"),
     df = _rows(rows, task)
     if df is None or df.empty:
         df = pd.DataFrame(columns=RESULT_COLUMNS)
-    df = df.assign(model=df["model"].astype(str).str.replace(r"-(dot|mlp)$", "", regex=True))
+    df = df.assign(model=_model_family(df["model"]))
     if task == "node":
         df = df[(df["protocol"] == "hpstrat") & (df["k"].astype(float) == k)]
     expected = n_eval * (k if task == "node" else 1)
@@ -913,7 +918,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
                "projected (h)": np.nan}
         if len(t):
             step = int(t["num_features"].min())
-            expected = len(range(step, max(full, int(t["num_features"].max())), step)) + 1
+            expected = len(feature_subsets(max(full, int(t["num_features"].max())), step))
             done = {m: int(t.loc[t["model"] == m, "num_features"].nunique()) for m in models}
             status = ("complete" if all(v == expected for v in done.values()) else
                       "partial (" + ", ".join(f"{m} {v}/{expected}" for m, v in done.items()) + ")")
@@ -926,7 +931,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
             finished = set(n.loc[n["phase"] == "eval", "model"]) if "phase" in n.columns else set()
             if step and "seconds" in n.columns and {"mlp", "gcn"} <= finished:  # both studies finished
                 n = n[n["num_features"] == full]
-                points = len(range(step, full, step)) + 1
+                points = len(feature_subsets(full, step))
                 minutes = float(n["seconds"].sum()) / 60
                 row.update(points=points, trials="/".join(str(int(v)) for v in sorted(n["n_trials"].unique())),
                            **{"one point (min)": minutes, "projected (h)": points * minutes / 60})
@@ -1264,14 +1269,15 @@ def _print_progress(results_dir, n_eval):
     """``part2 progress``: the node and link studies (:func:`study_progress`) and the feature study
     (:func:`feature_study_coverage`), then the commands that finish what is left."""
     commands = []
+    rows = {task: read_rows(results_file(task, results_dir)) for task in ("node", "link", "features")}
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         for task in ("node", "link"):
-            table = study_progress(task, results_file(task, results_dir), n_eval=n_eval)
+            table = study_progress(task, rows[task], n_eval=n_eval)
             done = int((table["status"] == "done").sum())
             print(f"{task}: {done} of {len(table)} studies done ({results_file(task, results_dir)})")
             print(table.drop(columns="command").to_string(index=False), end="\n\n")
             commands += [c for c, st in zip(table["command"], table["status"]) if c and st != "raw files absent"]
-        cov = feature_study_coverage(results_file("features", results_dir), results_file("node", results_dir))
+        cov = feature_study_coverage(rows["features"], rows["node"])
         print(f"feature study ({results_file('features', results_dir)})")
         print(cov[["dataset", "status", "increment", "points", "trials", "projected (h)"]].round(1)
               .to_string(index=False), end="\n\n")
