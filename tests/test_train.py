@@ -573,3 +573,25 @@ def test_checkpoint_of_other_data_is_not_continued(toy, monkeypatch, tmp_path):
     fresh = train_runs(other, "GCN", tr, va, te, [0, 1, 2], **FAST)
     for a, b in zip(resumed, fresh):
         assert (a["best_epoch"], a["test_acc"]) == (b["best_epoch"], b["test_acc"])
+
+
+@pytest.mark.parametrize("width", [1, 7, 64])
+def test_unrolled_spmm_is_bit_identical_to_the_plain_loop(width):
+    """The kernel's four-entries-per-pass local accumulation adds in the same order as one entry at a
+    time, so it must give exactly the same floats (rows of 0 to 11 entries cover the remainder loop)."""
+    import numpy as np
+
+    from hpstrat_lite.kernels import _spmm, _spmm_plain
+
+    rng = np.random.default_rng(0)
+    n_out, n_in, runs = 60, 50, 3
+    counts = np.arange(n_out) % 12
+    crow = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    col = rng.integers(0, n_in, crow[-1]).astype(np.int64)
+    val = rng.standard_normal(crow[-1]).astype(np.float32)
+    h = rng.standard_normal((runs, n_in, width)).astype(np.float32)
+    got, want = np.full((runs, n_out, width), np.nan, np.float32), np.empty((runs, n_out, width), np.float32)
+    _spmm(crow, col, val, h, got)
+    _spmm_plain(crow, col, val, h, want)
+    assert np.array_equal(got, want)
+    assert np.all(got[:, counts == 0] == 0)
