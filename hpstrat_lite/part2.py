@@ -49,6 +49,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from .datasets import available_datasets
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
@@ -884,7 +885,7 @@ def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"),
 
 
 def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEATURE_STEPS),
-                           models=("mlp", "gcn")):
+                           models=("mlp", "gcn"), budget: int = FEATURE_BUDGET):
     """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
     how far, and what the others would cost here.
 
@@ -895,9 +896,10 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
     full-feature tuning), else "partial" with the points per model (e.g. ``mlp 7/7, gcn 2/7``).
     For one not studied, the paper's increment (:data:`hpstrat_lite.tuning.FEATURE_STEPS`) and, when
     chapter 6 finished tuning both its MLP and its GCN (``node_rows``, default
-    ``results/part2_node.csv``), an estimate: one point costs about what that tuning of the full
-    features cost (the recorded ``seconds`` of its trial and evaluation rows), times the number of
-    subsets.
+    ``results/part2_node.csv``), an estimate from the recorded ``seconds`` of that tuning on the full
+    features: one point costs, per model, ``budget`` (default :data:`FEATURE_BUDGET`, the feature
+    study's trials) times its mean trial time plus its evaluation runs' time, and there is one point
+    per subset (an upper bound: smaller subsets train a little faster).
 
     Returns
     -------
@@ -932,8 +934,9 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
             if step and "seconds" in n.columns and {"mlp", "gcn"} <= finished:  # both studies finished
                 n = n[n["num_features"] == full]
                 points = len(feature_subsets(full, step))
-                minutes = float(n["seconds"].sum()) / 60
-                row.update(points=points, trials="/".join(str(int(v)) for v in sorted(n["n_trials"].unique())),
+                trials = n[n["phase"] == "trial"].groupby("model")["seconds"].mean()
+                minutes = (float(trials.sum()) * budget + float(n.loc[n["phase"] == "eval", "seconds"].sum())) / 60
+                row.update(points=points, trials=str(budget),
                            **{"one point (min)": minutes, "projected (h)": points * minutes / 60})
         out.append(row)
     return pd.DataFrame(out)
@@ -1283,6 +1286,11 @@ def _print_progress(results_dir, n_eval):
               .to_string(index=False), end="\n\n")
     commands += [f"python -m hpstrat_lite.part2 features --datasets {ds}"
                  for ds in cov.loc[cov["status"].str.startswith("partial"), "dataset"]]
+    present = set(available_datasets())
+    for ds, hours in cov.loc[cov["status"] == "not run", ["dataset", "projected (h)"]].itertuples(index=False):
+        if ds in present:  # not started: the command that starts it, with its estimate when there is one
+            estimate = f"  # about {hours:.0f} h here" if pd.notna(hours) else ""
+            commands.append(f"python -m hpstrat_lite.part2 features --datasets {ds}{estimate}")
     print("to finish (each resumes where it stopped):" if commands else "nothing left to run.")
     for c in commands:
         print(" ", c)

@@ -164,6 +164,9 @@ def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
     assert cov.loc["CiteSeer", "one point (min)"] == pytest.approx(8.0)  # 8 rows x 60 s
     assert cov.loc["CiteSeer", "projected (h)"] == pytest.approx(7 * 8 / 60)
     assert np.isnan(cov.loc["CS", "projected (h)"]) and np.isnan(cov.loc["Physics", "points"])
+    # a budget of 1 trial: per model 1 mean trial (60 s) + the eval row (60 s)
+    one = part2.feature_study_coverage(feats, node, datasets=("CiteSeer",), budget=1).set_index("dataset")
+    assert one.loc["CiteSeer", "one point (min)"] == pytest.approx(4.0) and one.loc["CiteSeer", "trials"] == "1"
 
 
 def test_feature_study_coverage_complete_and_partial_per_model():
@@ -413,7 +416,7 @@ def test_study_progress_counts_trials_and_evaluation_runs(monkeypatch, data_root
         part2.study_progress("features")
 
 
-def test_command_line_progress_lists_what_is_left(tmp_path, capsys):
+def test_command_line_progress_lists_what_is_left(tmp_path, capsys, data_root):
     node = _frame(_rows("Cora", "mlp", [[0.7] * 5] * 5, n_trials=10, trial_vals=(0.5,) * 10))
     node.to_csv(tmp_path / "part2_node.csv", index=False)
     assert part2.main(["progress", "--results-dir", str(tmp_path)]) == 0
@@ -421,3 +424,6 @@ def test_command_line_progress_lists_what_is_left(tmp_path, capsys):
     assert "node: 1 of 14 studies done" in out and "link: 0 of 18 studies done" in out
     assert "python -m hpstrat_lite.part2 node --datasets Cora --models gcn" in out
     assert "--datasets Cora --models mlp" not in out
+    # feature studies not started: a command for each dataset whose raw files are here, none for PubMed
+    assert "python -m hpstrat_lite.part2 features --datasets Computers\n" in out
+    assert "features --datasets PubMed" not in out
