@@ -34,6 +34,7 @@ lab: $(STAMP)
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_split.py
 	$(BIN)/python benchmarks/bench_train.py
+	$(BIN)/python benchmarks/bench_spmm.py
 
 # Projected k=4 sweep time with the current engine (about 15 min; appends to results/sweep_projection.csv).
 bench-sweep: $(STAMP)

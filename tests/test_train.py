@@ -595,3 +595,18 @@ def test_unrolled_spmm_is_bit_identical_to_the_plain_loop(width):
     _spmm_plain(crow, col, val, h, want)
     assert np.array_equal(got, want)
     assert np.all(got[:, counts == 0] == 0)
+
+
+def test_bench_spmm_runs_on_real_operators(data_root, capsys, monkeypatch):
+    """Smoke run of benchmarks/bench_spmm.py on a small real graph: both kernels agree on every row."""
+    import importlib.util
+    from pathlib import Path
+
+    monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_spmm.py"
+    spec = importlib.util.spec_from_file_location("bench_spmm", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.main(["--dataset", "Texas", "--runs", "2"])
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("H2GCN", "GCN"))]
+    assert len(lines) == 6 and all(ln.split()[-1] == "True" and ln.split()[-2].endswith("x") for ln in lines)
