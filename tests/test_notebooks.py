@@ -71,6 +71,10 @@ def test_plan_runs_per_dataset_chapters_once_per_dataset_and_smoke_stays_small()
     gnn = {p: next(j for j in book.plan(p, cfg) if j["name"] == "03_gnn_experiments") for p in book.PROFILES}
     assert gnn["full"]["reads"] == ["results/gnn_k4_*.csv", "results/sweep_projection.csv"] and "recompute" not in gnn["full"]["parameters"]
     assert gnn["smoke"]["reads"] == [] and gnn["smoke"]["parameters"]["recompute"] is True  # never reads results/
+    # every page of the GNN-experiments notebook shows times scaled from the projection: a new
+    # projection must re-execute all of them, not only the k = 4 page
+    pages = [j for j in full if j["notebook"] == "notebooks/03_gnn_experiments.ipynb"]
+    assert len(pages) == 3 and all("results/sweep_projection.csv" in j["reads"] for j in pages)
 
 
 def test_committed_toc_is_generated_from_the_config_and_its_pages_exist():
