@@ -68,6 +68,50 @@ def best_model_changes(rows: pd.DataFrame, models=None) -> pd.DataFrame:
     return wide
 
 
+def rerun_comparison(committed: pd.DataFrame, rerun: pd.DataFrame, projection: pd.DataFrame | None = None,
+                     methods=("hpstrat", "stratified", "random")) -> pd.DataFrame:
+    """The same runs trained twice: the committed rows of a sweep against a rerun of some of its
+    (dataset, model) pairs by another engine version, per pair.
+
+    Runs are matched on (dataset, model, method, k, seed, fold). Columns: the rerun's training time
+    (``timed (min)``: sum of its ``seconds``), the projected ``low`` / ``high`` minutes of the pair when
+    ``projection`` (rows of ``results/sweep_projection.csv``; the newest per pair) is given, how many runs
+    stopped at the ``same best epoch``, the largest per-run and per-method-mean test-accuracy differences
+    (points), and each side's ranks of ``methods`` on the cross-fold std (order of ``methods``, e.g.
+    ``2/1/3``) with ``same ranks``. Engines that sum in another order give float-rounding differences, which
+    can move an early-stopping epoch on a flat validation curve; the ranks show whether the HpStrat
+    comparison survives that noise.
+    """
+    key = ["dataset", "model", "method", "k", "seed", "fold"]
+    both = rerun.merge(committed, on=key, suffixes=("_rerun", "_committed"))
+    if both.empty:
+        raise ValueError("no run of `rerun` is in `committed` (matched on dataset, model, method, k, seed, fold).")
+    latest = (projection.drop_duplicates(["dataset", "model"], keep="last").set_index(["dataset", "model"])
+              if projection is not None and not projection.empty else None)
+
+    def ranks(side):
+        std = both.assign(test_acc=both[f"test_acc_{side}"]).pipe(cross_fold_std)
+        ranked = rank_methods(std[std["method"].isin(methods)], "std", blocks=("dataset", "model"))
+        wide = ranked.pivot_table(index=["dataset", "model"], columns="method", values="rank")[list(methods)]
+        return wide.apply(lambda r: "/".join(f"{v:g}" for v in r), axis=1)
+
+    out = []
+    for (ds, model), g in both.groupby(["dataset", "model"], sort=False):
+        means = g.groupby("method")[["test_acc_rerun", "test_acc_committed"]].mean()
+        row = {"dataset": ds, "model": model, "runs": len(g), "timed (min)": g["seconds_rerun"].sum() / 60}
+        if latest is not None and (ds, model) in latest.index:
+            row.update({"projected low": latest.loc[(ds, model), "low_min"],
+                        "projected high": latest.loc[(ds, model), "high_min"]})
+        row.update({"same best epoch": int((g["best_epoch_rerun"] == g["best_epoch_committed"]).sum()),
+                    "max |diff| run": 100 * (g["test_acc_rerun"] - g["test_acc_committed"]).abs().max(),
+                    "max |diff| mean": 100 * (means["test_acc_rerun"] - means["test_acc_committed"]).abs().max()})
+        out.append(row)
+    table = pd.DataFrame(out).set_index(["dataset", "model"])
+    table["ranks committed"], table["ranks rerun"] = ranks("committed"), ranks("rerun")
+    table["same ranks"] = table["ranks committed"] == table["ranks rerun"]
+    return table.reset_index()
+
+
 PAPER_APPENDIX_B_R2 = (0.021, 0.289)
 """HpStrat paper, Appendix B: on several (dataset, model) pairs the slope of test accuracy on test-set
 mean homophily is significant (p < 0.05) with R^2 between 0.021 and 0.289."""

@@ -81,3 +81,32 @@ def test_friedman_detects_consistent_ordering_and_not_noise():
     noise = pd.DataFrame(rows).assign(std=rng.normal(size=60))
     assert friedman_test(noise, "std")[1] > 0.01
     assert np.isnan(friedman_test(pd.DataFrame(rows[:3]), "std")[1])
+
+
+def _sweep_rows(accs, epochs, seconds=6.0):
+    """Rows of one (dataset, model) pair: ``accs[method]`` the test accuracy of folds 0..3."""
+    return pd.DataFrame([{"dataset": "Cora", "model": "GCN", "method": m, "k": 4, "seed": 0, "fold": f,
+                          "test_acc": a, "best_epoch": epochs, "seconds": seconds}
+                         for m, fold_accs in accs.items() for f, a in enumerate(fold_accs)])
+
+
+def test_rerun_comparison_matches_runs_and_compares_ranks():
+    from hpstrat_lite.analysis import rerun_comparison
+
+    committed = _sweep_rows({"hpstrat": [0.80, 0.80, 0.81, 0.80], "stratified": [0.78, 0.82, 0.80, 0.80],
+                             "random": [0.75, 0.85, 0.80, 0.80]}, epochs=50)
+    # the rerun: one accuracy moved by 6 points, which swaps HpStrat and stratified
+    rerun = committed.copy()
+    rerun.loc[(rerun["method"] == "hpstrat") & (rerun["fold"] == 0), "test_acc"] = 0.74
+    rerun.loc[rerun["method"] == "random", "best_epoch"] = 60
+    projection = pd.DataFrame({"dataset": ["Cora", "Cora"], "model": ["GCN", "GCN"], "low_min": [9.0, 1.0],
+                               "high_min": [9.0, 2.0]})
+    t = rerun_comparison(committed, rerun, projection).iloc[0]
+    assert t["runs"] == 12 and t["timed (min)"] == pytest.approx(12 * 6 / 60)
+    assert (t["projected low"], t["projected high"]) == (1.0, 2.0)  # the newest projection row
+    assert t["same best epoch"] == 8
+    assert t["max |diff| run"] == pytest.approx(6.0) and t["max |diff| mean"] == pytest.approx(1.5)
+    assert t["ranks committed"] == "1/2/3" and t["ranks rerun"] == "2/1/3" and not t["same ranks"]
+    other = committed.assign(seed=1)
+    with pytest.raises(ValueError, match="no run of `rerun`"):
+        rerun_comparison(committed, other)
