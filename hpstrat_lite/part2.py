@@ -849,8 +849,6 @@ def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"),
     """
     if task not in ("node", "link"):
         raise ValueError(f"task must be 'node' or 'link' (the feature study: feature_study_coverage), got {task!r}")
-    from .datasets import available_datasets
-
     budgets = NODE_BUDGETS if task == "node" else LINK_BUDGETS
     datasets = _check_datasets(datasets if datasets is not None else
                                NODE_DATASETS if task == "node" else WS_DATASETS + LINK_DATASETS)
