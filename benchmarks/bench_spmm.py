@@ -4,7 +4,10 @@
 :func:`hpstrat_lite.kernels._spmm_plain` (one entry at a time into the output) compute the same
 floats; this prints both times and the ratio, measured in the same process, for H2GCN's 2-hop surplus
 matrix and the GCN operator of a dataset, 12 runs, operand widths 64, 128 (H2GCN's two rounds) and the
-number of classes (APPNP / GPR-GNN propagate logits), and checks the outputs are bit-identical.
+number of classes (APPNP / GPR-GNN propagate logits), and checks the outputs are bit-identical. For
+width 128 it also times the kernel on the two 64-wide halves (what H2GCN's second round multiplies since
+its trunk works on 64-wide pieces) against one 128-wide product: there the "plain s" column is the
+128-wide kernel and "kernel s" the two pieces together.
 
 Usage::
 
@@ -59,6 +62,12 @@ def main(argv=None):
             t_fast = _time(_spmm, csr, h, fast, repeats)
             print(f"{name:22s} {csr[1].size:10d} {width:5d} {t_plain:8.3f} {t_fast:8.3f} {t_plain / t_fast:5.2f}x  "
                   f"{np.array_equal(plain, fast)}")
+            if width == 128:  # H2GCN's second round: one product on [A1 r || A2 r], or one per 64-wide piece
+                pieces = [np.ascontiguousarray(h[:, :, :64]), np.ascontiguousarray(h[:, :, 64:])]
+                outs = [np.empty_like(pieces[0]), np.empty_like(pieces[1])]
+                t_pieces = sum(_time(_spmm, csr, p, o, repeats) for p, o in zip(pieces, outs))
+                print(f"{'  as two 64-wide pieces':22s} {csr[1].size:10d} {width:5d} {t_fast:8.3f} {t_pieces:8.3f} "
+                      f"{t_fast / t_pieces:5.2f}x  {np.array_equal(np.concatenate(outs, axis=2), fast)}")
 
 
 if __name__ == "__main__":
