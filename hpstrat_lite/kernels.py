@@ -118,6 +118,98 @@ def _backward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, gr
                     gs[h] += ds
 
 
+#: The factorised exponentials (:func:`_forward_factored`) are used while every (run, head)'s source
+#: scores span at most this much (:math:`\\max_j a^{src} - \\min_j a^{src}`), so that no node-level
+#: factor leaves float32's range (:math:`e^{\\pm 88}`); wider spans take the per-edge exponentials.
+FACTORED_SPAN = 60.0
+
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _forward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, c, mask, use_mask, k, out, top, total, f_pos,
+                      f_neg):
+    """:func:`_forward` with the edge weights as products of node-level exponentials.
+
+    With :math:`c = \\max_j a^{src}_j` (per run and head), :math:`E^+_j = e^{a^{src}_j - c}`,
+    :math:`E^-_j = e^{0.2 (a^{src}_j - c)}` (``e_pos``, ``e_neg``, computed by the caller) and, per target,
+    :math:`F^+_i = e^{a^{dst}_i + c - m_i}`, :math:`F^-_i = e^{0.2 (a^{dst}_i + c) - m_i}`:
+
+    .. math:: w_e = e^{\\mathrm{LeakyReLU}(s_e) - m_i} = E^+_j F^+_i \\text{ if } s_e > 0 \\text{ else } E^-_j F^-_i,
+
+    so the exponentials are 4 per (node, run, head) instead of one per (edge, run, head), and the edge
+    loop is multiply-adds only. The same weights up to float rounding (two rounded exponentials and a
+    product instead of one exponential). ``f_pos``, ``f_neg`` receive :math:`F^\\pm` for the backward pass.
+    """
+    R, N, H, C = x.shape
+    for r in range(R):
+        for i in numba.prange(N):
+            lo, hi = crow[i], crow[i + 1]
+            m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
+            fp, fn = f_pos[r, i], f_neg[r, i]
+            m[:] = -np.inf
+            o[:] = _ZERO
+            for e in range(lo, hi):
+                a = a_src[r, src[e]]
+                for h in range(H):
+                    s = a[h] + ad[h]
+                    l = s if s > 0 else _NEG * s
+                    if l > m[h]:
+                        m[h] = l
+            for h in range(H):
+                fp[h] = np.exp(ad[h] + c[r, h] - m[h])
+                fn[h] = np.exp(_NEG * (ad[h] + c[r, h]) - m[h])
+            t[:] = _ZERO
+            for e in range(lo, hi):
+                j = src[e]
+                a, xj, ep, en = a_src[r, j], x[r, j], e_pos[r, j], e_neg[r, j]
+                for h in range(H):
+                    w = ep[h] * fp[h] if a[h] + ad[h] > 0 else en[h] * fn[h]
+                    t[h] += w
+                    if use_mask:
+                        w *= mask[r, h, e]
+                    for c_ in range(C):
+                        o[h, c_] += w * xj[h, c_]
+            for h in range(H):
+                scale = k / t[h]
+                for c_ in range(C):
+                    o[h, c_] *= scale
+
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _backward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, f_pos, f_neg, mask, use_mask, k, out, total,
+                       grad, g_x, g_src, g_dst):
+    """:func:`_backward` with the weights of :func:`_forward_factored` (no exponentials at all)."""
+    R, N, H, C = x.shape
+    for r in numba.prange(R):
+        go = np.empty(H, dtype=x.dtype)
+        g_x[r] = _ZERO
+        g_src[r] = _ZERO
+        g_dst[r] = _ZERO
+        for i in range(N):
+            gi, ad, t, gd, fp, fn = grad[r, i], a_dst[r, i], total[r, i], g_dst[r, i], f_pos[r, i], f_neg[r, i]
+            for h in range(H):
+                v = _ZERO
+                for c in range(C):
+                    v += gi[h, c] * out[r, i, h, c]
+                go[h] = v
+            for e in range(crow[i], crow[i + 1]):
+                j = src[e]
+                a, xj, gx, gs, ep, en = a_src[r, j], x[r, j], g_x[r, j], g_src[r, j], e_pos[r, j], e_neg[r, j]
+                for h in range(H):
+                    positive = a[h] + ad[h] > 0
+                    w = (ep[h] * fp[h] if positive else en[h] * fn[h]) / t[h]
+                    kd = k * mask[r, h, e] if use_mask else k
+                    alpha = kd * w
+                    dot = _ZERO
+                    for c in range(C):
+                        dot += gi[h, c] * xj[h, c]
+                        gx[h, c] += alpha * gi[h, c]
+                    ds = w * (kd * dot - go[h])
+                    if not positive:
+                        ds *= _NEG
+                    gd[h] += ds
+                    gs[h] += ds
+
+
 def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().contiguous().numpy()
 
@@ -150,21 +242,38 @@ class GATAggregate(torch.autograd.Function):
         use_mask = keep is not None
         mask = _mask_array(keep)
         crow, src = graph.cpu_index()
-        _forward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, use_mask, np.float32(k), out.numpy(), top.numpy(),
-                 total.numpy())
-        ctx.save_for_backward(x, a_src, a_dst, out, top, total, keep if use_mask else torch.empty(0))
-        ctx.k, ctx.use_mask, ctx.graph = float(k), use_mask, graph
+        c, low = a_src.amax(dim=1), a_src.amin(dim=1)  # [R, H]
+        factored = bool((c - low).max() <= FACTORED_SPAN)
+        if factored:
+            shifted = a_src - c[:, None]
+            e_pos, e_neg = shifted.exp(), shifted.mul(float(_NEG)).exp_()
+            f_pos, f_neg = torch.empty_like(top), torch.empty_like(top)
+            _forward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), _np(e_pos), _np(e_neg), _np(c), mask,
+                              use_mask, np.float32(k), out.numpy(), top.numpy(), total.numpy(), f_pos.numpy(),
+                              f_neg.numpy())
+            extra = (e_pos, e_neg, f_pos, f_neg)
+        else:
+            _forward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, use_mask, np.float32(k), out.numpy(),
+                     top.numpy(), total.numpy())
+            extra = ()
+        ctx.save_for_backward(x, a_src, a_dst, out, top, total, keep if use_mask else torch.empty(0), *extra)
+        ctx.k, ctx.use_mask, ctx.graph, ctx.factored = float(k), use_mask, graph, factored
         return out
 
     @staticmethod
     def backward(ctx, grad):
-        x, a_src, a_dst, out, top, total, keep = ctx.saved_tensors
+        x, a_src, a_dst, out, top, total, keep, *extra = ctx.saved_tensors
         _match_torch_threads()
         crow, src = ctx.graph.cpu_index()
         mask = _mask_array(keep if ctx.use_mask else None)
         g_x, g_src, g_dst = torch.empty_like(x), torch.empty_like(top), torch.empty_like(top)
-        _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out), _np(top),
-                  _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
+        if ctx.factored:
+            _backward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), *map(_np, extra), mask, ctx.use_mask,
+                               np.float32(ctx.k), _np(out), _np(total), _np(grad), g_x.numpy(), g_src.numpy(),
+                               g_dst.numpy())
+        else:
+            _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out),
+                      _np(top), _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
         return g_x, g_src, g_dst, None, None, None
 
 

@@ -238,21 +238,29 @@ def test_models_match_pyg_layers():
         torch.testing.assert_close(out[r], PygAPPNP(K=10, alpha=0.1)(mlp, ei), atol=1e-5, rtol=1e-4)
 
 
-def test_fused_attention_matches_per_edge_reference():
+@pytest.mark.parametrize("scale, factored", [(2.0, True), (40.0, False)])
+def test_fused_attention_matches_per_edge_reference(scale, factored, monkeypatch):
     """The numba GAT kernel (forward and all three gradients, with and without the dropout mask)
-    against the same maths written per edge with PyG's ``softmax``."""
+    against the same maths written per edge with PyG's ``softmax``: with the factorised exponentials
+    (scores spanning about 20) and with the per-edge ones (scores spanning about 400, beyond
+    ``FACTORED_SPAN``, where node-level factors would overflow float32)."""
     from torch_geometric.utils import softmax
 
+    import hpstrat_lite.kernels as kernels
     from hpstrat_lite.kernels import GATAggregate
     from hpstrat_lite.models import AttentionGraph
 
+    chosen = []
+    for name in ("_forward_factored", "_forward"):
+        real = getattr(kernels, name)
+        monkeypatch.setattr(kernels, name, lambda *a, _real=real, _name=name: (chosen.append(_name), _real(*a)))
     data = _toy_graph(n=50)
     graph = AttentionGraph(data, "cpu")
     R, H, C, N, E = 3, 2, 5, 50, graph.num_edges
     gen = torch.Generator().manual_seed(0)
     x = torch.randn(R, N, H, C, generator=gen, requires_grad=True)
-    a_src = (2 * torch.randn(R, N, H, generator=gen)).requires_grad_()  # both LeakyReLU branches
-    a_dst = (2 * torch.randn(R, N, H, generator=gen)).requires_grad_()
+    a_src = (scale * torch.randn(R, N, H, generator=gen)).requires_grad_()  # both LeakyReLU branches
+    a_dst = (scale * torch.randn(R, N, H, generator=gen)).requires_grad_()
     upstream = torch.randn(R, N, H, C, generator=gen)
     keep = (torch.rand(R, H, E, generator=gen) > 0.5).to(torch.uint8)
     for mask, k in ((None, 1.0), (keep, 2.0)):
@@ -267,6 +275,7 @@ def test_fused_attention_matches_per_edge_reference():
         torch.testing.assert_close(out, ref, atol=1e-5, rtol=1e-4)
         for g, w in zip(got, want):
             torch.testing.assert_close(g, w, atol=1e-5, rtol=1e-4)
+    assert chosen == ["_forward_factored" if factored else "_forward"] * 2
 
 
 def test_keep_mask_kernel_equals_torch_mul():
