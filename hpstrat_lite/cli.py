@@ -5,6 +5,7 @@
     hpstrat quality --dataset Cora --k 4 --seeds 10    # SDD / CDD / CHD / W1 of the three methods
     hpstrat experiment --datasets Cora Texas --models GCN GAT --k 4 --seeds 0
     hpstrat progress --k 4 --seeds 0 1 2 3 4 5         # pairs complete, hours left, commands that finish it
+    hpstrat progress --k 4 --seeds 0 1 2 3 4 5 --per-seed   # one command per (dataset, seed), with minutes
     hpstrat book [--profile smoke] [--force]           # execute notebooks, build the HTML book
 """
 from __future__ import annotations
@@ -72,7 +73,7 @@ def _cmd_experiment(args) -> int:
 
 
 def _cmd_progress(args) -> int:
-    from .experiment import PROJECTION_FILE, protocol_files, protocol_progress, resume_commands
+    from .experiment import PROJECTION_FILE, protocol_files, protocol_progress, resume_commands, seed_commands
     from .results import read_rows
 
     files = [Path(f) for f in args.results] if args.results else protocol_files(args.k)
@@ -96,6 +97,10 @@ def _cmd_progress(args) -> int:
     print(f"\n{len(table) - len(left)} of {len(table)} (dataset, model) pairs complete; {int(left['runs_left'].sum())} runs "
           f"left, about {left['low_min'].sum() / 60:.1f} h ({left['high_min'].sum() / 60:.1f} h if no run were dropped), "
           f"scaled from {projection_file.name} ({int(projection['threads'].iloc[-1])} threads).")
+    if args.per_seed:
+        for command, minutes in seed_commands(table, args.k, args.seeds):
+            print(f"{command}   # about {minutes:.0f} min")
+        return 0
     for command in resume_commands(table, args.k):
         print(command)
     return 0
@@ -153,6 +158,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--results", nargs="+", default=None, help="results CSVs (default: results/gnn_k<k>_seed*.csv)")
     p.add_argument("--projection", default=None, help="default: results/sweep_projection.csv")
+    p.add_argument("--per-seed", action="store_true",
+                   help="one command per (dataset, seed) with its minutes, instead of one per dataset")
     p.set_defaults(func=_cmd_progress)
 
     p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")

@@ -411,3 +411,29 @@ def resume_commands(progress: pd.DataFrame, k: int) -> list[str]:
         commands.append(f"hpstrat experiment --datasets {dataset} --models {' '.join(group['model'])} "
                         f"--k {int(k)} --seeds {' '.join(str(s) for s in seeds)}")
     return commands
+
+
+def seed_commands(progress: pd.DataFrame, k: int, seeds) -> list[tuple[str, float]]:
+    """One ``hpstrat experiment`` command per (dataset, split seed) with runs missing, and its minutes.
+
+    The commands of :func:`resume_commands` train all missing seeds of a pair as one batch (60 runs for
+    seeds 1-5), whose rows land only when the whole batch has stopped; a batch checkpoint does not
+    outlive the machine it was written on. A command per seed trains 3 k runs per pair, so its pairs
+    land one by one in a fraction of the time: pick the ones that fit the hours at hand. ``--out`` names
+    the file of the seed's group (seed 0: ``gnn_k<k>_seed0.csv``; the others: the file of all the
+    protocol's other ``seeds``), so the rows join the ones already there. Minutes: the pair's projected
+    ``low_min`` shared evenly among its missing seeds (about).
+    """
+    todo = progress[progress["runs_left"] > 0]
+    rest = sorted(int(s) for s in seeds if int(s) != 0)
+    parts = [{"dataset": row.dataset, "model": row.model, "seed": int(seed),
+              "minutes": row.low_min / len(row.seeds_left)}
+             for row in todo.itertuples(index=False) for seed in row.seeds_left]
+    commands = []
+    if not parts:
+        return commands
+    for (dataset, seed), group in pd.DataFrame(parts).groupby(["dataset", "seed"], sort=False):
+        out = default_results_path(k, [0] if seed == 0 else rest)
+        commands.append((f"hpstrat experiment --datasets {dataset} --models {' '.join(group['model'])} --k {int(k)} "
+                         f"--seeds {seed} --out {out.parent.name}/{out.name}", float(group["minutes"].sum())))
+    return commands

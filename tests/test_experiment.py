@@ -10,7 +10,7 @@ import pytest
 
 from hpstrat_lite.analysis import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
 from hpstrat_lite.experiment import (RUN_KEY, project_remaining, protocol_files, protocol_progress, resume_commands,
-                                     run_experiment)
+                                     run_experiment, seed_commands)
 from hpstrat_lite.results import read_rows
 
 GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5,
@@ -250,6 +250,15 @@ def test_protocol_progress_counts_runs_per_seed_and_resume_commands_name_the_mis
                         "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0",  # seed 0 has its own file
                         "hpstrat experiment --datasets B --models GCN --k 4 --seeds 1 2 3 4 5"]
     assert resume_commands(protocol_progress(rows, projection, 4, [0]).iloc[:2], 4) == []  # A complete for seed 0
+    per_seed = seed_commands(table.reset_index(), 4, range(6))
+    assert [c for c, _ in per_seed[:2]] == [
+        "hpstrat experiment --datasets A --models MLP --k 4 --seeds 1 --out results/gnn_k4_seeds1-5.csv",
+        "hpstrat experiment --datasets A --models MLP --k 4 --seeds 2 --out results/gnn_k4_seeds1-5.csv"]
+    assert per_seed[5][0] == "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0 --out results/gnn_k4_seed0.csv"
+    assert len(per_seed) == 5 + 6
+    assert per_seed[0][1] == pytest.approx(1.2 * 60 / 12 / 5)  # A/MLP's minutes shared among its 5 missing seeds
+    assert sum(m for _, m in per_seed) == pytest.approx(table["low_min"].sum())
+    assert seed_commands(protocol_progress(rows, projection, 4, [0]).iloc[:2], 4, [0]) == []
     assert protocol_progress(rows, projection.iloc[:0], 4, [0]).empty
 
 
