@@ -50,6 +50,20 @@ _ZERO = np.float32(0.0)  # float32 accumulators: mixing in float64 would block S
 _FAST = {"reassoc", "contract", "arcp"}  # reorder sums, fuse multiply-adds; no assumptions about inf or nan
 
 
+@numba.njit(inline="always", fastmath=_FAST)
+def _score_max(lo, hi, src, a_src_r, ad, m):
+    """:math:`m_i = \\max_{e \\to i} \\mathrm{LeakyReLU}_{0.2}(a^{src}_{j} + a^{dst}_i)` per head, over the edges
+    ``lo:hi`` of target i (``ad`` = :math:`a^{dst}_i`), into ``m``: the softmax shift of both forward kernels."""
+    m[:] = -np.inf
+    for e in range(lo, hi):
+        a = a_src_r[src[e]]
+        for h in range(m.shape[0]):
+            s = a[h] + ad[h]
+            l = s if s > 0 else _NEG * s
+            if l > m[h]:
+                m[h] = l
+
+
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
 def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total):
     R, N, H, C = x.shape
@@ -57,15 +71,8 @@ def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total):
         for i in numba.prange(N):
             lo, hi = crow[i], crow[i + 1]
             m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
-            m[:] = -np.inf
             o[:] = _ZERO
-            for e in range(lo, hi):
-                a = a_src[r, src[e]]
-                for h in range(H):
-                    s = a[h] + ad[h]
-                    l = s if s > 0 else _NEG * s
-                    if l > m[h]:
-                        m[h] = l
+            _score_max(lo, hi, src, a_src[r], ad, m)
             t[:] = _ZERO
             for e in range(lo, hi):
                 j = src[e]
@@ -149,15 +156,8 @@ def _forward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, c, mask, use_mas
             lo, hi = crow[i], crow[i + 1]
             m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
             fp, fn = f_pos[r, i], f_neg[r, i]
-            m[:] = -np.inf
             o[:] = _ZERO
-            for e in range(lo, hi):
-                a = a_src[r, src[e]]
-                for h in range(H):
-                    s = a[h] + ad[h]
-                    l = s if s > 0 else _NEG * s
-                    if l > m[h]:
-                        m[h] = l
+            _score_max(lo, hi, src, a_src[r], ad, m)
             for h in range(H):
                 fp[h] = np.exp(ad[h] + c[r, h] - m[h])
                 fn[h] = np.exp(_NEG * (ad[h] + c[r, h]) - m[h])

@@ -915,7 +915,7 @@ class H2GCN(BatchedModel):
         self._bias("b_out", self.num_classes, _kaiming(width))
 
     def trunk(self, xw):
-        """Round t maps :math:`r_{t-1}` to :math:`r_t = [A_1 r_{t-1} \| A_2 r_{t-1}]`; the products run on
+        """Round t maps :math:`r_{t-1}` to :math:`r_t = [A_1 r_{t-1} \\Vert A_2 r_{t-1}]`; the products run on
         the ``hidden``-wide pieces of :math:`r_{t-1}` (``[R, N, 64]`` each, contiguous) rather than on the
         concatenation, which is the same matrix column for column (bit-identical) but keeps each sparse
         product's operand narrow: on Amazon-Computers' 2-hop matrix one 128-wide product costs 1.2-1.5x
