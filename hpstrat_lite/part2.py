@@ -253,7 +253,7 @@ def _missing_row(dataset, model, err):
 def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=None, *,
                         n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
-                        log=None):
+                        eval_batch=None, log=None):
     """Tune and evaluate MLP and GCN node classifiers (chapter 6, paper Tables 1 and 2).
 
     Each (dataset, model) is one :func:`hpstrat_lite.tuning.run_tuning` call writing to
@@ -274,6 +274,9 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
         Passed to the tuner (``space`` default :data:`NODE_SPACE`).
     threads : int, optional
         Torch CPU threads during the runs (restored afterwards); ``None`` leaves them as they are.
+    eval_batch : int, optional
+        Evaluation seeds per training batch (default all; see
+        :func:`hpstrat_lite.tuning.tune_node_classifier`).
     log : callable, optional
         Progress messages (e.g. ``print``).
 
@@ -295,7 +298,8 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
                 with _quiet(threads):
                     out = run_tuning(ds, "node", model, budget, results_dir=results_dir,
                                      root=root, protocol=protocol, k=k, n_eval=n_eval,
-                                     max_epochs=max_epochs, space=space, device=device)
+                                     max_epochs=max_epochs, space=space, device=device,
+                                     eval_batch=eval_batch)
             except FileNotFoundError as err:
                 rows.append(_missing_row(ds, model, err))
                 if log:
@@ -1325,6 +1329,9 @@ def main(argv=None):
                    help="Optuna trial budget (default: per dataset, part2.NODE_BUDGETS / LINK_BUDGETS; "
                         f"features: {FEATURE_BUDGET})")
     p.add_argument("--n-eval", type=int, default=5, help="evaluation seeds of the best configuration (default 5)")
+    p.add_argument("--eval-batch", type=int, default=None,
+                   help="node: evaluation seeds trained together, their rows written when the batch ends "
+                        "(default all; 1 lands each seed's runs as they finish, for large graphs)")
     p.add_argument("--protocol", default="hpstrat", choices=("hpstrat", "random"),
                    help="node splits: HpStrat k=5 rounds (default) or random 60/20/20")
     p.add_argument("--max-epochs", type=int, default=None,
@@ -1339,6 +1346,8 @@ def main(argv=None):
     try:
         datasets = _check_datasets(a.datasets) if a.datasets else None
         _check_models(a.models, ("mlp", "gcn"))
+        if a.eval_batch is not None and a.eval_batch < 1:
+            raise ValueError(f"--eval-batch must be >= 1, got {a.eval_batch}")
         steps = {}
         for item in a.steps or ():
             ds, _, step = item.partition("=")
@@ -1365,7 +1374,7 @@ def main(argv=None):
         if a.what == "node":
             run_node_benchmarks(datasets or NODE_DATASETS, a.models, a.n_trials, n_eval=a.n_eval,
                                 protocol=a.protocol, max_epochs=a.max_epochs or NODE_MAX_EPOCHS,
-                                results_dir=a.results_dir, device=a.device, log=log)
+                                results_dir=a.results_dir, device=a.device, eval_batch=a.eval_batch, log=log)
         elif a.what == "link":
             run_link_benchmarks(datasets or WS_DATASETS + LINK_DATASETS, a.models, a.n_trials,
                                 n_eval=a.n_eval, max_epochs=a.max_epochs, results_dir=a.results_dir,

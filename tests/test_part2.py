@@ -354,6 +354,7 @@ def test_command_line_runner(tmp_path, capsys):
     (["link", "--datasets", "WS1000", "WS1000_x"], "synthetic names are 'WS1000' or 'WS1000_<gamma>'"),
     (["node", "--models", "mlp", "gat"], "models must be a non-empty sequence from ('mlp', 'gcn')"),
     (["features", "--datasets", "Cora", "--steps", "Cora=0"], "STEP >= 1"),
+    (["node", "--datasets", "Cora", "--eval-batch", "0"], "--eval-batch must be >= 1, got 0"),
 ])
 def test_command_line_rejects_bad_arguments_before_training(tmp_path, capsys, argv, message):
     assert part2.main([*argv, "--results-dir", str(tmp_path)]) == 2

@@ -115,6 +115,31 @@ def test_results_rows_and_resume(monkeypatch, tmp_path):
     assert len(pd.read_csv(path)) == len(rows)
 
 
+def test_eval_batch_writes_each_batch_and_a_rerun_resumes_after_the_last(monkeypatch, tmp_path):
+    calls = []
+    fake = _fake_engine(calls)
+
+    def dies_on_seed_2(data, model, tr, va, te, seeds, **kw):
+        if 2 in seeds:
+            raise KeyboardInterrupt  # the evaluation killed during its third seed
+        return fake(data, model, tr, va, te, seeds, **kw)
+
+    data, path = _graph(), tmp_path / "res.csv"
+    monkeypatch.setattr(tuning, "train_runs", dies_on_seed_2)
+    with pytest.raises(KeyboardInterrupt):
+        tune_node_classifier(data, "mlp", n_trials=3, n_eval=4, eval_batch=1, results=path)
+    rows = pd.read_csv(path)
+    assert sorted(rows.loc[rows["phase"] == "eval", "eval_seed"].unique()) == [0, 1]  # two seeds landed
+    assert [c["seeds"] for c in calls[3:]] == [[0] * 5, [1] * 5]  # one seed (k = 5 rounds) per batch
+    calls.clear()
+    monkeypatch.setattr(tuning, "train_runs", fake)
+    out = tune_node_classifier(data, "mlp", n_trials=3, n_eval=4, eval_batch=3, results=path)
+    assert [c["seeds"] for c in calls] == [[2] * 5 + [3] * 5]  # only the missing seeds, in one batch
+    assert sorted(out["eval"]["eval_seed"].unique()) == [0, 1, 2, 3] and len(out["eval"]) == 20
+    everything = tune_node_classifier(data, "mlp", n_trials=3, n_eval=4, results=tmp_path / "all.csv")
+    assert out["test_mean"] == everything["test_mean"] and out["best_params"] == everything["best_params"]
+
+
 def test_protocol_masks():
     data = _graph(n=150)
     tr, va, te, run_seed, run_round = protocol_masks(data, "hpstrat", seeds=[0, 1], k=5)
@@ -177,6 +202,7 @@ def test_cora_feature_subset_real_data(data_root):
     (dict(protocol="kfold"), "protocol must be one of"),
     (dict(n_trials=0), "n_trials must be an integer >= 1"),
     (dict(n_eval=0), "n_eval must be an integer >= 1"),
+    (dict(eval_batch=0), "eval_batch must be None or an integer >= 1, got 0"),
     (dict(space={"lr": ("log", 0, 1)}), r"space\['lr'\] = .* is not a valid spec"),
 ])
 def test_bad_inputs(monkeypatch, kwargs, match):
