@@ -195,6 +195,23 @@ def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
         project_sweep_time(pd.DataFrame())
 
 
+def test_projection_history_sums_each_measurement_in_order():
+    from hpstrat_lite.experiment import projection_history
+
+    projection = pd.DataFrame({
+        "dataset": ["A", "B", "A", "B", "A"], "model": "GCN", "low_min": [1.0, 2.0, 4.0, 8.0, 16.0],
+        "high_min": [2.0, 3.0, 5.0, 9.0, 17.0], "code_version": ["new", "new", "old", "old", "new"],
+        "threads": [2, 2, 2, 2, 1],
+        "finished_at": ["2026-11-30T12:00:00", "2026-11-30T12:01:00", "2026-11-30T09:00:00",
+                        "2026-11-30T09:05:00", "2026-11-30T13:00:00"]})
+    got = projection_history(projection)
+    assert list(zip(got["code_version"], got["threads"])) == [("old", 2), ("new", 2), ("new", 1)]
+    assert got["pairs"].tolist() == [2, 2, 1] and got["low_min"].tolist() == [12.0, 3.0, 16.0]
+    assert got["high_min"].tolist() == [14.0, 5.0, 17.0]
+    assert got.loc[1, "started"] == "2026-11-30T12:00:00" and got.loc[1, "finished"] == "2026-11-30T12:01:00"
+    assert projection_history(projection.iloc[:0]).empty
+
+
 def test_results_files_get_the_usual_permissions(tmp_path):
     import stat
 
