@@ -849,7 +849,8 @@ def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"),
     pandas.DataFrame
         ``dataset``, ``model``, ``trials`` ("done/budget"), ``eval runs`` ("done/expected"),
         ``status`` ("done", "evaluating", "tuning", "not started" or "raw files absent") and
-        ``command`` (empty when done).
+        ``command`` (empty when done; with ``--eval-batch 1`` when only node classification's
+        evaluation is left, so its rows land one seed at a time).
     """
     if task not in ("node", "link"):
         raise ValueError(f"task must be 'node' or 'link' (the feature study: feature_study_coverage), got {task!r}")
@@ -882,7 +883,9 @@ def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"),
             out.append({"dataset": ds, "model": m, "trials": f"{min(trials, budget)}/{budget}",
                         "eval runs": f"{runs}/{expected}", "status": status,
                         "command": "" if status == "done" else
-                        f"python -m hpstrat_lite.part2 {task} --datasets {ds} --models {m}"})
+                        f"python -m hpstrat_lite.part2 {task} --datasets {ds} --models {m}"
+                        # only the evaluation left: land it seed by seed (a large graph's takes hours)
+                        + (" --eval-batch 1" if task == "node" and status == "evaluating" else "")})
     return pd.DataFrame(out)
 
 

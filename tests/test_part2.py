@@ -404,6 +404,7 @@ def test_study_progress_counts_trials_and_evaluation_runs(monkeypatch, data_root
     assert p.loc[("Cora", "mlp"), ["trials", "eval runs", "status", "command"]].tolist() == ["3/3", "4/4", "done", ""]
     assert p.loc[("Cora", "gcn"), ["trials", "status"]].tolist() == ["2/3", "tuning"]
     assert p.loc[("CiteSeer", "mlp"), ["eval runs", "status"]].tolist() == ["2/4", "evaluating"]
+    assert p.loc[("CiteSeer", "mlp"), "command"].endswith("--datasets CiteSeer --models mlp --eval-batch 1")
     assert p.loc[("CiteSeer", "gcn"), "status"] == "not started"
     assert p.loc[("CiteSeer", "gcn"), "command"] == "python -m hpstrat_lite.part2 node --datasets CiteSeer --models gcn"
     if not mirror_has("PubMed"):
