@@ -427,7 +427,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
 def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_trials=FEATURE_BUDGET, *,
                         steps=None, n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
-                        log=None):
+                        eval_batch=None, log=None):
     """The feature-subset study (chapter 7, paper Figures 1 and 3) for several datasets.
 
     For each dataset and model, :func:`hpstrat_lite.tuning.feature_study`: nested prefixes of
@@ -458,7 +458,8 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
                     df = feature_study(data, model, step, n_trials,
                                        results=results_file("features", results_dir),
                                        dataset=data.name, protocol=protocol, k=k, n_eval=n_eval,
-                                       max_epochs=max_epochs, space=space, device=device)
+                                       max_epochs=max_epochs, space=space, device=device,
+                                       eval_batch=eval_batch)
             except FileNotFoundError as err:
                 frames.append(pd.DataFrame([_missing_row(ds, model, err)]))
                 continue
@@ -1333,7 +1334,7 @@ def main(argv=None):
                         f"features: {FEATURE_BUDGET})")
     p.add_argument("--n-eval", type=int, default=5, help="evaluation seeds of the best configuration (default 5)")
     p.add_argument("--eval-batch", type=int, default=None,
-                   help="node: evaluation seeds trained together, their rows written when the batch ends "
+                   help="node, features: evaluation seeds trained together, their rows written when the batch ends "
                         "(default all; 1 lands each seed's runs as they finish, for large graphs)")
     p.add_argument("--protocol", default="hpstrat", choices=("hpstrat", "random"),
                    help="node splits: HpStrat k=5 rounds (default) or random 60/20/20")
@@ -1386,7 +1387,7 @@ def main(argv=None):
             run_feature_studies(datasets or ("Cora", "CiteSeer"), a.models, a.n_trials or FEATURE_BUDGET,
                                 steps=steps, n_eval=a.n_eval, protocol=a.protocol,
                                 max_epochs=a.max_epochs or NODE_MAX_EPOCHS, results_dir=a.results_dir,
-                                device=a.device, log=log)
+                                device=a.device, eval_batch=a.eval_batch, log=log)
     except ValueError as err:
         print(f"{name}: error: {err}", file=sys.stderr)
         return 2

@@ -277,6 +277,9 @@ def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     rows = pd.read_csv(tmp_path / "fs.csv")
     assert sorted(rows["num_features"].unique()) == [5, 10, 12]
     assert (rows.groupby("num_features")["phase"].apply(lambda p: (p == "trial").sum()) == 2).all()
+    calls.clear()
+    tuning.feature_study(_graph(), "gcn", step=5, n_trials=2, n_eval=2, results=tmp_path / "fs1.csv", eval_batch=1)
+    assert [c["runs"] for c in calls] == [5, 5, 5, 5] * 3  # per subset: 2 trials, then 2 seeds one at a time
     with pytest.raises(ValueError, match="step is needed for dataset 'toy'"):
         tuning.feature_study(_graph(), "gcn", n_trials=1)
 
