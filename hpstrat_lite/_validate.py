@@ -59,11 +59,29 @@ def check_k(k, n: int, name: str = "k") -> int:
     return k
 
 
+def check_int(value, name: str, low: int = 1, high: int | None = None, allow_none: bool = False,
+              hint: str = "") -> int | None:
+    """Validate an integer count or size: a Python/numpy integer (``bool`` is refused) with
+    ``low <= value`` (and ``value <= high`` when ``high`` is given). ``None`` passes through when
+    ``allow_none``; ``hint`` is appended to the allowed range in the message.
+
+    Returns the value as ``int`` (or None). The one integer check behind every stage's arguments
+    (epochs, trials, seeds per batch, threads, graph sizes), so they all read alike:
+    ``"n_eval must be an integer >= 1; got 0."``
+    """
+    if value is None and allow_none:
+        return None
+    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or (
+            high is not None and value > high):
+        allowed = f">= {low}" if high is None else f"in {low}..{high}"
+        raise ValueError(f"{name} must be {'None or ' if allow_none else ''}an integer {allowed}{hint}; "
+                         f"got {value!r}.")
+    return int(value)
+
+
 def check_n_bins(n_bins, name: str = "n_bins") -> int:
     """Validate the number of homophily bins: an integer >= 1."""
-    if isinstance(n_bins, bool) or not isinstance(n_bins, numbers.Integral) or n_bins < 1:
-        raise ValueError(f"{name} must be an integer >= 1; got {n_bins!r}.")
-    return int(n_bins)
+    return check_int(n_bins, name, 1)
 
 
 def check_homophily(homophily, n: int, name: str = "homophily") -> np.ndarray:

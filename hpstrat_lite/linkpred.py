@@ -25,13 +25,14 @@ from __future__ import annotations
 
 import copy
 import time
-from numbers import Integral, Real
+from numbers import Real
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
+from ._validate import check_int
 from .homophily import simple_undirected_pairs
 from .train import Features
 
@@ -154,9 +155,7 @@ def edge_split(edge_index, num_nodes, val_ratio=0.1, test_ratio=0.2, seed=0):
     >>> s["train_pos"].shape[1], s["val_pos"].shape[1], s["test_pos"].shape[1]
     (140, 20, 40)
     """
-    if isinstance(num_nodes, bool) or not isinstance(num_nodes, Integral) or num_nodes < 2:
-        raise ValueError(f"num_nodes must be an integer >= 2, got {num_nodes!r}")
-    n = int(num_nodes)
+    n = check_int(num_nodes, "num_nodes", 2)
     for name, r in (("val_ratio", val_ratio), ("test_ratio", test_ratio)):
         if isinstance(r, bool) or not isinstance(r, Real) or not 0.0 < r < 1.0:
             raise ValueError(f"{name} must be a float in (0, 1), got {r!r}")
@@ -338,8 +337,7 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
     _check_feature_norm(feature_norm)
     for name, v in (("hidden", hidden), ("out", out), ("num_layers", num_layers),
                     ("max_epochs", max_epochs), ("patience", patience)):
-        if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+        check_int(v, name)
     if isinstance(dropout, bool) or not isinstance(dropout, Real) or not 0.0 <= dropout < 1.0:
         raise ValueError(f"dropout must be a float in [0, 1), got {dropout!r}")
     for name, v in (("lr", lr), ("weight_decay", weight_decay)):

@@ -43,12 +43,12 @@ import logging
 import sys
 import time
 import warnings
-from numbers import Integral
 from pathlib import Path
 
 import numpy as np
 import pandas as pd
 
+from ._validate import check_int
 from .datasets import available_datasets
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
 
@@ -195,9 +195,7 @@ def _budget(n_trials, dataset, budgets):
         n_trials = budgets.get(dataset, 10)
     elif isinstance(n_trials, dict):
         n_trials = n_trials.get(dataset, budgets.get(dataset, 10))
-    if isinstance(n_trials, bool) or not isinstance(n_trials, Integral) or n_trials < 1:
-        raise ValueError(f"n_trials must be an integer >= 1 (or a dict dataset -> integer), "
-                         f"got {n_trials!r} for dataset {dataset!r}")
+    check_int(n_trials, "n_trials", hint=f" (or a dict dataset -> integer; dataset {dataset!r})")
     return int(n_trials)
 
 
@@ -234,9 +232,7 @@ def _quiet(threads=None):
 
     old = torch.get_num_threads()
     if threads is not None:
-        if isinstance(threads, bool) or not isinstance(threads, Integral) or threads < 1:
-            raise ValueError(f"threads must be None or an integer >= 1, got {threads!r}")
-        torch.set_num_threads(int(threads))
+        torch.set_num_threads(check_int(threads, "threads"))
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*[Ss]parse.*", category=UserWarning)
@@ -329,8 +325,7 @@ def run_random_baseline(dataset, n_eval=5, *, val_ratio=0.1, test_ratio=0.2, res
     """
     from .linkpred import run_link_prediction
 
-    if isinstance(n_eval, bool) or not isinstance(n_eval, Integral) or n_eval < 1:
-        raise ValueError(f"n_eval must be an integer >= 1, got {n_eval!r}")
+    check_int(n_eval, "n_eval")
     path = results_file("link", results_dir)
     with _quiet():
         data = load_part2_dataset(dataset, root=root)

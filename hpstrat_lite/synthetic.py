@@ -31,6 +31,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, shor
 import torch
 from torch_geometric.data import Data
 
+from ._validate import check_int
 from .results import atomic_write
 
 __all__ = [
@@ -48,12 +49,6 @@ WS_GAMMAS = (0.2, 0.4, 0.6, 0.8, 1.0)
 
 EDGES_FILE = "edges.csv"
 FEATURES_FILE = "features.npz"
-
-
-def _check_int(name, value, low, what="an integer"):
-    if isinstance(value, bool) or not isinstance(value, Integral) or value < low:
-        raise ValueError(f"{name} must be {what} >= {low}, got {value!r}")
-    return int(value)
 
 
 def _check_edge_index(edge_index, n):
@@ -111,7 +106,7 @@ def watts_strogatz_graph(n=1000, k=4, beta=0.5, seed=0):
     >>> tuple(ei.shape)
     (2, 400)
     """
-    n = _check_int("n", n, 3)
+    n = check_int(n, "n", 3)
     if isinstance(k, bool) or not isinstance(k, Integral) or k < 2 or k % 2 or k >= n:
         raise ValueError(f"k must be an even integer with 2 <= k < n={n}, got {k!r}")
     k = int(k)
@@ -168,7 +163,7 @@ def bfs_parents(edge_index, n, seed=0):
     depth : numpy.ndarray of int, shape [n]
         Hop distance to the root of the node's component (``0`` for roots).
     """
-    n = _check_int("n", n, 1)
+    n = check_int(n, "n", 1)
     ei = _check_edge_index(edge_index, n)
     rng = np.random.default_rng(seed)
     adj = sp.coo_matrix((np.ones(ei.shape[1]), (ei[0], ei[1])), shape=(n, n)).tocsr()
@@ -229,8 +224,8 @@ def ws_features(edge_index, n, dim=1000, gamma=None, nu=1.0, seed=0, *, return_p
     parent : numpy.ndarray of int, shape [n]
         Only when ``return_parents`` is true.
     """
-    n = _check_int("n", n, 1)
-    dim = _check_int("dim", dim, 1)
+    n = check_int(n, "n", 1)
+    dim = check_int(dim, "dim", 1)
     if gamma is not None and (
         isinstance(gamma, bool) or not isinstance(gamma, Real) or not np.isfinite(gamma) or gamma < 0
     ):

@@ -46,6 +46,7 @@ from pathlib import Path
 
 import torch
 
+from ._validate import check_int
 from .models import MODELS, RunRandom, SparseOp, build_model, check_model, graph_operators
 
 __all__ = ["MODELS", "FEATURE_NORMS", "Features", "resolve_device", "train_runs"]
@@ -64,14 +65,6 @@ SMALL_BATCH_ENTRIES = 2 ** 22
 # ----------------------------------------------------------------------------------------------
 # Input checks
 # ----------------------------------------------------------------------------------------------
-
-def _check_int(value, name, low, high=None):
-    if isinstance(value, bool) or not isinstance(value, numbers.Integral) or value < low or (
-            high is not None and value > high):
-        allowed = f">= {low}" if high is None else f"in {low}..{high}"
-        raise ValueError(f"{name} must be an integer {allowed}; got {value!r}.")
-    return int(value)
-
 
 def _check_float(value, name, low, high, high_open=False):
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
@@ -584,20 +577,20 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3])     # doctest: +SKIP
     """
     model = check_model(model)
-    hp = {"hidden": _check_int(hidden, "hidden", 1), "num_layers": _check_int(num_layers, "num_layers", 1),
+    hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
           "dropout": _check_float(dropout, "dropout", 0.0, 1.0, high_open=True),
           "lr": _check_float(lr, "lr", 0.0, math.inf), "weight_decay": _check_float(weight_decay, "weight_decay",
                                                                                     0.0, math.inf),
-          "max_epochs": _check_int(max_epochs, "max_epochs", 1),
-          "patience": None if patience is None else _check_int(patience, "patience", 1)}
+          "max_epochs": check_int(max_epochs, "max_epochs", 1),
+          "patience": None if patience is None else check_int(patience, "patience", 1)}
     if hp["lr"] <= 0:
         raise ValueError(f"lr must be a positive number; got {lr!r}.")
     if model == "GAT" and hp["num_layers"] > 1 and hp["hidden"] % 8:
         raise ValueError(f"hidden={hidden} must be divisible by the 8 GAT heads for model='GAT'.")
     if runs_per_batch is not None:
-        runs_per_batch = _check_int(runs_per_batch, "runs_per_batch", 1)
+        runs_per_batch = check_int(runs_per_batch, "runs_per_batch", 1)
     if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
-        num_threads = _check_int(num_threads, "num_threads", 1)
+        num_threads = check_int(num_threads, "num_threads", 1)
     for attr in ("x", "edge_index", "y"):
         if getattr(data, attr, None) is None:
             raise ValueError(f"data must have node features x, edge_index and labels y; data.{attr} is missing.")

@@ -58,7 +58,6 @@ import hashlib
 import json
 import logging
 import time
-from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -67,6 +66,7 @@ import pandas as pd
 import scipy.sparse as sp
 import torch
 
+from ._validate import check_int
 from .folds import fold_masks, hpstrat_folds
 from .homophily import node_homophily
 from .linkpred import edge_split, run_link_prediction
@@ -217,8 +217,7 @@ def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_star
         ``study.best_trial.params`` is the configuration with the highest validation score
         (completed trials only; replays that did not match are marked failed).
     """
-    if isinstance(n_trials, bool) or not isinstance(n_trials, Integral) or n_trials < 1:
-        raise ValueError(f"n_trials must be an integer >= 1, got {n_trials!r}")
+    check_int(n_trials, "n_trials")
     space = _check_space(space)
     dists = space_distributions(space)
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=n_startup_trials)
@@ -371,12 +370,6 @@ def _write(results, rows):
         append_rows(results, [{c: r.get(c) for c in RESULT_COLUMNS} for r in rows])
 
 
-def _check_eval_batch(eval_batch):
-    if eval_batch is not None and (isinstance(eval_batch, bool) or not isinstance(eval_batch, Integral)
-                                   or eval_batch < 1):
-        raise ValueError(f"eval_batch must be None or an integer >= 1, got {eval_batch!r}")
-
-
 def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, metric, eval_batch=None):
     """Search (resuming from ``results``), then evaluate the best config on ``n_eval`` seeds,
     ``eval_batch`` seeds at a time (all at once when None); each batch's rows are written when it ends."""
@@ -510,9 +503,8 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         raise ValueError(f"model must be one of {NODE_MODELS}, got {model!r}")
     if protocol not in PROTOCOLS:
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    if isinstance(n_eval, bool) or not isinstance(n_eval, Integral) or n_eval < 1:
-        raise ValueError(f"n_eval must be an integer >= 1, got {n_eval!r}")
-    _check_eval_batch(eval_batch)
+    check_int(n_eval, "n_eval")
+    check_int(eval_batch, "eval_batch", allow_none=True)
     if getattr(data, "y", None) is None:
         raise ValueError("data has no labels y; node classification needs them")
     engine_model = model.upper()
@@ -585,8 +577,7 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
     """
     if encoder not in LINK_ENCODERS:
         raise ValueError(f"encoder must be one of {LINK_ENCODERS}, got {encoder!r}")
-    if isinstance(n_eval, bool) or not isinstance(n_eval, Integral) or n_eval < 1:
-        raise ValueError(f"n_eval must be an integer >= 1, got {n_eval!r}")
+    check_int(n_eval, "n_eval")
     split = edge_split(data.edge_index, int(data.num_nodes), val_ratio, test_ratio, seed=seed)
 
     def objective(cfg):
@@ -642,9 +633,7 @@ def feature_subsets(num_features, step, seed=None):
     >>> [len(c) for c in feature_subsets(1433, 200)]
     [200, 400, 600, 800, 1000, 1200, 1400, 1433]
     """
-    for name, v in (("num_features", num_features), ("step", step)):
-        if isinstance(v, bool) or not isinstance(v, Integral) or v < 1:
-            raise ValueError(f"{name} must be an integer >= 1, got {v!r}")
+    num_features, step = check_int(num_features, "num_features"), check_int(step, "step")
     cols = np.arange(num_features) if seed is None else np.random.default_rng(seed).permutation(
         num_features)
     sizes = list(range(step, num_features, step)) + [num_features]

@@ -202,7 +202,7 @@ def test_cora_feature_subset_real_data(data_root):
     (dict(protocol="kfold"), "protocol must be one of"),
     (dict(n_trials=0), "n_trials must be an integer >= 1"),
     (dict(n_eval=0), "n_eval must be an integer >= 1"),
-    (dict(eval_batch=0), "eval_batch must be None or an integer >= 1, got 0"),
+    (dict(eval_batch=0), "eval_batch must be None or an integer >= 1; got 0."),
     (dict(space={"lr": ("log", 0, 1)}), r"space\['lr'\] = .* is not a valid spec"),
 ])
 def test_bad_inputs(monkeypatch, kwargs, match):
