@@ -284,11 +284,13 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
     """
     datasets = _check_datasets(datasets)
     models = _check_models(models, ("mlp", "gcn"))
+    check_int(threads, "threads", allow_none=True)
+    budgets = {ds: _budget(n_trials, ds, NODE_BUDGETS) for ds in datasets}
     space = NODE_SPACE if space is None else space
     rows = []
     for ds in datasets:
         for model in models:
-            budget = _budget(n_trials, ds, NODE_BUDGETS)
+            budget = budgets[ds]
             t0 = time.perf_counter()
             try:
                 with _quiet(threads):
@@ -389,6 +391,8 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
     """
     datasets = _check_datasets(datasets)
     encoders = _check_models(encoders, ("mlp", "gcn"), "encoders")
+    check_int(threads, "threads", allow_none=True)
+    budgets = {ds: _budget(n_trials, ds, LINK_BUDGETS) for ds in datasets}
     space = LINK_SPACE if space is None else space
     rows = []
     for ds in datasets:
@@ -398,7 +402,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
                          "test_mean": float(r["test"].mean()), "test_std": float(r["test"].std(ddof=0)),
                          "n_trials": 0, "seconds": float(r["seconds"].sum())})
         for enc in encoders:
-            budget = _budget(n_trials, ds, LINK_BUDGETS)
+            budget = budgets[ds]
             epochs = max_epochs or LINK_MAX_EPOCHS.get(ds, LINK_DEFAULT_MAX_EPOCHS)
             t0 = time.perf_counter()
             try:
@@ -440,6 +444,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
     """
     datasets = _check_datasets(datasets)
     models = _check_models(models, ("mlp", "gcn"))
+    check_int(threads, "threads", allow_none=True)
     space = NODE_SPACE if space is None else space
     steps = steps or {}
     frames = []

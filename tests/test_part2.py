@@ -321,6 +321,16 @@ def test_bad_inputs_name_the_argument(tmp_path):
         part2.results_file("graph")
     with pytest.raises(ValueError, match="n_eval must be an integer >= 1"):
         part2.run_random_baseline("WS1000", 0, results_dir=tmp_path)
+    # checked before any work: the random baseline of WS1000 would otherwise run first
+    with pytest.raises(ValueError, match=r"n_trials must be an integer >= 1 \(or a dict dataset -> integer; "
+                                         r"dataset 'Twitch-EN'\); got 0\."):
+        part2.run_link_benchmarks(["WS1000", "Twitch-EN"], ["mlp"], n_trials={"Twitch-EN": 0},
+                                  results_dir=tmp_path)
+    for run in (part2.run_link_benchmarks, part2.run_node_benchmarks, part2.run_feature_studies):
+        with pytest.raises(ValueError, match=r"threads must be None or an integer >= 1; got 0\."):
+            run(["WS1000"] if run is part2.run_link_benchmarks else ["Cora"], ["mlp"], threads=0,
+                results_dir=tmp_path)
+    assert not any(tmp_path.iterdir()), "a bad argument must stop the runner before it writes anything"
 
 
 def test_rising_with_gamma_claim_tolerates_a_plateau_but_not_a_drop():
