@@ -50,13 +50,13 @@ import pandas as pd
 
 from ._validate import check_int
 from .datasets import available_datasets
-from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from .results import append_rows, code_version, read_rows
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
     from .synthetic import WS_GAMMAS
     from .tuning import (FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE, check_part2_dataset,
-                         feature_study, feature_subsets, load_part2_dataset, run_tuning)
+                         feature_study, feature_subsets, load_part2_dataset, results_file, run_tuning)
     from .tuning import log as tuning_log
 
 __all__ = [
@@ -176,18 +176,9 @@ def _paper_value(table, dataset, model):
 # Runners
 # ----------------------------------------------------------------------------------------------
 
-#: Result files of Part II: chapter 6 (node), chapters 8-9 (link), chapter 7 (features). The
-#: feature study has its own file so that it can run beside the node runner (two processes never
-#: append to the same file).
-PART2_FILES = {**RESULTS_FILES, "features": "part2_features.csv"}
-
-
-def results_file(task, results_dir=None):
-    """Path of the Part II results file of ``task``: ``"node"``, ``"link"`` or ``"features"``."""
-    if task not in PART2_FILES:
-        raise ValueError(f"task must be one of {tuple(PART2_FILES)}, got {task!r}")
-    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
-    return folder / PART2_FILES[task]
+#: Result files of Part II (:data:`hpstrat_lite.tuning.RESULTS_FILES`): chapter 6 (node), chapters 8-9
+#: (link), chapter 7 (features).
+PART2_FILES = RESULTS_FILES
 
 
 def _budget(n_trials, dataset, budgets):

@@ -41,8 +41,8 @@ patience          {50, 100, 200}                              categorical
 both the hidden and the embedding width.
 
 Long runs write one row per trial and per evaluation run to a CSV (``results=`` path; the runners
-:func:`run_tuning` and :func:`run_feature_study` use ``results/part2_node.csv`` and
-``results/part2_link.csv``), with the code version and the parameters; a restarted run skips what
+:func:`run_tuning` uses ``results/part2_node.csv`` and ``results/part2_link.csv``,
+:func:`run_feature_study` ``results/part2_features.csv``), with the code version and the parameters; a restarted run skips what
 is already there (finished trials are replayed to the sampler without training, finished
 evaluations are not re-trained).
 
@@ -698,8 +698,10 @@ def feature_study(data, model="mlp", step=None, n_trials=20, *, results=None, da
 # Runners (results under results/)
 # ----------------------------------------------------------------------------------------------
 
-#: Result files of the Part II runners, inside the results folder.
-RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv"}
+#: Result files of the Part II runners, inside the results folder: node classification (chapter 6),
+#: link prediction (chapters 8-9) and the feature study (chapter 7). The feature study has its own
+#: file so that it can run beside the node runner (two processes never append to the same file).
+RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv", "features": "part2_features.csv"}
 
 
 def check_part2_dataset(name):
@@ -748,7 +750,12 @@ def load_part2_dataset(name, root=None, seed=0):
     return load_dataset(name, root=root)
 
 
-def _results_path(task, results_dir):
+def results_file(task, results_dir=None):
+    """Path of the Part II results file of ``task``: ``"node"``, ``"link"`` or ``"features"``
+    (:data:`RESULTS_FILES`), in ``results_dir`` (default ``$HPSTRAT_RESULTS`` or the checkout's
+    ``results/``)."""
+    if task not in RESULTS_FILES:
+        raise ValueError(f"task must be one of {tuple(RESULTS_FILES)}, got {task!r}")
     folder = RESULTS_DIR if results_dir is None else Path(results_dir)
     return folder / RESULTS_FILES[task]
 
@@ -780,10 +787,10 @@ def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=No
     dict
         The tuner's result; a rerun with the same arguments resumes from the rows on disk.
     """
-    if task not in RESULTS_FILES:
-        raise ValueError(f"task must be one of {tuple(RESULTS_FILES)}, got {task!r}")
+    if task not in ("node", "link"):
+        raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
     data = load_part2_dataset(dataset, root=root)
-    path = _results_path(task, results_dir)
+    path = results_file(task, results_dir)
     if task == "node":
         return tune_node_classifier(data, model, n_trials, results=path, dataset=data.name,
                                     **kwargs)
@@ -792,7 +799,8 @@ def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=No
 
 def run_feature_study(dataset, model="mlp", n_trials=20, *, step=None, results_dir=None,
                       root=None, **kwargs):
-    """:func:`feature_study` on a named dataset, rows in ``results/part2_node.csv``."""
+    """:func:`feature_study` on a named dataset, rows in ``results/part2_features.csv`` (the file
+    chapter 7 and :func:`hpstrat_lite.part2.run_feature_studies` read and write)."""
     data = load_part2_dataset(dataset, root=root)
-    return feature_study(data, model, step, n_trials, results=_results_path("node", results_dir),
+    return feature_study(data, model, step, n_trials, results=results_file("features", results_dir),
                          dataset=data.name, **kwargs)

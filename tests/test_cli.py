@@ -18,6 +18,25 @@ def test_split_writes_folds(data_root, tmp_path, capsys, suffix):
     folds = np.load(out) if suffix == ".npy" else np.loadtxt(out, delimiter=",", skiprows=1, dtype=int)[:, 1]
     assert folds.shape == (183,) and set(folds.tolist()) == {0, 1, 2, 3}
     assert "fold sizes [46, 46, 46, 45]" in capsys.readouterr().out
+    # the folds are the library's for the method, seed and bins given (not the defaults)
+    from hpstrat_lite import hpstrat_folds, load_dataset, node_homophily
+
+    data = load_dataset("Texas", root=data_root)
+    h = node_homophily(data.edge_index, data.y, data.num_nodes)
+    np.testing.assert_array_equal(folds, hpstrat_folds(h, data.y.numpy(), 4, n_bins=10, seed=3))
+    assert not np.array_equal(folds, hpstrat_folds(h, data.y.numpy(), 4, n_bins=10, seed=0))
+    from hpstrat_lite import random_folds
+
+    def split(*flags):
+        other = tmp_path / f"other{suffix}"
+        assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--k", "4", "--seed", "3", *flags,
+                     "--out", str(other)]) == 0
+        return np.load(other) if suffix == ".npy" else np.loadtxt(other, delimiter=",", skiprows=1, dtype=int)[:, 1]
+
+    np.testing.assert_array_equal(split("--method", "random"), random_folds(data.y.numpy(), 4, seed=3))
+    bins5 = split("--method", "hpstrat", "--bins", "5")
+    np.testing.assert_array_equal(bins5, hpstrat_folds(h, data.y.numpy(), 4, n_bins=5, seed=3))
+    assert not np.array_equal(bins5, folds)
 
 
 def test_quality_prints_three_methods(data_root, capsys):

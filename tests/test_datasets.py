@@ -431,3 +431,17 @@ def test_dataset_summary_table(loaded, monkeypatch):
     if "PubMed" not in available_datasets(MIRROR):
         assert pubmed.status.startswith("missing:") and "ind.pubmed" in pubmed.status
         assert pd.isna(pubmed.nodes) and np.isnan(pubmed.homophily)
+
+
+@pytest.mark.parametrize("alias, name", [("film", "Actor"), ("amazon-photo", "Photo"), ("Coauthor_CS", "CS"),
+                                         ("coauthor physics", "Physics"), ("TWITCH_EN", "Twitch-EN"),
+                                         ("twitch-en-gb", "Twitch-EN"), ("chameleon_filtered", "Chameleon"),
+                                         ("facebook-page-page", "Facebook"), ("cora", "Cora")])
+def test_aliases_and_spellings_resolve_to_the_registry_name(alias, name):
+    assert ds.canonical_name(alias) == name and get_spec(alias) is DATASETS[name]
+
+
+def test_unknown_name_lists_the_allowed_names():
+    with pytest.raises(ValueError, match=r"name='Coraa' is not a known dataset; allowed names \(case-insensitive\): "
+                                         r"Cora, CiteSeer"):
+        ds.canonical_name("Coraa")

@@ -41,6 +41,29 @@ def test_killed_sweep_resumes_without_losing_or_repeating_runs(data_root, tmp_pa
     merged = full.merge(fresh, on=RUN_KEY, suffixes=("", "_fresh"))
     np.testing.assert_allclose(merged["test_acc"], merged["test_acc_fresh"])
     assert {"code_version", "test_homophily", "best_epoch", "seconds"} <= set(full.columns)
+    _check_run_columns(full, data_root)
+
+
+def _check_run_columns(rows, data_root):
+    """Each row's test-fold homophily, isolated count and run seed are those of its own split: the
+    fold of make_folds(method, seed) that the row names (Appendix B regresses on test_homophily)."""
+    from hpstrat_lite import load_dataset, make_folds, node_homophily
+    from hpstrat_lite.experiment import run_seed
+
+    for name, part in rows.groupby("dataset"):
+        data = load_dataset(name, root=data_root)
+        y = data.y.numpy()
+        h = node_homophily(data.edge_index, y, data.num_nodes)
+        for (method, seed), runs in part.groupby(["method", "seed"]):
+            folds = make_folds(method, h, y, 4, seed=int(seed), n_bins=10)
+            for row in runs.itertuples():
+                ht = h[folds == row.fold]
+                assert row.test_homophily == pytest.approx(np.nanmean(ht))
+                assert row.test_isolated == int(np.isnan(ht).sum())
+                assert row.run_seed == run_seed(seed, row.fold)
+        # the methods' test folds differ, so their test homophily does too
+        per_method = part.groupby("method")["test_homophily"].apply(lambda v: tuple(np.round(v, 9)))
+        assert per_method.nunique() == len(per_method)
 
 
 def test_worker_processes_give_the_serial_rows_and_resume(data_root, tmp_path):
@@ -62,7 +85,7 @@ def test_worker_processes_give_the_serial_rows_and_resume(data_root, tmp_path):
 def test_bad_arguments(data_root, tmp_path):
     with pytest.raises(ValueError, match=r"methods must be a subset of"):
         run_experiment(["Texas"], methods=["kfold"], out=tmp_path / "x.csv", root=data_root)
-    with pytest.raises(ValueError, match=r"model"):
+    with pytest.raises(ValueError, match=r"model must be one of .*; got 'GIN'"):
         run_experiment(["Texas"], models=["GIN"], out=tmp_path / "x.csv", root=data_root)
     with pytest.raises(ValueError, match=r"workers must be an integer >= 1; got 0"):
         run_experiment(["Texas"], workers=0, out=tmp_path / "x.csv", root=data_root)

@@ -223,9 +223,39 @@ def test_stratum_spread_reports_hpstrat_dealing():
     h, y = rng.uniform(size=500), rng.integers(0, 4, 500)
     h[:5] = np.nan
     t = stratum_spread(h, y, hpstrat_folds(h, y, k=4, n_bins=5, seed=1), k=4, n_bins=5)
+    folds = hpstrat_folds(h, y, k=4, n_bins=5, seed=1)
     assert t["size"].sum() == 500 and t["spread"].max() <= 1
-    assert (t["first fold"] == (t["size"].cumsum() - t["size"]) % 4).all()
     assert t["bin"].iloc[-1] == 5  # isolated nodes: their own, last stratum
+    # checked against the folds themselves: each stratum's counts, and its extra nodes (size mod k) sit in
+    # the folds first, first + 1, ... where the table says HpStrat started dealing it
+    bins = np.where(np.isnan(h), 5, np.minimum(np.floor(np.nan_to_num(h) * 5), 4)).astype(int)
+    for _, row in t.iterrows():
+        counts = np.bincount(folds[(bins == row["bin"]) & (y == row["class"])], minlength=4)
+        assert counts.tolist() == [row[f"fold {i}"] for i in range(4)] and counts.sum() == row["size"]
+        extra = [(row["first fold"] + j) % 4 for j in range(row["size"] % 4)]
+        assert sorted(np.flatnonzero(counts > row["size"] // 4).tolist()) == sorted(extra)
+
+
+def test_fold_homophily_table_agrees_with_chd_and_metric_summary_with_the_rows():
+    from hpstrat_lite import fold_quality, make_folds
+    from hpstrat_lite.plots import fold_homophily_table, metric_summary
+
+    rng = np.random.default_rng(3)
+    h, y = rng.beta(2, 5, 300), rng.integers(0, 3, 300)
+    h[:7] = np.nan
+    folds = {m: make_folds(m, h, y, 4, seed=2) for m in ("random", "stratified", "hpstrat")}
+    t = fold_homophily_table(h, folds, 4)
+    assert list(t["method"].unique()) == ["random", "stratified", "hpstrat"]
+    for m, f in folds.items():
+        part = t[t["method"] == m]
+        assert part["nodes"].tolist() == np.bincount(f, minlength=4).tolist()
+        assert part["deviation"].abs().mean() == pytest.approx(fold_quality(f, y, h, 4)["chd"])
+    rows = pd.DataFrame([{"dataset": "D", "method": m, "seed": s, **fold_quality(make_folds(m, h, y, 4, seed=s), y, h, 4)}
+                         for m in ("hpstrat", "random") for s in range(3)])
+    summary = metric_summary(rows, metrics=("chd",), digits=6)
+    assert list(summary.index.get_level_values("method")) == ["random", "hpstrat"]  # the book's order
+    chd = rows[rows["method"] == "random"]["chd"]
+    assert summary.iloc[0, 0] == f"{chd.mean():.6f} ± {chd.std(ddof=1):.6f}"
 
 
 def sweep_rows(spread, datasets=("A", "B", "C"), models=("GCN", "GAT", "MLP"), k=4):

@@ -33,10 +33,18 @@ def test_metrics_match_paper_formulas(case):
                                atol=1e-9)
 
 
-def test_perfect_folds_score_zero_and_isolated_nodes_are_left_out():
+def test_homophily_balanced_folds_score_zero_chd_and_isolated_nodes_are_left_out():
+    # 7 nodes in 3 folds cannot be balanced in size; class 1 (4 nodes) neither; but the homophily of the
+    # non-isolated nodes is spread evenly (the isolated node, NaN, sits in fold 0 and is left out)
     q = fold_quality([0, 1, 2, 0, 1, 2, 0], [0, 0, 0, 1, 1, 1, 1], [1, 1, 1, 0, 0, 0, np.nan], 3)
     assert q["sdd"] == pytest.approx(abs(3 - 7 / 3) / 3 + 2 * abs(2 - 7 / 3) / 3)
+    assert q["cdd"] == pytest.approx((abs(2 - 4 / 3) + 2 * abs(1 - 4 / 3)) / 6)  # class 0 is exact
     assert q["chd"] == 0.0 and q["w1"] == 0.0
+
+
+def test_all_isolated_nodes_give_nan_homophily_metrics():
+    q = fold_quality([0, 1, 2], [0, 1, 0], [np.nan] * 3, 3)
+    assert q["sdd"] == 0.0 and np.isnan(q["chd"]) and np.isnan(q["w1"])
 
 
 def test_quality_bad_input():

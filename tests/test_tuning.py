@@ -197,6 +197,22 @@ def test_cora_feature_subset_real_data(data_root):
     assert torch.equal(got, ref)
 
 
+def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root, tmp_path):
+    """The runner's rows go to part2_features.csv (chapter 7's file), never into the node table."""
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
+    table = tuning.run_feature_study("Cora", "mlp", n_trials=1, n_eval=1, step=1000, max_epochs=2,
+                                     results_dir=tmp_path, root=data_root)
+    assert table["num_features"].to_list() == [1000, 1433]
+    assert sorted(p.name for p in tmp_path.glob("*.csv")) == ["part2_features.csv"]
+    rows = pd.read_csv(tmp_path / "part2_features.csv")
+    assert rows["dataset"].eq("Cora").all() and sorted(rows["num_features"].unique()) == [1000, 1433]
+    assert tuning.results_file("features", tmp_path) == tmp_path / "part2_features.csv"
+    with pytest.raises(ValueError, match=r"task must be one of \('node', 'link', 'features'\), got 'graph'"):
+        tuning.results_file("graph")
+    with pytest.raises(ValueError, match=r"task must be one of \('node', 'link'\), got 'features'"):
+        tuning.run_tuning("Cora", task="features", root=data_root)
+
+
 @pytest.mark.parametrize("kwargs,match", [
     (dict(model="gat"), "model must be one of"),
     (dict(protocol="kfold"), "protocol must be one of"),
@@ -240,8 +256,7 @@ def test_resume_keeps_recorded_trials_when_replay_differs(monkeypatch, tmp_path)
     assert out["best_params"]["lr"] == out["trials"]["lr"].min()
 
 
-def test_runner_writes_under_results_dir(monkeypatch, tmp_path):
-    monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
+def test_runner_writes_under_results_dir(tmp_path):
     out = tuning.run_tuning("WS1000_0.4", task="link", model="mlp", n_trials=1, n_eval=1,
                             max_epochs=2, results_dir=tmp_path)
     rows = pd.read_csv(tmp_path / "part2_link.csv")
