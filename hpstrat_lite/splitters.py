@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_k, check_labels, check_n_bins, check_seed, to_numpy
+from ._validate import check_homophily, check_k, check_labels, check_n_bins, check_seed
 from .folds import fold_masks, hpstrat_folds
 
 
@@ -70,7 +70,7 @@ class HomophilyStratifiedKFold:
         # no shuffle: stratum members keep index order (identity priority)
         from .homophily import homophily_bins
 
-        bins = homophily_bins(to_numpy(homophily).astype(float), self.n_bins)
+        bins = homophily_bins(check_homophily(homophily, labels.shape[0], "groups"), self.n_bins)
         order = np.lexsort((np.arange(labels.shape[0]), labels, bins))
         folds = np.empty(labels.shape[0], dtype=np.int64)
         folds[order] = np.arange(labels.shape[0]) % self.n_splits

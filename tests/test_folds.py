@@ -174,6 +174,25 @@ def test_sklearn_splitter_matches_hpstrat_and_works_with_cross_val_score():
     assert sorted(sum(unshuffled, [])) == list(range(6))
 
 
+def test_unshuffled_splitter_deals_each_stratum_in_index_order():
+    rng = np.random.default_rng(1)
+    y, h = rng.integers(0, 3, 90), rng.random(90)
+    h[:4] = np.nan
+    folds = HomophilyStratifiedKFold(4, n_bins=5, shuffle=False).fold_ids(y, h)
+    bins = np.where(np.isnan(h), 5, np.minimum(np.floor(np.nan_to_num(h) * 5), 4)).astype(int)
+    dealt = 0  # nodes dealt before the stratum: it starts at fold dealt mod k (HpStrat, Algorithm A.1)
+    for b in range(6):
+        for c in range(3):
+            members = np.flatnonzero((bins == b) & (y == c))  # index order, no shuffle
+            expected = (dealt + np.arange(members.size)) % 4
+            np.testing.assert_array_equal(folds[members], expected)
+            dealt += members.size
+    with pytest.raises(ValueError, match=r"groups must be a 1-D array with one value per node \(length 90\)"):
+        HomophilyStratifiedKFold(4, shuffle=False).fold_ids(y, h[:50])
+    with pytest.raises(ValueError, match=r"groups values must lie in \[0, 1\]"):
+        HomophilyStratifiedKFold(4, shuffle=False).fold_ids(y, h + 2)
+
+
 def test_pyg_transform_writes_multi_split_masks():
     from torch_geometric.data import Data
 
