@@ -89,6 +89,41 @@ def test_committed_toc_is_generated_from_the_config_and_its_pages_exist():
     assert not missing, f"pages in _toc.yml without a file (run `make book`): {missing}"
 
 
+def test_write_toc_writes_only_when_the_toc_changes(tmp_path):
+    cfg = book.load_config()
+    path = tmp_path / "_toc.yml"
+    assert book.write_toc(book.plan("smoke", cfg), path, cfg) is True
+    assert book.write_toc(book.plan("smoke", cfg), path, cfg) is False
+    assert path.read_text().startswith(book.TOC_HEADER) and "root: book/intro" in path.read_text()
+    assert book.write_toc(book.plan("full", cfg), path, cfg) is True  # more pages: rewritten
+
+
+def test_bins_table_computes_hpstrat_per_b_and_the_references_once(data_root):
+    from hpstrat_lite import quality_table
+
+    t = book.bins_table(["Cornell"], bins=(2, 10), k=4, seeds=range(2))
+    hp = t[t["method"] == "hpstrat"]
+    assert sorted(hp["n_bins"].unique()) == [2, 10] and len(hp) == 4
+    ref = t[t["method"] != "hpstrat"]
+    assert sorted(ref["method"].unique()) == ["random", "stratified"] and ref["n_bins"].isna().all() and len(ref) == 4
+    direct = quality_table(["Cornell"], k=4, seeds=range(2), n_bins=2, methods=["hpstrat"])
+    np.testing.assert_allclose(hp[hp["n_bins"] == 2][["sdd", "cdd", "chd", "w1"]].to_numpy(),
+                               direct[["sdd", "cdd", "chd", "w1"]].to_numpy())
+    assert not np.allclose(hp[hp["n_bins"] == 2]["chd"].to_numpy(), hp[hp["n_bins"] == 10]["chd"].to_numpy())
+
+
+def test_unavailable_datasets_names_the_missing_ones_without_the_local_path(data_root, tmp_path):
+    from hpstrat_lite.datasets import HPSTRAT_DATASETS, available_datasets
+
+    missing = book.unavailable_datasets(data_root)
+    expected = [d for d in HPSTRAT_DATASETS if d not in set(available_datasets(data_root))]
+    assert missing["dataset"].tolist() == expected
+    assert not missing["status"].str.contains(str(data_root), regex=False).any()
+    empty = book.unavailable_datasets(tmp_path)
+    assert empty["dataset"].tolist() == list(HPSTRAT_DATASETS)
+    assert empty["status"].str.contains("<data root>", regex=False).all()
+
+
 def test_config_errors_name_the_problem(tmp_path):
     with pytest.raises(ValueError, match="profile must be one of"):
         book.plan("fast")
