@@ -27,8 +27,8 @@ GraphSAGE  Hamilton et al. 2017, ``SAGEConv`` (mean): :math:`h_i' = W_l\\,\\math
            + b + W_r h_i`
 MixHop     Abu-El-Haija et al. 2019, ``MixHopConv`` powers {0, 1, 2}:
            :math:`H' = \\Vert_{p} \\hat A^p H W_p + b`; ``num_layers`` MixHop layers (ReLU,
-           dropout) and a linear classifier on the last ``3 * hidden`` channels (PyG's MixHop
-           example without batch norm)
+           dropout) and a linear classifier on the last ``3 * hidden`` channels (the layer stack of
+           PyG's MixHop example, without its batch norm and input dropout, with the paper's ReLU)
 APPNP      Gasteiger et al. 2019: MLP logits :math:`Z^{(0)}`, then K=10 steps
            :math:`Z^{(k+1)} = (1-\\alpha)\\hat A Z^{(k)} + \\alpha Z^{(0)}`, alpha = 0.1
 H2GCN      Zhu et al. 2020, H2GCN-2 (K = ``num_layers`` = 2 rounds): :math:`r^{(0)} = \\mathrm{ReLU}(XW_e)`,
@@ -811,8 +811,9 @@ class MixHop(BatchedModel):
     """``num_layers`` MixHopConv layers (powers {0, 1, 2}, ``hidden`` channels per power, ReLU,
     dropout) and a linear classifier on the last ``3 * hidden`` channels:
     :math:`H' = \\Vert_{p \\in \\{0,1,2\\}} \\hat A^p H W_p + b`. With two layers: MixHopConv(F, 64) ->
-    ReLU -> dropout -> MixHopConv(192, 64) -> ReLU -> dropout -> Linear(192, C) (PyG's MixHop example
-    without batch norm)."""
+    ReLU -> dropout -> MixHopConv(192, 64) -> ReLU -> dropout -> Linear(192, C): the layer stack of
+    PyG's ``examples/mixhop.py`` (MixHop layers, then a linear classifier), without its batch norm and
+    input dropout, and with the ReLU of the MixHop paper, which the example leaves out."""
 
     def __init__(self, *args):
         super().__init__(*args)
