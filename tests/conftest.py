@@ -15,6 +15,14 @@ def mirror_has(*parts: str) -> bool:
     return bool(DATA_ROOT) and Path(DATA_ROOT, *parts).exists()
 
 
+def bins_oracle(h, n_bins: int):
+    """Homophily bins written out independently of the library: bin b holds h in [b/B, (b+1)/B),
+    h = 1 goes to the last bin B - 1, and NaN (isolated nodes) to bin B (HpStrat, Algorithm A.1)."""
+    import numpy as np
+
+    return np.where(np.isnan(h), n_bins, np.minimum(np.floor(np.nan_to_num(h) * n_bins), n_bins - 1)).astype(int)
+
+
 @pytest.fixture(scope="session")
 def data_root():
     if not DATA_ROOT:

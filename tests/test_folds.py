@@ -8,6 +8,7 @@ from hypothesis import given, settings, strategies as st
 from hpstrat_lite import (HomophilyStratifiedKFold, HpStratSplit, fold_masks, fold_rounds, homophily_bins,
                           hpstrat_folds, make_folds, random_folds, stratified_folds)
 from hpstrat_lite.folds import hpstrat_folds_reference
+from conftest import bins_oracle
 
 
 def graph_cases(max_n=60):
@@ -179,7 +180,7 @@ def test_unshuffled_splitter_deals_each_stratum_in_index_order():
     y, h = rng.integers(0, 3, 90), rng.random(90)
     h[:4] = np.nan
     folds = HomophilyStratifiedKFold(4, n_bins=5, shuffle=False).fold_ids(y, h)
-    bins = np.where(np.isnan(h), 5, np.minimum(np.floor(np.nan_to_num(h) * 5), 4)).astype(int)
+    bins = bins_oracle(h, 5)
     dealt = 0  # nodes dealt before the stratum: it starts at fold dealt mod k (HpStrat, Algorithm A.1)
     for b in range(6):
         for c in range(3):
