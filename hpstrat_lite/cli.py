@@ -18,7 +18,7 @@ from pathlib import Path
 def _cmd_datasets(args) -> int:
     from .datasets import dataset_summary
 
-    table = dataset_summary(args.names or None, root=args.root)
+    table = dataset_summary(args.names or None, root=args.root, download=args.download)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
     return 0
 
@@ -53,8 +53,10 @@ def _cmd_split(args) -> int:
 
 
 def _cmd_quality(args) -> int:
+    from ._validate import check_int
     from .quality import quality_table
 
+    check_int(args.seeds, "--seeds")
     table = quality_table([args.dataset], k=args.k, seeds=range(args.seeds), n_bins=args.bins, root=args.root)
     summary = table.groupby("method")[["sdd", "cdd", "chd", "w1"]].agg(["mean", "std"])
     print(f"{args.dataset}, k={args.k}, B={args.bins}, {args.seeds} seeds (mean and std over seeds):")
@@ -120,6 +122,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("datasets", help="print the Table 1 summary (nodes, edges, classes, homophily)")
     p.add_argument("names", nargs="*", help="dataset names (default: all)")
+    p.add_argument("--download", action="store_true",
+                   help="download a missing dataset from its upstream URL (default: report it as missing)")
     p.set_defaults(func=_cmd_datasets)
 
     p = sub.add_parser("split", help="compute fold ids and save them as .npy or .csv")
@@ -145,7 +149,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--bins", type=int, default=10)
-    p.add_argument("--out", default=None, help="results CSV (default: results/gnn_k<k>_seeds<...>.csv)")
+    p.add_argument("--out", default=None,
+                   help="results CSV (default: results/gnn_k<k>_seed<s>.csv for one seed, "
+                        "results/gnn_k<k>_seeds<a>-<b>.csv for several)")
     p.add_argument("--device", default="auto")
     p.add_argument("--max-epochs", type=int, default=1000)
     p.add_argument("--patience", type=int, default=100)

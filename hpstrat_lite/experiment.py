@@ -16,6 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
+from ._validate import check_int, check_n_bins
 from .folds import SPLIT_METHODS, fold_masks, make_folds
 from .homophily import node_homophily
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
@@ -75,6 +76,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     """
     from tqdm.auto import tqdm
 
+    from .datasets import get_spec
     from .models import MODELS, check_model
     from .train import train_runs
 
@@ -86,7 +88,14 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
             raise ValueError(f"methods must be a subset of {SPLIT_METHODS}; got {m!r}.")
     if isinstance(seeds, int):
         seeds = [seeds]
-    seeds = [int(s) for s in seeds]
+    seeds = [check_int(s, "seeds", 0) for s in seeds]
+    if not seeds:
+        raise ValueError("seeds must name at least one split seed; got none.")
+    check_int(k, "k", 3, hint=" (a round needs a train, a validation and a test fold)")
+    check_n_bins(n_bins)
+    datasets = [datasets] if isinstance(datasets, str) else list(datasets)
+    for name in datasets:
+        get_spec(name)  # every name is checked before any training
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1; got {workers!r}.")
     out = Path(out) if out is not None else default_results_path(k, seeds)

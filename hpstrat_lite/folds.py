@@ -93,7 +93,8 @@ def _prepare(homophily, y, k, n_bins, seed):
 
 
 def random_folds(y, k: int, seed=0) -> np.ndarray:
-    """Random k-fold: scikit-learn ``KFold(n_splits=k, shuffle=True, random_state=seed)``."""
+    """Random k-fold: scikit-learn ``KFold(n_splits=k, shuffle=True, random_state=seed)``, with
+    ``3 <= k <= n`` (a round needs a train, a validation and a test fold)."""
     from sklearn.model_selection import KFold
 
     labels = check_labels(y)
@@ -102,7 +103,8 @@ def random_folds(y, k: int, seed=0) -> np.ndarray:
 
 
 def stratified_folds(y, k: int, seed=0) -> np.ndarray:
-    """Class-stratified k-fold: scikit-learn ``StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)``."""
+    """Class-stratified k-fold: scikit-learn ``StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)``,
+    with ``3 <= k <= n`` (a round needs a train, a validation and a test fold)."""
     from sklearn.model_selection import StratifiedKFold
 
     labels = check_labels(y)

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_labels, check_n_bins, to_numpy
+from ._validate import check_homophily, check_labels, check_n_bins, to_numpy
 
 
 def _check_edge_index(edge_index, n: int) -> np.ndarray:
@@ -118,10 +118,11 @@ def homophily_bins(homophily, n_bins: int = 10) -> np.ndarray:
     """Bin index of each node: B equal-width bins on [0, 1], h = 1 in the last bin (B - 1).
 
     ``bin(v) = min(floor(h(v) * B), B - 1)``; isolated nodes (NaN) get their own extra bin ``B``,
-    processed last by HpStrat.
+    processed last by HpStrat. Values outside [0, 1] raise a ValueError.
     """
     n_bins = check_n_bins(n_bins)
-    h = np.asarray(homophily, dtype=np.float64)
+    h = to_numpy(homophily).astype(np.float64, copy=False)
+    h = check_homophily(h, h.shape[0] if h.ndim == 1 else -1)
     nan = np.isnan(h)
     bins = np.empty(h.shape, dtype=np.int64)
     bins[~nan] = np.minimum(np.floor(h[~nan] * n_bins).astype(np.int64), n_bins - 1)

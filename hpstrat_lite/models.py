@@ -939,10 +939,13 @@ _CLASSES = {"MLP": MLP, "GCN": GCN, "GAT": GAT, "GraphSAGE": GraphSAGE, "MixHop"
 
 
 def check_model(model) -> str:
-    """Return ``model`` if it is one of :data:`MODELS`, else raise a ValueError listing them."""
-    if not isinstance(model, str) or model not in _CLASSES:
-        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}.")
-    return model
+    """The name in :data:`MODELS` that ``model`` matches, case-insensitively and ignoring ``-``/``_``
+    (``"gcn"`` -> ``"GCN"``, ``"GPR-GNN"`` -> ``"GPRGNN"``); a ValueError listing them otherwise."""
+    key = model.lower().replace("-", "").replace("_", "") if isinstance(model, str) else None
+    for name in MODELS:
+        if name.lower() == key:
+            return name
+    raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}.")
 
 
 def build_model(model: str, seeds, in_dim: int, num_classes: int, ops: dict, *, hidden: int = 64,

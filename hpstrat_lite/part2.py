@@ -190,19 +190,26 @@ def _budget(n_trials, dataset, budgets):
     return int(n_trials)
 
 
-def _check_datasets(datasets):
+def _check_datasets(datasets, labelled=False):
     """``datasets`` as a tuple of names, every one checked before any training starts (a typo in the
-    last name would otherwise surface hours into a sweep); a single string is one dataset."""
+    last name would otherwise surface hours into a sweep); a single string is one dataset.
+    ``labelled=True`` (node classification, the feature study) also refuses the synthetic WS graphs,
+    which have no node labels."""
     datasets = (datasets,) if isinstance(datasets, str) else tuple(datasets)
     if not datasets:
         raise ValueError("datasets must name at least one dataset")
     for ds in datasets:
-        check_part2_dataset(ds)
+        gamma = check_part2_dataset(ds)
+        if labelled and (gamma is not None or ds == "WS1000"):
+            raise ValueError(f"dataset {ds!r} is a synthetic link-prediction graph without node labels; node "
+                             f"classification and the feature study run on labelled graphs such as "
+                             f"{', '.join(NODE_DATASETS)}")
     return datasets
 
 
 def _check_models(models, allowed, name="models"):
-    models = tuple(models)
+    """``models`` as a tuple of lower-case names from ``allowed`` (matched case-insensitively)."""
+    models = tuple(m.lower() if isinstance(m, str) else m for m in models)
     bad = [m for m in models if m not in allowed]
     if bad or not models:
         raise ValueError(f"{name} must be a non-empty sequence from {allowed}, got {models!r}")
@@ -273,7 +280,7 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
         One row per (dataset, model): ``status`` ("done" / "missing"), ``test_mean``,
         ``test_std``, ``n_trials``, ``seconds``.
     """
-    datasets = _check_datasets(datasets)
+    datasets = _check_datasets(datasets, labelled=True)
     models = _check_models(models, ("mlp", "gcn"))
     check_int(threads, "threads", allow_none=True)
     budgets = {ds: _budget(n_trials, ds, NODE_BUDGETS) for ds in datasets}
@@ -433,7 +440,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
         One row per (dataset, model, subset): ``num_features``, ``test_mean``, ``test_std``...
         Datasets whose files are missing get one ``status = "missing"`` row.
     """
-    datasets = _check_datasets(datasets)
+    datasets = _check_datasets(datasets, labelled=True)
     models = _check_models(models, ("mlp", "gcn"))
     check_int(threads, "threads", allow_none=True)
     space = NODE_SPACE if space is None else space
@@ -1339,7 +1346,7 @@ def main(argv=None):
     a = p.parse_args(argv)
     name = f"{p.prog} {a.what}"
     try:
-        datasets = _check_datasets(a.datasets) if a.datasets else None
+        datasets = _check_datasets(a.datasets, labelled=a.what in ("node", "features")) if a.datasets else None
         _check_models(a.models, ("mlp", "gcn"))
         if a.eval_batch is not None and a.eval_batch < 1:
             raise ValueError(f"--eval-batch must be >= 1, got {a.eval_batch}")

@@ -12,9 +12,8 @@ class HomophilyStratifiedKFold:
 
     Folds follow :func:`hpstrat_folds`; ``split(X, y, groups=homophily)`` yields ``(train, test)`` index
     arrays, test = fold i, train = every other fold (scikit-learn's convention; use :func:`fold_rounds`
-    for the paper's train/validation/test rounds). The node homophily is passed as ``groups`` (or set
-    with the ``homophily`` argument), because scikit-learn passes ``groups`` through
-    ``cross_val_score`` and friends.
+    for the paper's train/validation/test rounds). The node homophily is passed as ``groups``, because
+    scikit-learn passes ``groups`` through ``cross_val_score`` and friends.
 
     Parameters
     ----------

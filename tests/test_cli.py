@@ -54,6 +54,18 @@ def test_user_errors_exit_2_with_message(data_root, tmp_path, capsys):
     assert "k=2 is too small" in capsys.readouterr().err
     assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--out", str(tmp_path / "f.txt")]) == 2
     assert "--out must end in .npy or .csv" in capsys.readouterr().err
+    assert main(["--root", str(data_root), "quality", "--dataset", "Texas", "--seeds", "0"]) == 2
+    assert "--seeds must be an integer >= 1; got 0." in capsys.readouterr().err
+    # every dataset name, k and seed is checked before the first pair trains (the typo is last)
+    out = tmp_path / "rows.csv"
+    assert main(["--root", str(data_root), "experiment", "--datasets", "Texas", "Typo", "--models", "MLP",
+                 "--out", str(out)]) == 2
+    assert "'Typo' is not a known dataset" in capsys.readouterr().err and not out.exists()
+    for flags, message in [(["--seeds", "-1"], "seeds must be an integer >= 0; got -1."),
+                           (["--k", "2"], "k must be an integer >= 3 (a round needs"),
+                           (["--models", "GIN"], "model must be one of MLP, GCN")]:
+        assert main(["--root", str(data_root), "experiment", "--datasets", "Texas", *flags, "--out", str(out)]) == 2
+        assert message in capsys.readouterr().err and not out.exists()
 
 
 def test_experiment_appends_rows(data_root, tmp_path):

@@ -85,3 +85,11 @@ def test_bad_input_messages(kwargs, message):
 def test_bad_n_bins_message():
     with pytest.raises(ValueError, match=r"n_bins must be an integer >= 1; got 0"):
         homophily_bins([0.5], 0)
+
+
+def test_homophily_bins_refuses_values_outside_the_unit_interval():
+    # a value above 1 or below 0 would otherwise land in a bin past B or a negative bin, silently
+    with pytest.raises(ValueError, match=r"homophily values must lie in \[0, 1\].*got range \[-0.2, 1.5\]"):
+        homophily_bins([1.5, -0.2, float("nan")], 10)
+    with pytest.raises(ValueError, match=r"homophily must be a 1-D array"):
+        homophily_bins([[0.5]], 10)

@@ -502,6 +502,13 @@ def test_bad_inputs_raise_clear_errors(toy):
     seeds = [0, 1, 2]
     with pytest.raises(ValueError, match=r"model must be one of MLP, GCN, GAT.*GPRGNN; got 'GIN'"):
         train_runs(data, "GIN", tr, va, te, seeds)
+    from hpstrat_lite.models import check_model
+
+    # names match case-insensitively, ignoring - and _, and come back as written in MODELS
+    assert [check_model(m) for m in ("gcn", "GraphSage", "gpr-gnn", "H2GCN", "mix_hop")] == [
+        "GCN", "GraphSAGE", "GPRGNN", "H2GCN", "MixHop"]
+    with pytest.raises(ValueError, match=r"model must be one of .*; got 3"):
+        check_model(3)
     with pytest.raises(ValueError, match=r"seeds has 2 entries but the masks have 3 run"):
         train_runs(data, "GCN", tr, va, te, [0, 1])
     with pytest.raises(ValueError, match=r"seeds must hold non-negative integers; got -1"):
