@@ -122,7 +122,9 @@ def homophily_bins(homophily, n_bins: int = 10) -> np.ndarray:
     """
     n_bins = check_n_bins(n_bins)
     h = to_numpy(homophily).astype(np.float64, copy=False)
-    h = check_homophily(h, h.shape[0] if h.ndim == 1 else -1)
+    if h.ndim != 1:
+        raise ValueError(f"homophily must be a 1-D array with one value per node; got shape {h.shape}.")
+    h = check_homophily(h, h.shape[0])
     nan = np.isnan(h)
     bins = np.empty(h.shape, dtype=np.int64)
     bins[~nan] = np.minimum(np.floor(h[~nan] * n_bins).astype(np.int64), n_bins - 1)
