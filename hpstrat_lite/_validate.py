@@ -46,15 +46,16 @@ def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
     return arr
 
 
-def check_k(k, n: int, name: str = "k") -> int:
-    """Validate the number of folds: an integer with 3 <= k <= n (a round needs train, val and test)."""
+def check_k(k, n: int | None, name: str = "k") -> int:
+    """Validate the number of folds: an integer with 3 <= k <= n (a round needs train, val and test);
+    ``n=None`` (the graph not loaded yet) checks the lower bound only."""
     if isinstance(k, bool) or not isinstance(k, numbers.Integral):
         raise ValueError(f"{name} must be an integer >= 3; got {k!r}.")
     k = int(k)
     if k < 3:
         raise ValueError(f"{name}={k} is too small: a round needs a train, a validation and a test fold, "
                          f"so {name} must be >= 3.")
-    if k > n:
+    if n is not None and k > n:
         raise ValueError(f"{name}={k} is larger than the number of nodes n={n}; {name} must be in 3..{n}.")
     return k
 
@@ -84,11 +85,13 @@ def check_n_bins(n_bins, name: str = "n_bins") -> int:
     return check_int(n_bins, name, 1)
 
 
-def check_homophily(homophily, n: int, name: str = "homophily") -> np.ndarray:
-    """Validate node homophily: 1-D floats of length ``n`` in [0, 1] or NaN (isolated nodes)."""
+def check_homophily(homophily, n: int | None, name: str = "homophily") -> np.ndarray:
+    """Validate node homophily: 1-D floats of length ``n`` (any length when ``None``) in [0, 1] or NaN
+    (isolated nodes)."""
     h = to_numpy(homophily).astype(np.float64, copy=False)
-    if h.ndim != 1 or h.shape[0] != n:
-        raise ValueError(f"{name} must be a 1-D array with one value per node (length {n}); got shape {h.shape}.")
+    if h.ndim != 1 or (n is not None and h.shape[0] != n):
+        length = "" if n is None else f" (length {n})"
+        raise ValueError(f"{name} must be a 1-D array with one value per node{length}; got shape {h.shape}.")
     finite = h[~np.isnan(h)]
     if finite.size and (finite.min() < 0 or finite.max() > 1):
         raise ValueError(f"{name} values must lie in [0, 1] (NaN for isolated nodes); "
@@ -107,6 +110,14 @@ def check_folds(folds, k: int, n: int | None = None, name: str = "folds") -> np.
     if f.size and (f.min() < 0 or f.max() >= k):
         raise ValueError(f"{name} must hold fold ids in 0..{k - 1} (k={k}); got range [{f.min()}, {f.max()}].")
     return f.astype(np.int64, copy=False)
+
+
+def check_seeds(seeds, name: str = "seeds") -> list[int]:
+    """Validate a non-empty sequence of split seeds (one int is one seed): integers >= 0, as a list."""
+    seeds = [seeds] if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool) else list(seeds)
+    if not seeds:
+        raise ValueError(f"{name} must name at least one split seed; got none.")
+    return [check_int(s, name, 0) for s in seeds]
 
 
 def check_seed(seed, name: str = "seed") -> np.random.Generator:

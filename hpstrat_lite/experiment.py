@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._validate import check_int, check_n_bins
+from ._validate import check_k, check_n_bins, check_seeds
 from .folds import SPLIT_METHODS, fold_masks, make_folds
 from .homophily import node_homophily
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
@@ -86,12 +86,8 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     for m in methods:
         if m not in SPLIT_METHODS:
             raise ValueError(f"methods must be a subset of {SPLIT_METHODS}; got {m!r}.")
-    if isinstance(seeds, int):
-        seeds = [seeds]
-    seeds = [check_int(s, "seeds", 0) for s in seeds]
-    if not seeds:
-        raise ValueError("seeds must name at least one split seed; got none.")
-    check_int(k, "k", 3, hint=" (a round needs a train, a validation and a test fold)")
+    seeds = check_seeds(seeds)
+    check_k(k, None)
     check_n_bins(n_bins)
     datasets = [datasets] if isinstance(datasets, str) else list(datasets)
     for name in datasets:

@@ -121,10 +121,7 @@ def homophily_bins(homophily, n_bins: int = 10) -> np.ndarray:
     processed last by HpStrat. Values outside [0, 1] raise a ValueError.
     """
     n_bins = check_n_bins(n_bins)
-    h = to_numpy(homophily).astype(np.float64, copy=False)
-    if h.ndim != 1:
-        raise ValueError(f"homophily must be a 1-D array with one value per node; got shape {h.shape}.")
-    h = check_homophily(h, h.shape[0])
+    h = check_homophily(homophily, None)
     nan = np.isnan(h)
     bins = np.empty(h.shape, dtype=np.int64)
     bins[~nan] = np.minimum(np.floor(h[~nan] * n_bins).astype(np.int64), n_bins - 1)

@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins
+from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seeds
 
 METRICS = ("sdd", "cdd", "chd", "w1")
 
@@ -74,9 +74,7 @@ def quality_table(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, metho
 
     methods = SPLIT_METHODS if methods is None else tuple(methods)
     n_bins = check_n_bins(n_bins)
-    seeds = list(seeds)
-    if not seeds:
-        raise ValueError("seeds must name at least one split seed; got none.")
+    seeds = check_seeds(seeds)
     rows = []
     for ds in tqdm(list(datasets), desc="datasets", disable=not progress):
         data = load_dataset(ds, root=root) if isinstance(ds, str) else ds

@@ -62,7 +62,7 @@ def test_user_errors_exit_2_with_message(data_root, tmp_path, capsys):
                  "--out", str(out)]) == 2
     assert "'Typo' is not a known dataset" in capsys.readouterr().err and not out.exists()
     for flags, message in [(["--seeds", "-1"], "seeds must be an integer >= 0; got -1."),
-                           (["--k", "2"], "k must be an integer >= 3 (a round needs"),
+                           (["--k", "2"], "k=2 is too small: a round needs a train, a validation and a test fold"),
                            (["--models", "GIN"], "model must be one of MLP, GCN")]:
         assert main(["--root", str(data_root), "experiment", "--datasets", "Texas", *flags, "--out", str(out)]) == 2
         assert message in capsys.readouterr().err and not out.exists()
