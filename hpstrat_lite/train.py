@@ -223,10 +223,11 @@ class Features:
             else:  # the rounded feature matrix is made once (0/1 bag-of-words entries stay exact)
                 if self._dense_lowp is None or self._dense_lowp.dtype != _models._MATMUL_DTYPE:
                     self._dense_lowp = _models.lowp(self.dense)
-                out = torch.mm(self._dense_lowp, _models.lowp(w2)).float().view(-1, R, width)
-            if blocks == 1:
-                return out.transpose(0, 1).contiguous()
-            return out.view(-1, R, blocks, width // blocks).permute(2, 1, 0, 3).contiguous()
+                out = torch.mm(self._dense_lowp, _models.lowp(w2)).view(-1, R, width)
+            out = out.transpose(0, 1) if blocks == 1 else out.view(-1, R, blocks, width // blocks).permute(2, 1, 0, 3)
+            if out.dtype == torch.float32:
+                return out.contiguous()
+            return out.to(torch.float32, memory_format=torch.contiguous_format)  # cast and run-major copy in one pass
         if self.shift is None:
             return self.op.project(w, blocks)
         ws = w * self.scale[None, :, None]
