@@ -600,7 +600,7 @@ def _blin(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None, lowp_
         out = torch.bmm(lowp(h), lowp(w.transpose(1, 2)))
         if not lowp_out:
             out = out.float()
-        return out if b is None else out.add_(b)
+        return out if b is None else out.add_(b.to(out.dtype))
     if b is None:
         return torch.bmm(h, w.transpose(1, 2))
     return torch.baddbmm(b, h, w.transpose(1, 2))
