@@ -29,6 +29,11 @@ How R runs become one model
   share, and on a busy machine a second OpenMP thread mostly waits.
 * With ``checkpoint=`` (the experiment runner always sets it) a batch saves its whole training
   state every :data:`CHECKPOINT_SECONDS` and a repeated call continues from it with the same numbers.
+* ``precision="bfloat16"`` is mixed-precision training (:func:`hpstrat_lite.models.matmul_precision`):
+  the dense matrix products take bfloat16 operands (float32 accumulation), an MLP's hidden
+  activations stay bfloat16, and parameters, Adam, sparse products and losses stay float32. On CPUs
+  with AMX units it is 1.5-2x faster for the wide MLPs and GCNs of Part II
+  (``benchmarks/bench_precision.py``); the default float32 is the reference the committed results use.
 * Features and graph operators (normalised adjacency, H2GCN's 2-hop matrix, GAT's edge blocks) are
   built once per dataset and device and cached, keyed by the identity of ``data.x`` /
   ``data.edge_index``.
