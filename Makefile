@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 # The CPU build of torch (a wheel on this machine's disk); an unpinned torch would pull a CUDA build.
 TORCH  := torch==2.13.0
 
-.PHONY: install test book book-smoke lab bench bench-sweep clean
+.PHONY: install test book book-smoke lab bench bench-sweep bench-precision clean
 
 install: $(STAMP)
 
@@ -39,6 +39,9 @@ bench: $(STAMP)
 # Projected k=4 sweep time with the current engine (about 15 min; appends to results/sweep_projection.csv).
 bench-sweep: $(STAMP)
 	$(BIN)/python benchmarks/bench_sweep.py --threads 2
+
+bench-precision: $(STAMP)
+	$(BIN)/python benchmarks/bench_precision.py
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

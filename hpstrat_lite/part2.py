@@ -50,13 +50,15 @@ import pandas as pd
 
 from ._validate import check_int
 from .datasets import available_datasets
+from .models import PRECISIONS, check_precision
 from .results import append_rows, code_version, read_rows
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
     from .synthetic import WS_GAMMAS
     from .tuning import (FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE, check_part2_dataset,
-                         feature_study, feature_subsets, load_part2_dataset, results_file, run_tuning)
+                         feature_study, feature_subsets, load_part2_dataset, results_file, run_tuning,
+                         with_column_defaults)
     from .tuning import log as tuning_log
 
 __all__ = [
@@ -247,7 +249,7 @@ def _missing_row(dataset, model, err):
 def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=None, *,
                         n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
-                        eval_batch=None, log=None):
+                        eval_batch=None, precision="float32", log=None):
     """Tune and evaluate MLP and GCN node classifiers (chapter 6, paper Tables 1 and 2).
 
     Each (dataset, model) is one :func:`hpstrat_lite.tuning.run_tuning` call writing to
@@ -271,6 +273,9 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
     eval_batch : int, optional
         Evaluation seeds per training batch (default all; see
         :func:`hpstrat_lite.tuning.tune_node_classifier`).
+    precision : {"float32", "bfloat16"}
+        Precision of the dense matrix products (:func:`hpstrat_lite.train.train_runs`; bfloat16 is
+        mixed-precision training, faster on CPUs with AMX); recorded in each row.
     log : callable, optional
         Progress messages (e.g. ``print``).
 
@@ -283,6 +288,7 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
     datasets = _check_datasets(datasets, labelled=True)
     models = _check_models(models, ("mlp", "gcn"))
     check_int(threads, "threads", allow_none=True)
+    check_precision(precision)
     budgets = {ds: _budget(n_trials, ds, NODE_BUDGETS) for ds in datasets}
     space = NODE_SPACE if space is None else space
     rows = []
@@ -295,7 +301,7 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
                     out = run_tuning(ds, "node", model, budget, results_dir=results_dir,
                                      root=root, protocol=protocol, k=k, n_eval=n_eval,
                                      max_epochs=max_epochs, space=space, device=device,
-                                     eval_batch=eval_batch)
+                                     eval_batch=eval_batch, precision=precision)
             except FileNotFoundError as err:
                 rows.append(_missing_row(ds, model, err))
                 if log:
@@ -424,7 +430,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
 def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_trials=FEATURE_BUDGET, *,
                         steps=None, n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
-                        eval_batch=None, log=None):
+                        eval_batch=None, precision="float32", log=None):
     """The feature-subset study (chapter 7, paper Figures 1 and 3) for several datasets.
 
     For each dataset and model, :func:`hpstrat_lite.tuning.feature_study`: nested prefixes of
@@ -443,6 +449,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
     datasets = _check_datasets(datasets, labelled=True)
     models = _check_models(models, ("mlp", "gcn"))
     check_int(threads, "threads", allow_none=True)
+    check_precision(precision)
     space = NODE_SPACE if space is None else space
     steps = steps or {}
     frames = []
@@ -457,7 +464,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
                                        results=results_file("features", results_dir),
                                        dataset=data.name, protocol=protocol, k=k, n_eval=n_eval,
                                        max_epochs=max_epochs, space=space, device=device,
-                                       eval_batch=eval_batch)
+                                       eval_batch=eval_batch, precision=precision)
             except FileNotFoundError as err:
                 frames.append(pd.DataFrame([_missing_row(ds, model, err)]))
                 continue
@@ -479,10 +486,12 @@ def _rows(rows, task):
         rows = results_file(task, None)
     if isinstance(rows, (str, Path)):
         rows = read_rows(rows)
+    if rows is not None and not rows.empty:
+        rows = with_column_defaults(rows)  # rows older than the precision column trained in float32
     return rows
 
 
-STUDY_KEY = ["task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features"]
+STUDY_KEY = ["task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features", "precision"]
 
 
 def summarize(rows=None, task="node"):
@@ -493,7 +502,8 @@ def summarize(rows=None, task="node"):
     of the best configuration per evaluation seed and round; a seed's score is its mean over
     rounds (HpStrat: the k folds), and the study's score is the mean and the population standard
     deviation over seeds, as :func:`hpstrat_lite.tuning.tune_node_classifier` returns. When a
-    study was run with several budgets, the largest budget is kept.
+    study was run with several budgets, the largest budget is kept; with both precisions at that
+    budget, the float32 one.
 
     Parameters
     ----------
@@ -506,12 +516,12 @@ def summarize(rows=None, task="node"):
     -------
     pandas.DataFrame
         Columns ``dataset, model, protocol, k, num_features, n_trials, trials_done, n_eval,
-        test_mean, test_std, best_val, params``; scores as fractions (accuracy or ROC AUC).
+        test_mean, test_std, best_val, params, precision``; scores as fractions (accuracy or ROC AUC).
         ``model`` is ``mlp`` / ``gcn`` / ``random`` (the link decoder suffix is dropped).
     """
     df = _rows(rows, task)
     cols = ["dataset", "model", "protocol", "k", "num_features", "n_trials", "trials_done",
-            "n_eval", "test_mean", "test_std", "best_val", "params"]
+            "n_eval", "test_mean", "test_std", "best_val", "params", "precision"]
     if df is None or df.empty:
         return pd.DataFrame(columns=cols)
     out = []
@@ -547,11 +557,12 @@ def _model_family(models: pd.Series) -> pd.Series:
 
 
 def _largest_budget(res):
-    """One row per study (the largest trial budget it was run with), sorted; link models lose their decoder
-    suffix."""
+    """One row per study (the largest trial budget it was run with; float32 before bfloat16 at equal
+    budgets), sorted; link models lose their decoder suffix."""
     res = res.copy()
     res["model"] = _model_family(res["model"])
-    res = res.sort_values("n_trials").groupby(
+    res["_f32"] = res["precision"] == "float32"
+    res = res.sort_values(["n_trials", "_f32"]).drop(columns="_f32").groupby(
         ["dataset", "model", "protocol", "k", "num_features", "tune_seed", "space_id"],
         dropna=False, sort=False).tail(1)
     return res.sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
@@ -1341,6 +1352,9 @@ def main(argv=None):
     p.add_argument("--results-dir", default=None, help="folder of the part2_*.csv files (default results/)")
     p.add_argument("--steps", nargs="+", default=None, metavar="DATASET=STEP",
                    help="feature-study increments, e.g. Cora=400 (default: the paper's)")
+    p.add_argument("--precision", default="float32", choices=PRECISIONS,
+                   help="node, features: precision of the dense matrix products (default float32; bfloat16 "
+                        "is mixed-precision training, faster on CPUs with AMX; written in each row)")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
     a = p.parse_args(argv)
@@ -1348,6 +1362,8 @@ def main(argv=None):
     try:
         datasets = _check_datasets(a.datasets, labelled=a.what in ("node", "features")) if a.datasets else None
         _check_models(a.models, ("mlp", "gcn"))
+        if a.what == "link" and a.precision != "float32":
+            raise ValueError("--precision applies to node and features; link prediction trains in float32")
         if a.eval_batch is not None and a.eval_batch < 1:
             raise ValueError(f"--eval-batch must be >= 1, got {a.eval_batch}")
         steps = {}
@@ -1376,7 +1392,8 @@ def main(argv=None):
         if a.what == "node":
             run_node_benchmarks(datasets or NODE_DATASETS, a.models, a.n_trials, n_eval=a.n_eval,
                                 protocol=a.protocol, max_epochs=a.max_epochs or NODE_MAX_EPOCHS,
-                                results_dir=a.results_dir, device=a.device, eval_batch=a.eval_batch, log=log)
+                                results_dir=a.results_dir, device=a.device, eval_batch=a.eval_batch,
+                                precision=a.precision, log=log)
         elif a.what == "link":
             run_link_benchmarks(datasets or WS_DATASETS + LINK_DATASETS, a.models, a.n_trials,
                                 n_eval=a.n_eval, max_epochs=a.max_epochs, results_dir=a.results_dir,
@@ -1385,7 +1402,7 @@ def main(argv=None):
             run_feature_studies(datasets or ("Cora", "CiteSeer"), a.models, a.n_trials or FEATURE_BUDGET,
                                 steps=steps, n_eval=a.n_eval, protocol=a.protocol,
                                 max_epochs=a.max_epochs or NODE_MAX_EPOCHS, results_dir=a.results_dir,
-                                device=a.device, eval_batch=a.eval_batch, log=log)
+                                device=a.device, eval_batch=a.eval_batch, precision=a.precision, log=log)
     except ValueError as err:
         print(f"{name}: error: {err}", file=sys.stderr)
         return 2

@@ -29,6 +29,11 @@ How R runs become one model
   share, and on a busy machine a second OpenMP thread mostly waits.
 * With ``checkpoint=`` (the experiment runner always sets it) a batch saves its whole training
   state every :data:`CHECKPOINT_SECONDS` and a repeated call continues from it with the same numbers.
+* ``precision="bfloat16"`` is mixed-precision training (:func:`hpstrat_lite.models.matmul_precision`):
+  the dense matrix products take bfloat16 operands (float32 accumulation), an MLP's hidden
+  activations stay bfloat16, and parameters, Adam, sparse products and losses stay float32. On CPUs
+  with AMX units it is 1.5-2x faster for the wide MLPs and GCNs of Part II
+  (``benchmarks/bench_precision.py``); the default float32 is the reference the committed results use.
 * Features and graph operators (normalised adjacency, H2GCN's 2-hop matrix, GAT's edge blocks) are
   built once per dataset and device and cached, keyed by the identity of ``data.x`` /
   ``data.edge_index``.
@@ -47,9 +52,11 @@ from pathlib import Path
 import torch
 
 from ._validate import check_int
-from .models import MODELS, RunRandom, SparseOp, build_model, check_model, graph_operators
+from . import models as _models
+from .models import (MODELS, PRECISIONS, RunRandom, SparseOp, build_model, check_model, check_precision,
+                     graph_operators, matmul_precision)
 
-__all__ = ["MODELS", "FEATURE_NORMS", "Features", "resolve_device", "train_runs"]
+__all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "resolve_device", "train_runs"]
 
 FEATURE_NORMS = (None, "row", "standard")
 
@@ -178,6 +185,7 @@ class Features:
             x, sparse = x.to_dense(), False  # a dense GEMM beats a sparse kernel on such a matrix
         self.shape = tuple(x.shape)
         self.shift = None
+        self._dense_lowp = None
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", message=".*[Ss]parse CSR tensor support is in beta.*")
             if sparse:
@@ -214,10 +222,17 @@ class Features:
             # One GEMM X [N, F] @ [F, R * width] for all runs: torch.matmul(X, w) would broadcast X to
             # [R, N, F] (a copy of X per run, forward and backward) and run R small products.
             R, f, width = w.shape
-            out = torch.mm(self.dense, w.permute(1, 0, 2).reshape(f, R * width)).view(-1, R, width)
-            if blocks == 1:
-                return out.transpose(0, 1).contiguous()
-            return out.view(-1, R, blocks, width // blocks).permute(2, 1, 0, 3).contiguous()
+            w2 = w.permute(1, 0, 2).reshape(f, R * width)
+            if _models._MATMUL_DTYPE is None:
+                out = torch.mm(self.dense, w2).view(-1, R, width)
+            else:  # the rounded feature matrix is made once (0/1 bag-of-words entries stay exact)
+                if self._dense_lowp is None or self._dense_lowp.dtype != _models._MATMUL_DTYPE:
+                    self._dense_lowp = _models.lowp(self.dense)
+                out = torch.mm(self._dense_lowp, _models.lowp(w2)).view(-1, R, width)
+            out = out.transpose(0, 1) if blocks == 1 else out.view(-1, R, blocks, width // blocks).permute(2, 1, 0, 3)
+            if out.dtype == torch.float32:
+                return out.contiguous()
+            return out.to(torch.float32, memory_format=torch.contiguous_format)  # cast and run-major copy in one pass
         if self.shift is None:
             return self.op.project(w, blocks)
         ws = w * self.scale[None, :, None]
@@ -515,7 +530,8 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
 def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidden: int = 64, num_layers: int = 2,
                dropout: float = 0.5, lr: float = 0.01, weight_decay: float = 5e-4, max_epochs: int = 1000,
                patience: int | None = 100, device="auto", progress: bool = False, feature_norm: str | None = None,
-               runs_per_batch: int | None = None, num_threads="auto", checkpoint=None) -> list[dict]:
+               runs_per_batch: int | None = None, num_threads="auto", checkpoint=None,
+               precision: str = "float32") -> list[dict]:
     """Train R runs of ``model`` on the graph ``data``, all in one batched model.
 
     Run r trains on ``train_mask[:, r]``, early-stops on the cross-entropy over ``val_mask[:, r]``
@@ -559,6 +575,11 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         A folder where each batch saves its training state every :data:`CHECKPOINT_SECONDS` (and its
         rows when it finishes). A call killed midway and repeated with the same arguments continues
         from there and returns the same numbers; the files are removed when the call returns.
+    precision : {"float32", "bfloat16"}
+        Precision of the dense matrix products (:func:`hpstrat_lite.models.matmul_precision`):
+        ``"bfloat16"`` is mixed-precision training (bfloat16 operands, float32 accumulation, float32
+        parameters, sparse products and losses), several times faster on CPUs with AMX and on GPUs;
+        its numbers differ from float32 training at the level of run-to-run noise. Default float32.
 
     Returns
     -------
@@ -567,7 +588,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         ``epochs_run``, ``stopped_early``, ``train_acc``, ``val_acc``, ``test_acc``,
         ``train_loss``, ``val_loss``, ``test_loss`` (all measured with the best weights),
         ``seconds`` (its batch's wall time / batch size), ``batch_seconds``, ``batch_size``,
-        ``device``.
+        ``device``, ``precision``.
 
     Examples
     --------
@@ -583,6 +604,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
                                                                                     0.0, math.inf),
           "max_epochs": check_int(max_epochs, "max_epochs", 1),
           "patience": None if patience is None else check_int(patience, "patience", 1)}
+    precision = check_precision(precision)
     if hp["lr"] <= 0:
         raise ValueError(f"lr must be a positive number; got {lr!r}.")
     if model == "GAT" and hp["num_layers"] > 1 and hp["hidden"] % 8:
@@ -625,7 +647,9 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         desc = f"{model} runs {idx[0]}-{idx[-1]}" if len(chunks) > 1 else model
         state_file = finished_file = None
         if checkpoint is not None:
-            key = _batch_key(model, masks[:, :, idx], [seeds[i] for i in idx], hp, feature_norm, num_classes)
+            key = _batch_key(model, masks[:, :, idx], [seeds[i] for i in idx],
+                             hp if precision == "float32" else {**hp, "precision": precision}, feature_norm,
+                             num_classes)
             state_file = Path(checkpoint) / f"{key}.pt"
             finished_file = Path(checkpoint) / f"{key}.rows.json"
             state_file.parent.mkdir(parents=True, exist_ok=True)
@@ -634,7 +658,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         if finished.get("data") == fingerprint and "rows" in finished:
             part = finished["rows"]
         else:
-            with _torch_threads(num_threads):
+            with _torch_threads(num_threads), matmul_precision(precision):
                 part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
                                     hp, dev, progress, desc, checkpoint=state_file, fingerprint=fingerprint)
             if finished_file is not None:
@@ -643,7 +667,8 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
                 atomic_write(finished_file, lambda tmp: Path(tmp).write_text(json.dumps({"data": fingerprint,
                                                                                           "rows": part})))
         for i, row in zip(idx, part):
-            rows.append({"run": i, "seed": seeds[i], "model": model, **row, "device": str(dev)})
+            rows.append({"run": i, "seed": seeds[i], "model": model, **row, "device": str(dev),
+                         "precision": precision})
     for f in files:  # with the temporary files of a save that was killed midway
         for leftover in [f, *f.parent.glob(f".{f.name}.*.tmp")]:
             leftover.unlink(missing_ok=True)

@@ -71,6 +71,7 @@ from .folds import fold_masks, hpstrat_folds
 from .homophily import node_homophily
 from .linkpred import edge_split, run_link_prediction
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from .models import check_precision
 from .train import train_runs
 
 #: Progress of the searches (one line per trial and per evaluation); ``python -m hpstrat_lite.part2``
@@ -124,8 +125,20 @@ FEATURE_STEPS = {"Computers": 100, "Photo": 100, "Cora": 200, "CiteSeer": 600, "
 RESULT_COLUMNS = [
     "phase", "task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features",
     "n_trials", "trial", "eval_seed", "round", "params", "metric", "val", "test", "best_epoch",
-    "seconds", "code_version",
+    "seconds", "precision", "code_version",
 ]
+
+#: Values of key columns added after the first results were written (rows without them had these).
+COLUMN_DEFAULTS = {"precision": "float32"}
+
+
+def with_column_defaults(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with every column of :data:`COLUMN_DEFAULTS` present and its missing values filled (rows
+    written before the column existed trained with the default)."""
+    df = df.copy()
+    for col, default in COLUMN_DEFAULTS.items():
+        df[col] = df[col].astype(object).fillna(default) if col in df else default
+    return df
 
 
 # ----------------------------------------------------------------------------------------------
@@ -355,6 +368,7 @@ def _existing(results, key):
     df = read_rows(results)
     if df.empty:
         return pd.DataFrame(columns=RESULT_COLUMNS)
+    df = with_column_defaults(df)
     sel = np.ones(len(df), dtype=bool)
     for col, val in key.items():
         sel &= df[col].astype(str).to_numpy() == str(val)
@@ -433,8 +447,8 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
 # Node classification
 # ----------------------------------------------------------------------------------------------
 
-def _engine_kwargs(cfg, max_epochs, device):
-    return dict(hidden=int(cfg.get("hidden", 64)), num_layers=int(cfg.get("num_layers", 2)),
+def _engine_kwargs(cfg, max_epochs, device, precision="float32"):
+    return dict(precision=precision, hidden=int(cfg.get("hidden", 64)), num_layers=int(cfg.get("num_layers", 2)),
                 dropout=float(cfg.get("dropout", 0.5)), lr=float(cfg.get("lr", 0.01)),
                 weight_decay=float(cfg.get("weight_decay", 5e-4)), max_epochs=max_epochs,
                 patience=int(cfg.get("patience", 100)), device=device,
@@ -453,7 +467,7 @@ def checkpoint_dir(results):
 
 def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", k=5, seed=0,
                          n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
-                         results=None, dataset=None, eval_batch=None):
+                         results=None, dataset=None, eval_batch=None, precision="float32"):
     """Tune an MLP or a GCN for node classification on validation accuracy; test the best.
 
     Parameters
@@ -490,6 +504,9 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         Evaluation seeds trained together in one batch, whose rows are written when it ends
         (default: all ``n_eval`` at once, the fastest). On a large graph, ``1`` lands each seed's
         ``k`` runs as soon as they finish, so a long evaluation can be spread over several sessions.
+    precision : {"float32", "bfloat16"}
+        Precision of the dense matrix products (:func:`hpstrat_lite.train.train_runs`); written in the
+        rows and part of the study's key, so float32 and bfloat16 studies resume separately.
 
     Returns
     -------
@@ -505,6 +522,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
     check_int(n_eval, "n_eval")
     check_int(eval_batch, "eval_batch", allow_none=True)
+    check_precision(precision)
     if getattr(data, "y", None) is None:
         raise ValueError("data has no labels y; node classification needs them")
     engine_model = model.upper()
@@ -514,7 +532,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     def objective(cfg):
         t0 = time.perf_counter()
         runs = train_runs(data, engine_model, tr, va, te, [seed] * tr.shape[1], checkpoint=checkpoint,
-                          **_engine_kwargs(cfg, max_epochs, device))
+                          **_engine_kwargs(cfg, max_epochs, device, precision))
         return {"val": float(np.mean([r["val_acc"] for r in runs])),
                 "test": float(np.mean([r["test_acc"] for r in runs])),
                 "best_epoch": float(np.mean([r["best_epoch"] for r in runs])),
@@ -524,7 +542,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol, seeds, k, n_bins)
         t0 = time.perf_counter()
         runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed], checkpoint=checkpoint,
-                          **_engine_kwargs(cfg, max_epochs, device))
+                          **_engine_kwargs(cfg, max_epochs, device, precision))
         sec = (time.perf_counter() - t0) / len(runs)
         return [{"eval_seed": int(s), "round": int(r), "val": run["val_acc"],
                  "test": run["test_acc"], "best_epoch": run["best_epoch"], "seconds": sec}
@@ -532,9 +550,9 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
 
     key = {"task": "node", "dataset": dataset or getattr(data, "name", "unknown"),
            "model": model, "protocol": protocol, "k": k if protocol == "hpstrat" else 1,
-           "num_features": int(data.x.shape[1])}
+           "num_features": int(data.x.shape[1]), "precision": precision}
     out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "accuracy", eval_batch)
-    out.update(protocol=protocol, k=key["k"], model=model)
+    out.update(protocol=protocol, k=key["k"], model=model, precision=precision)
     return out
 
 
@@ -544,6 +562,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
 
 def _link_kwargs(cfg, max_epochs, device):
     kw = _engine_kwargs(cfg, max_epochs, device)
+    del kw["precision"]  # link prediction trains in float32 (its own loop, hpstrat_lite.linkpred)
     kw["out"] = kw["hidden"]
     kw["feature_norm"] = cfg.get("feature_norm", "none")
     return kw

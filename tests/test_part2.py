@@ -365,6 +365,7 @@ def test_command_line_runner(tmp_path, capsys):
     (["node", "--models", "mlp", "gat"], "models must be a non-empty sequence from ('mlp', 'gcn')"),
     (["features", "--datasets", "Cora", "--steps", "Cora=0"], "STEP >= 1"),
     (["node", "--datasets", "Cora", "--eval-batch", "0"], "--eval-batch must be >= 1, got 0"),
+    (["link", "--datasets", "WS1000", "--precision", "bfloat16"], "--precision applies to node and features"),
     (["node", "--datasets", "Cora", "WS1000"], "'WS1000' is a synthetic link-prediction graph without node labels"),
     (["features", "--datasets", "WS1000_0.4"], "'WS1000_0.4' is a synthetic link-prediction graph without node"),
 ])
@@ -382,6 +383,9 @@ def test_runners_check_every_dataset_name_first(tmp_path):
             run(["Cora", "Citeseerr"], results_dir=tmp_path)
         with pytest.raises(ValueError, match="'WS1000_0.2' is a synthetic link-prediction graph"):
             run(["Cora", "WS1000_0.2"], results_dir=tmp_path)
+    for run in (part2.run_node_benchmarks, part2.run_feature_studies):
+        with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'fp16'"):
+            run(["Cora"], results_dir=tmp_path, precision="fp16")
     assert part2._check_models(["MLP", "Gcn"], ("mlp", "gcn")) == ("mlp", "gcn")  # case-insensitive
     with pytest.raises(ValueError, match="gamma >= 0"):
         part2.run_link_benchmarks(["WS1000", "WS1000_-0.2"], results_dir=tmp_path)

@@ -659,3 +659,83 @@ def test_bench_spmm_runs_on_real_operators(data_root, capsys, monkeypatch):
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("H2GCN", "GCN", "  as two"))]
     assert len(lines) == 8 and all(ln.split()[-1] == "True" and ln.split()[-2].endswith("x") for ln in lines)
     assert sum(ln.startswith("  as two 64-wide pieces") for ln in lines) == 2
+
+
+# ----------------------------------------------------------------------------------------------
+# Mixed precision (precision="bfloat16")
+# ----------------------------------------------------------------------------------------------
+
+@pytest.mark.parametrize("model", MODELS)
+def test_bfloat16_products_give_the_float32_logits_up_to_rounding(model):
+    from hpstrat_lite import models as m
+
+    data = _toy_graph(sparse=False)  # dense features: the input projection is a bfloat16 GEMM too
+    net, ref = _batched(data, model)
+    feats = Features(data.x, None, "cpu")
+    with torch.no_grad(), m.matmul_precision("bfloat16"):
+        low = net(feats.project(net.w_in, net.in_blocks), None)
+    assert m._MATMUL_DTYPE is None  # the context restores float32
+    assert low.dtype == torch.float32 and low.shape == ref.shape
+    err = float((low - ref).abs().max() / ref.abs().max())
+    assert 0 < err < 3e-2, err  # > 0: the products really ran in bfloat16 (8 significant bits)
+
+
+def test_matmul_precision_restores_float32_after_an_error():
+    from hpstrat_lite import models as m
+
+    with pytest.raises(RuntimeError, match="boom"):
+        with m.matmul_precision("bfloat16"):
+            assert m._MATMUL_DTYPE is torch.bfloat16
+            raise RuntimeError("boom")
+    assert m._MATMUL_DTYPE is None
+
+
+@pytest.mark.parametrize("model", ["MLP", "GCN"])
+def test_bfloat16_training_on_cora_matches_float32(model):
+    """Mixed-precision runs on real data (dense features, so the projection is bfloat16 as well) land
+    within a few test nodes of the float32 runs."""
+    from hpstrat_lite import load_dataset
+
+    data = load_dataset("Cora")
+    dense = Data(x=data.x.to_dense(), edge_index=data.edge_index, y=data.y)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    kw = dict(max_epochs=60, patience=10, device="cpu", hidden=128)
+    f32 = train_runs(dense, model, tr, va, te, [0, 1, 2, 3], **kw)
+    b16 = train_runs(dense, model, tr, va, te, [0, 1, 2, 3], precision="bfloat16", **kw)
+    assert [r["precision"] for r in f32] == ["float32"] * 4 and [r["precision"] for r in b16] == ["bfloat16"] * 4
+    diff = np.abs([a["test_acc"] - b["test_acc"] for a, b in zip(f32, b16)])
+    assert diff.max() <= 0.02, diff  # 0.02 of a 677-node test fold: 13 nodes
+    assert all(b["test_acc"] > (0.7 if model == "GCN" else 0.5) for b in b16)
+    assert sum(a["best_epoch"] == b["best_epoch"] for a, b in zip(f32, b16)) >= 2
+
+
+def test_precision_checks_and_checkpoint_keys(toy):
+    from hpstrat_lite.train import _batch_key
+
+    data, tr, va, te = toy
+    with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'float16'"):
+        train_runs(data, "GCN", tr, va, te, [0, 1, 2], precision="float16")
+    hp = {"hidden": 64, "lr": 0.01}
+    # a float32 call never continues a bfloat16 checkpoint of the same runs (and vice versa)
+    assert _batch_key("GCN", tr[:, None], [0], hp, None, 3) != _batch_key(
+        "GCN", tr[:, None], [0], {**hp, "precision": "bfloat16"}, None, 3)
+
+
+def test_bench_precision_runs(data_root, capsys, monkeypatch):
+    """Smoke run of benchmarks/bench_precision.py on a small real graph: one timing line per case, a
+    ratio, and the accuracy check."""
+    import importlib.util
+    from pathlib import Path
+
+    monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_precision.py"
+    spec = importlib.util.spec_from_file_location("bench_precision", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.main(["--datasets", "Texas", "--models", "MLP", "--epochs", "2", "--repeats", "1",
+                "--threads", "1", "--check-epochs", "20"])
+    out = capsys.readouterr().out
+    rows = [ln.split() for ln in out.splitlines() if ln.startswith("Texas")]
+    assert len(rows) == 3  # two timed shapes, one accuracy check
+    assert all(float(r[-1]) > 0 for r in rows[:2]) and "overall:" in out
+    assert 0.0 <= float(rows[2][2]) <= 1.0 and 0.0 <= float(rows[2][3]) <= 1.0

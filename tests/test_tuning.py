@@ -316,3 +316,32 @@ def test_startup_trials_are_a_seeded_random_search():
         rand.append(dict(trial.params))
         study.tell(trial, -trial.params["lr"])
     assert seen == rand
+
+
+def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
+    from hpstrat_lite.part2 import summarize
+
+    calls = []
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
+    data, path = _graph(), tmp_path / "res.csv"
+    tune_node_classifier(data, "mlp", n_trials=3, n_eval=2, results=path)
+    assert {c["precision"] for c in calls} == {"float32"}
+    rows = pd.read_csv(path)
+    assert rows["precision"].eq("float32").all()
+    # rows written before the column existed count as float32: the same call resumes them (trains nothing)
+    rows.drop(columns="precision").to_csv(path, index=False)
+    calls.clear()
+    tune_node_classifier(data, "mlp", n_trials=3, n_eval=2, results=path)
+    assert calls == []
+    # a bfloat16 study of the same configuration is a study of its own
+    out = tune_node_classifier(data, "mlp", n_trials=3, n_eval=2, results=path, precision="bfloat16")
+    assert len(calls) == 3 + 1 and {c["precision"] for c in calls} == {"bfloat16"}
+    assert out["precision"] == "bfloat16"
+    rows = pd.read_csv(path)
+    assert rows["precision"].isna().sum() == 13 and rows["precision"].eq("bfloat16").sum() == 13  # 3 trials + 2 x 5 runs
+    summary = summarize(path)
+    assert len(summary) == 1 and summary["precision"].iloc[0] == "float32"  # float32 preferred at equal budget
+    summary = summarize(rows[rows["precision"].eq("bfloat16")])
+    assert summary["precision"].tolist() == ["bfloat16"]
+    with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'half'"):
+        tune_node_classifier(data, "mlp", n_trials=1, precision="half")
