@@ -46,8 +46,9 @@ for bag-of-words features); the training loop (:mod:`hpstrat_lite.train`) comput
 model's :meth:`~BatchedModel.trunk` (everything before the first dropout) once per epoch.
 
 Mixed precision (``precision="bfloat16"``, see :func:`matmul_precision`): the dense matrix products
-(the per-run linear layers, a dense feature matrix's input projection, GAT's attention scores) take
-bfloat16 operands and accumulate in float32, while parameters, optimiser state, sparse propagation
+(the per-run linear layers, a dense feature matrix's input projection, GAT's attention scores,
+MixHop's power blocks) take bfloat16 operands and accumulate in float32, and an MLP's hidden
+activations stay bfloat16 between its products, while parameters, optimiser state, sparse propagation
 and losses stay float32 -- the usual mixed-precision training. On CPUs with AMX tiles (Intel Sapphire
 Rapids and later) these products run about 5x faster; bfloat16 keeps 8 significant bits, so numbers
 differ from float32 training at the level of run-to-run noise, not bit for bit.
@@ -568,7 +569,8 @@ def check_precision(precision) -> str:
 def matmul_precision(precision: str = "float32"):
     """Run the dense matrix products of the models (and of :class:`hpstrat_lite.train.Features`) in
     ``precision`` inside the block: ``"float32"`` (the default, exact reference) or ``"bfloat16"``
-    (operands rounded to bfloat16, products accumulated and returned in float32; gradients flow
+    (operands rounded to bfloat16, products accumulated in float32 and returned as float32, except
+    the hidden activations of an MLP stack, which stay bfloat16 until its last product; gradients flow
     through the same bfloat16 products). Sparse products are unaffected."""
     global _MATMUL_DTYPE
     old = _MATMUL_DTYPE
