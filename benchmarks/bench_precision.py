@@ -35,11 +35,12 @@ from hpstrat_lite.tuning import protocol_masks
 SHAPES = ((256, 3), (64, 2))
 
 
-def _time(data, model, masks, hidden, layers, epochs, precision, threads):
+def _time(data, model, masks, hidden, layers, epochs, precision, threads, patience=None):
     tr, va, te = masks
     t0 = time.perf_counter()
     rows = train_runs(data, model, tr, va, te, list(range(tr.shape[1])), hidden=hidden, num_layers=layers,
-                      max_epochs=epochs, patience=None, device="cpu", num_threads=threads, precision=precision)
+                      max_epochs=epochs, patience=patience, device="cpu", num_threads=threads,
+                      precision=precision)
     return time.perf_counter() - t0, rows
 
 
@@ -56,36 +57,35 @@ def main(argv=None):
     print(f"threads {a.threads}, {a.epochs} epochs per timing, best of {a.repeats}")
     print(f"{'dataset':10} {'model':5} {'shape':7} {'runs':>4} {'float32 s':>10} {'bfloat16 s':>10} {'ratio':>6}")
     totals = np.zeros(2)
+    checks = []  # accuracy-check lines, printed after the timings
     for ds in a.datasets:
         data = load_dataset(ds)
-        tr, va, te, _, _ = protocol_masks(data, "hpstrat", [0], 5, 10)
+        masks = protocol_masks(data, "hpstrat", [0], 5, 10)[:3]
+        runs = masks[0].shape[1]
         for model in a.models:
             for hidden, layers in SHAPES:
                 times = {"float32": [], "bfloat16": []}
-                _time(data, model, (tr, va, te), hidden, layers, 2, "bfloat16", a.threads)  # warm-up
+                _time(data, model, masks, hidden, layers, 2, "bfloat16", a.threads)  # warm-up
                 for _ in range(a.repeats):
                     for p in times:
-                        times[p].append(_time(data, model, (tr, va, te), hidden, layers, a.epochs, p, a.threads)[0])
+                        times[p].append(_time(data, model, masks, hidden, layers, a.epochs, p, a.threads)[0])
                 t32, t16 = min(times["float32"]), min(times["bfloat16"])
                 totals += (t32, t16)
-                print(f"{ds:10} {model:5} {hidden}x{layers:<3} {tr.shape[1]:>4} {t32:10.2f} {t16:10.2f} "
+                print(f"{ds:10} {model:5} {hidden}x{layers:<3} {runs:>4} {t32:10.2f} {t16:10.2f} "
                       f"{t32 / t16:6.2f}", flush=True)
-    print(f"overall: float32 {totals[0]:.1f} s, bfloat16 {totals[1]:.1f} s, ratio {totals[0] / totals[1]:.2f}")
-    if a.check_epochs:
-        print(f"\naccuracy check: early-stopped runs (max {a.check_epochs} epochs, patience 100), hidden 256 x 3")
-        print(f"{'dataset':10} {'model':5} {'test f32':>9} {'test bf16':>9} {'max |d|':>8} {'same best epoch':>15}")
-        for ds in a.datasets:
-            data = load_dataset(ds)
-            tr, va, te, _, _ = protocol_masks(data, "hpstrat", [0], 5, 10)
-            for model in a.models:
+            if a.check_epochs:
                 res = {}
                 for p in ("float32", "bfloat16"):
-                    rows = train_runs(data, model, tr, va, te, list(range(tr.shape[1])), hidden=256, num_layers=3,
-                                      max_epochs=a.check_epochs, device="cpu", num_threads=a.threads, precision=p)
+                    rows = _time(data, model, masks, 256, 3, a.check_epochs, p, a.threads, patience=100)[1]
                     res[p] = (np.array([r["test_acc"] for r in rows]), np.array([r["best_epoch"] for r in rows]))
                 (acc32, ep32), (acc16, ep16) = res["float32"], res["bfloat16"]
-                print(f"{ds:10} {model:5} {acc32.mean():9.4f} {acc16.mean():9.4f} {np.abs(acc32 - acc16).max():8.4f} "
-                      f"{int((ep32 == ep16).sum()):>9} of {len(ep32)}", flush=True)
+                checks.append(f"{ds:10} {model:5} {acc32.mean():9.4f} {acc16.mean():9.4f} "
+                              f"{np.abs(acc32 - acc16).max():8.4f} {int((ep32 == ep16).sum()):>9} of {len(ep32)}")
+    print(f"overall: float32 {totals[0]:.1f} s, bfloat16 {totals[1]:.1f} s, ratio {totals[0] / totals[1]:.2f}")
+    if checks:
+        print(f"\naccuracy check: early-stopped runs (max {a.check_epochs} epochs, patience 100), hidden 256 x 3")
+        print(f"{'dataset':10} {'model':5} {'test f32':>9} {'test bf16':>9} {'max |d|':>8} {'same best epoch':>15}")
+        print("\n".join(checks))
 
 
 if __name__ == "__main__":

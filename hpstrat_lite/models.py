@@ -586,11 +586,13 @@ def lowp(t: torch.Tensor) -> torch.Tensor:
     return t if _MATMUL_DTYPE is None else t.to(_MATMUL_DTYPE)
 
 
-def _bmm(h: torch.Tensor, w: torch.Tensor) -> torch.Tensor:
-    """``torch.bmm(h, w)`` in the current :func:`matmul_precision`, returned as float32."""
+def _bmm(h: torch.Tensor, w: torch.Tensor, lowp_out: bool = False) -> torch.Tensor:
+    """``torch.bmm(h, w)`` in the current :func:`matmul_precision`: float32, or left in bfloat16 with
+    ``lowp_out``."""
     if _MATMUL_DTYPE is None:
         return torch.bmm(h, w)
-    return torch.bmm(lowp(h), lowp(w)).float()
+    out = torch.bmm(lowp(h), lowp(w))
+    return out if lowp_out else out.float()
 
 
 def _blin(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None, lowp_out: bool = False) -> torch.Tensor:
@@ -599,9 +601,7 @@ def _blin(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None, lowp_
     Under :func:`matmul_precision` ``"bfloat16"`` the result is float32, or bfloat16 with ``lowp_out``
     (a hidden activation that only feeds the next product: half the memory traffic, no casts)."""
     if _MATMUL_DTYPE is not None:
-        out = torch.bmm(lowp(h), lowp(w.transpose(1, 2)))
-        if not lowp_out:
-            out = out.float()
+        out = _bmm(h, w.transpose(1, 2), lowp_out)
         return out if b is None else out.add_(b.to(out.dtype))
     if b is None:
         return torch.bmm(h, w.transpose(1, 2))

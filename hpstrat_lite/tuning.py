@@ -447,8 +447,8 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
 # Node classification
 # ----------------------------------------------------------------------------------------------
 
-def _engine_kwargs(cfg, max_epochs, device, precision="float32"):
-    return dict(precision=precision, hidden=int(cfg.get("hidden", 64)), num_layers=int(cfg.get("num_layers", 2)),
+def _engine_kwargs(cfg, max_epochs, device):
+    return dict(hidden=int(cfg.get("hidden", 64)), num_layers=int(cfg.get("num_layers", 2)),
                 dropout=float(cfg.get("dropout", 0.5)), lr=float(cfg.get("lr", 0.01)),
                 weight_decay=float(cfg.get("weight_decay", 5e-4)), max_epochs=max_epochs,
                 patience=int(cfg.get("patience", 100)), device=device,
@@ -532,7 +532,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     def objective(cfg):
         t0 = time.perf_counter()
         runs = train_runs(data, engine_model, tr, va, te, [seed] * tr.shape[1], checkpoint=checkpoint,
-                          **_engine_kwargs(cfg, max_epochs, device, precision))
+                          precision=precision, **_engine_kwargs(cfg, max_epochs, device))
         return {"val": float(np.mean([r["val_acc"] for r in runs])),
                 "test": float(np.mean([r["test_acc"] for r in runs])),
                 "best_epoch": float(np.mean([r["best_epoch"] for r in runs])),
@@ -542,7 +542,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol, seeds, k, n_bins)
         t0 = time.perf_counter()
         runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed], checkpoint=checkpoint,
-                          **_engine_kwargs(cfg, max_epochs, device, precision))
+                          precision=precision, **_engine_kwargs(cfg, max_epochs, device))
         sec = (time.perf_counter() - t0) / len(runs)
         return [{"eval_seed": int(s), "round": int(r), "val": run["val_acc"],
                  "test": run["test_acc"], "best_epoch": run["best_epoch"], "seconds": sec}
@@ -562,7 +562,6 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
 
 def _link_kwargs(cfg, max_epochs, device):
     kw = _engine_kwargs(cfg, max_epochs, device)
-    del kw["precision"]  # link prediction trains in float32 (its own loop, hpstrat_lite.linkpred)
     kw["out"] = kw["hidden"]
     kw["feature_norm"] = cfg.get("feature_norm", "none")
     return kw
