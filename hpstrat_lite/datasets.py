@@ -191,8 +191,10 @@ def canonical_name(name) -> str:
 # ----------------------------------------------------------------------------------------------
 
 def _env_path(var: str) -> Path | None:
+    """The folder named by environment variable ``var``, made absolute (a relative value such as
+    ``HPSTRAT_DATA=../shared/datasets`` is read against the current folder once, here), or None."""
     value = os.environ.get(var, "").strip()
-    return Path(value).expanduser() if value else None
+    return Path(value).expanduser().absolute() if value else None
 
 
 def data_root(root=None) -> Path:
@@ -204,7 +206,7 @@ def data_root(root=None) -> Path:
     if root is not None:
         if not isinstance(root, (str, os.PathLike)):
             raise ValueError(f"root must be a folder path (str or os.PathLike) or None; got {root!r}.")
-        return Path(root).expanduser()
+        return Path(root).expanduser().absolute()
     return _env_path("HPSTRAT_DATA") or _default_data_root()
 
 

@@ -32,6 +32,18 @@ def data_root():
     return Path(DATA_ROOT)
 
 
+@pytest.fixture(scope="module")
+def one_torch_thread():
+    """Tiny graphs: one torch thread avoids oversubscription on a shared 2-core machine
+    (a module opts in with ``pytestmark = pytest.mark.usefixtures("one_torch_thread")``)."""
+    import torch
+
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)
+
+
 @pytest.fixture(scope="session", autouse=True)
 def _writable_cache(tmp_path_factory):
     """Processed-graph caches go to a per-session writable folder unless the caller set one."""

@@ -24,7 +24,7 @@ from hpstrat_lite import datasets as ds
 from hpstrat_lite.datasets import (DATASETS, HPSTRAT_DATASETS, LINK_DATASETS, available_datasets, dataset_summary,
                                    feature_tensor, get_spec, load_dataset, read_musae, simple_undirected)
 
-MIRROR = os.environ.get("HPSTRAT_DATA")
+MIRROR = str(ds.data_root()) if os.environ.get("HPSTRAT_DATA") else None  # absolute, as the loaders read it
 
 # nodes, directed edges (both directions counted; None: checked against the raw edge file instead),
 # features (None: checked against the raw file), classes -- from the mirror README / PyG docs.
@@ -155,6 +155,15 @@ def test_roots_follow_argument_then_environment_then_default(tmp_path, monkeypat
         ds.data_root(5)
     monkeypatch.setenv("HPSTRAT_CACHE", str(tmp_path / "c"))
     assert ds.cache_root() == tmp_path / "c" and (tmp_path / "c").is_dir()
+
+
+def test_relative_roots_are_made_absolute_against_the_current_folder(tmp_path, monkeypatch):
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("HPSTRAT_DATA", "../mirror")
+    monkeypatch.setenv("HPSTRAT_CACHE", "cache")
+    assert ds.data_root().is_absolute() and ds.data_root().resolve() == (tmp_path.parent / "mirror").resolve()
+    assert ds.data_root("rel") == tmp_path / "rel"
+    assert ds.cache_root().resolve() == (tmp_path / "cache").resolve()
 
 
 # ----------------------------------------------------------------------------------------------

@@ -9,13 +9,7 @@ from hpstrat_lite.linkpred import (edge_split, gcn_adjacency, run_link_predictio
 from hpstrat_lite.synthetic import watts_strogatz_graph
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny graphs: one torch thread avoids oversubscription on a shared 2-core machine."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _set(pairs):

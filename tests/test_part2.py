@@ -17,12 +17,7 @@ from hpstrat_lite.tuning import RESULT_COLUMNS
 from conftest import mirror_has
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _rows(dataset, model, tests, *, task="node", n_trials=3, params=None, num_features=10,

@@ -13,13 +13,7 @@ from hpstrat_lite.tuning import (FEATURE_STEPS, SEARCH_SPACE, feature_subsets, p
                                  tune_node_classifier)
 
 
-@pytest.fixture(autouse=True, scope="module")
-def _one_thread():
-    """Tiny graphs: one torch thread avoids oversubscription on a shared 2-core machine."""
-    old = torch.get_num_threads()
-    torch.set_num_threads(1)
-    yield
-    torch.set_num_threads(old)
+pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
 
 def _graph(n=120, classes=3, dim=12, seed=0):
