@@ -246,6 +246,27 @@ def _missing_row(dataset, model, err):
     return {"dataset": dataset, "model": model, "status": "missing", "reason": str(err).split(".")[0]}
 
 
+def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> dict:
+    """Run (or resume) one tuning study with :func:`run_tuning` and return its summary row: ``status``
+    ``"done"`` with the test mean / std over the evaluation runs, or the :func:`_missing_row` of a
+    dataset whose files are absent. ``log`` (or None) gets one line either way."""
+    t0 = time.perf_counter()
+    try:
+        with _quiet(threads):
+            out = run_tuning(dataset, task, model, budget, **tuning_kwargs)
+    except FileNotFoundError as err:
+        row = _missing_row(dataset, model, err)
+        if log:
+            log(f"{dataset} {model}: missing ({row['reason']})")
+        return row
+    row = {"dataset": dataset, "model": model, "status": "done", "test_mean": out["test_mean"],
+           "test_std": out["test_std"], "n_trials": budget, "seconds": time.perf_counter() - t0}
+    if log:
+        log(f"{dataset} {model}: {out['test_mean']:.4f} +- {out['test_std']:.4f} "
+            f"({budget} trials, {row['seconds']:.0f} s)")
+    return row
+
+
 def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=None, *,
                         n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
@@ -294,25 +315,9 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
     rows = []
     for ds in datasets:
         for model in models:
-            budget = budgets[ds]
-            t0 = time.perf_counter()
-            try:
-                with _quiet(threads):
-                    out = run_tuning(ds, "node", model, budget, results_dir=results_dir,
-                                     root=root, protocol=protocol, k=k, n_eval=n_eval,
-                                     max_epochs=max_epochs, space=space, device=device,
-                                     eval_batch=eval_batch, precision=precision)
-            except FileNotFoundError as err:
-                rows.append(_missing_row(ds, model, err))
-                if log:
-                    log(f"{ds} {model}: missing ({rows[-1]['reason']})")
-                continue
-            rows.append({"dataset": ds, "model": model, "status": "done",
-                         "test_mean": out["test_mean"], "test_std": out["test_std"],
-                         "n_trials": budget, "seconds": time.perf_counter() - t0})
-            if log:
-                log(f"{ds} {model}: {out['test_mean']:.4f} +- {out['test_std']:.4f} "
-                    f"({budget} trials, {rows[-1]['seconds']:.0f} s)")
+            rows.append(_study_row(ds, "node", model, budgets[ds], threads, log, results_dir=results_dir,
+                                   root=root, protocol=protocol, k=k, n_eval=n_eval, max_epochs=max_epochs,
+                                   space=space, device=device, eval_batch=eval_batch, precision=precision))
     return pd.DataFrame(rows)
 
 
@@ -406,24 +411,9 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
                          "test_mean": float(r["test"].mean()), "test_std": float(r["test"].std(ddof=0)),
                          "n_trials": 0, "seconds": float(r["seconds"].sum())})
         for enc in encoders:
-            budget = budgets[ds]
             epochs = max_epochs or LINK_MAX_EPOCHS.get(ds, LINK_DEFAULT_MAX_EPOCHS)
-            t0 = time.perf_counter()
-            try:
-                with _quiet(threads):
-                    out = run_tuning(ds, "link", enc, budget, results_dir=results_dir, root=root,
-                                     n_eval=n_eval, max_epochs=epochs, space=space, device=device)
-            except FileNotFoundError as err:
-                rows.append(_missing_row(ds, enc, err))
-                if log:
-                    log(f"{ds} {enc}: missing ({rows[-1]['reason']})")
-                continue
-            rows.append({"dataset": ds, "model": enc, "status": "done",
-                         "test_mean": out["test_mean"], "test_std": out["test_std"],
-                         "n_trials": budget, "seconds": time.perf_counter() - t0})
-            if log:
-                log(f"{ds} {enc}: {out['test_mean']:.4f} +- {out['test_std']:.4f} "
-                    f"({budget} trials, {rows[-1]['seconds']:.0f} s)")
+            rows.append(_study_row(ds, "link", enc, budgets[ds], threads, log, results_dir=results_dir, root=root,
+                                   n_eval=n_eval, max_epochs=epochs, space=space, device=device))
     return pd.DataFrame(rows)
 
 
