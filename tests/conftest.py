@@ -7,7 +7,8 @@ REPO = Path(__file__).resolve().parents[1]
 _MIRROR = REPO.parent / "shared" / "datasets"  # the layout CI uses: ../shared beside the clone
 if "HPSTRAT_DATA" not in os.environ and _MIRROR.is_dir():
     os.environ["HPSTRAT_DATA"] = str(_MIRROR)
-DATA_ROOT = os.environ.get("HPSTRAT_DATA")
+# absolute, as the loaders read it (hpstrat_lite.datasets.data_root), so a relative HPSTRAT_DATA works too
+DATA_ROOT = str(Path(os.environ["HPSTRAT_DATA"]).expanduser().absolute()) if os.environ.get("HPSTRAT_DATA") else None
 
 
 def mirror_has(*parts: str) -> bool:

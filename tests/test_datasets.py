@@ -7,7 +7,6 @@ Each dataset is loaded once per module (the processed-graph cache is the session
 import dataclasses
 import json
 import multiprocessing as mp
-import os
 import shutil
 import stat
 import time
@@ -24,7 +23,9 @@ from hpstrat_lite import datasets as ds
 from hpstrat_lite.datasets import (DATASETS, HPSTRAT_DATASETS, LINK_DATASETS, available_datasets, dataset_summary,
                                    feature_tensor, get_spec, load_dataset, read_musae, simple_undirected)
 
-MIRROR = str(ds.data_root()) if os.environ.get("HPSTRAT_DATA") else None  # absolute, as the loaders read it
+from conftest import DATA_ROOT
+
+MIRROR = DATA_ROOT
 
 # nodes, directed edges (both directions counted; None: checked against the raw edge file instead),
 # features (None: checked against the raw file), classes -- from the mirror README / PyG docs.
