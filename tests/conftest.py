@@ -3,12 +3,15 @@ from pathlib import Path
 
 import pytest
 
+from hpstrat_lite.datasets import _env_path
+
 REPO = Path(__file__).resolve().parents[1]
 _MIRROR = REPO.parent / "shared" / "datasets"  # the layout CI uses: ../shared beside the clone
 if "HPSTRAT_DATA" not in os.environ and _MIRROR.is_dir():
     os.environ["HPSTRAT_DATA"] = str(_MIRROR)
-# absolute, as the loaders read it (hpstrat_lite.datasets.data_root), so a relative HPSTRAT_DATA works too
-DATA_ROOT = str(Path(os.environ["HPSTRAT_DATA"]).expanduser().absolute()) if os.environ.get("HPSTRAT_DATA") else None
+# the mirror as the loaders read it (made absolute by the library's own reader), or None
+_root = _env_path("HPSTRAT_DATA")
+DATA_ROOT = str(_root) if _root else None
 
 
 def mirror_has(*parts: str) -> bool:

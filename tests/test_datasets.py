@@ -23,9 +23,7 @@ from hpstrat_lite import datasets as ds
 from hpstrat_lite.datasets import (DATASETS, HPSTRAT_DATASETS, LINK_DATASETS, available_datasets, dataset_summary,
                                    feature_tensor, get_spec, load_dataset, read_musae, simple_undirected)
 
-from conftest import DATA_ROOT
-
-MIRROR = DATA_ROOT
+from conftest import DATA_ROOT as MIRROR
 
 # nodes, directed edges (both directions counted; None: checked against the raw edge file instead),
 # features (None: checked against the raw file), classes -- from the mirror README / PyG docs.
