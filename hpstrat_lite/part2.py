@@ -56,7 +56,7 @@ from .results import append_rows, code_version, read_rows
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
     from .synthetic import WS_GAMMAS
-    from .tuning import (FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE, check_part2_dataset,
+    from .tuning import (FEATURE_COUNTS, FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE, check_part2_dataset,
                          feature_study, feature_subsets, load_part2_dataset, results_file, run_tuning,
                          with_column_defaults)
     from .tuning import log as tuning_log
@@ -1028,7 +1028,10 @@ def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, g
        ``gap`` ROC AUC points (x 100) on each.
 
     6. Feature study: on every studied dataset the GCN - MLP gap at the smallest feature subset
-       is larger than at the full feature set (the MLP catches up as features are added).
+       is larger than at the full feature set (the MLP catches up as features are added). A
+       dataset is judged once both models reach its full feature count
+       (:data:`hpstrat_lite.tuning.FEATURE_COUNTS`; other datasets: their largest subset); a
+       partial study is shown in ``evidence`` as "not judged" and stays in ``missing``.
 
     A claim without the numbers it needs reads "no data"; a claim is judged on the datasets that
     have numbers, which ``evidence`` lists, and ``missing`` names the ones it still lacks.
@@ -1114,6 +1117,12 @@ def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, g
         wide = g.pivot(index="num_features", columns="model", values="test_mean").dropna()
         if {"mlp", "gcn"} <= set(wide.columns) and len(wide) >= 2:
             d = 100 * (wide["gcn"] - wide["mlp"])
+            full = FEATURE_COUNTS.get(ds, int(d.index[-1]))
+            if int(d.index[-1]) < full:  # a partial study: its last common point is not the full set
+                ev6.append(f"{ds}: partial, both models up to {d.index[-1]} of {full} features "
+                           f"(gap {d.iloc[0]:+.1f} at {d.index[0]}, {d.iloc[-1]:+.1f} at {d.index[-1]}; "
+                           f"not judged)")
+                continue
             oks.append(d.iloc[0] > d.iloc[-1])
             studied.add(ds)
             ev6.append(f"{ds}: gap {d.iloc[0]:+.1f} at {d.index[0]} features, {d.iloc[-1]:+.1f} at "

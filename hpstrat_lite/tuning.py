@@ -83,6 +83,7 @@ __all__ = [
     "N_STARTUP_TRIALS",
     "PROTOCOLS",
     "FEATURE_STEPS",
+    "FEATURE_COUNTS",
     "suggest_config",
     "space_distributions",
     "random_split_masks",
@@ -121,6 +122,10 @@ LINK_ENCODERS = ("mlp", "gcn")
 #: Feature-subset increments of the paper (Section 4.2).
 FEATURE_STEPS = {"Computers": 100, "Photo": 100, "Cora": 200, "CiteSeer": 600, "CS": 1000,
                  "Physics": 1000, "PubMed": 100}
+#: Feature columns of the released datasets of the feature study (PyG's Planetoid, Amazon and
+#: Coauthor files): a study has reached the full feature set when its largest subset has this many.
+FEATURE_COUNTS = {"Computers": 767, "Photo": 745, "Cora": 1433, "CiteSeer": 3703, "CS": 6805,
+                  "Physics": 8415, "PubMed": 500}
 
 RESULT_COLUMNS = [
     "phase", "task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features",

@@ -317,6 +317,15 @@ def test_mirror_dataset_counts_and_graph_form(name, loaded):
         assert key not in data, f"{name}: shipped split {key} should be dropped"
 
 
+def test_feature_study_counts_are_the_checked_feature_counts():
+    """tuning.FEATURE_COUNTS (when a feature study is complete) agrees with EXPECTED, which
+    test_mirror_dataset_counts_and_graph_form checks against the raw files."""
+    from hpstrat_lite.tuning import FEATURE_COUNTS, FEATURE_STEPS
+
+    assert set(FEATURE_COUNTS) == set(FEATURE_STEPS)
+    assert FEATURE_COUNTS == {name: EXPECTED[name][2] for name in FEATURE_COUNTS}
+
+
 @pytest.mark.parametrize("name", sorted(BAG_OF_WORDS, key=list(DATASETS).index))
 def test_mirror_bag_of_words_features_are_sparse_binary(name, loaded):
     data = loaded(name)

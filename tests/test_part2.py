@@ -179,6 +179,21 @@ def test_feature_study_coverage_complete_and_partial_per_model():
     assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
 
 
+def test_feature_claim_does_not_judge_a_partial_study():
+    """Computers stops at 200 of its 767 features: shown, not judged, still missing."""
+    feats = _frame(*[_rows(ds, m, [[v]], num_features=f)
+                     for ds, points in (("Cora", ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))),
+                                        ("Computers", ((100, (0.6, 0.9)), (200, (0.5, 0.9)))))
+                     for f, vals in points for m, v in zip(("mlp", "gcn"), vals)])
+    row = part2.part2_claims(pd.DataFrame(), pd.DataFrame(), feats).iloc[5]
+    assert row["verdict"] == "holds"  # judged on Cora alone (Computers' gap grows 30 -> 40: would fail)
+    assert "Computers: partial, both models up to 200 of 767 features" in row["evidence"]
+    assert "not judged" in row["evidence"] and "Cora: gap +30.0 at 200" in row["evidence"]
+    assert "Computers" in row["missing"] and "Cora" not in row["missing"]
+    only_partial = feats[feats["dataset"] == "Computers"]
+    assert part2.part2_claims(pd.DataFrame(), pd.DataFrame(), only_partial).iloc[5]["verdict"] == "no data"
+
+
 def test_claims_verdicts(tmp_path):
     node = _frame(*[_rows(d, m, [[v]]) for d, vals in (("Computers", (0.90, 0.91)),
                                                        ("Cora", (0.75, 0.87)))
