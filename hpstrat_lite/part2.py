@@ -56,9 +56,9 @@ from .results import append_rows, code_version, read_rows
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
     from .synthetic import WS_GAMMAS
-    from .tuning import (FEATURE_COUNTS, FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE, check_part2_dataset,
-                         feature_study, feature_subsets, load_part2_dataset, results_file, run_tuning,
-                         with_column_defaults)
+    from .tuning import (FEATURE_COUNTS, FEATURE_STEPS, RESULT_COLUMNS, RESULTS_FILES, SEARCH_SPACE,
+                         check_part2_dataset, feature_study, feature_subsets, load_part2_dataset, results_file,
+                         run_tuning, with_column_defaults)
     from .tuning import log as tuning_log
 
 __all__ = [
@@ -889,6 +889,12 @@ def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"),
     return pd.DataFrame(out)
 
 
+def _full_feature_count(dataset, *seen) -> int:
+    """The full feature count of ``dataset``: :data:`hpstrat_lite.tuning.FEATURE_COUNTS` where it is
+    known, else the largest of the feature counts ``seen`` in its rows."""
+    return max(FEATURE_COUNTS.get(dataset, 0), *(int(n) for n in seen))
+
+
 def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEATURE_STEPS),
                            models=("mlp", "gcn"), budget: int = FEATURE_BUDGET):
     """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
@@ -897,8 +903,8 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
     A studied dataset (rows in ``feature_rows``, default ``results/part2_features.csv``) shows its
     increment (smallest subset), points (subsets with an evaluated point), the trials and evaluation
     seeds of its points, and its status: "complete" when every model of ``models`` has every subset
-    ``s, 2s, ..., F`` (``F`` the feature count, the largest subset of its rows or of chapter 6's
-    full-feature tuning), else "partial" with the points per model (e.g. ``mlp 7/7, gcn 2/7``).
+    ``s, 2s, ..., F`` (``F`` the feature count: :data:`hpstrat_lite.tuning.FEATURE_COUNTS` where
+    known, else the largest subset of its rows or of chapter 6's full-feature tuning), else "partial" with the points per model (e.g. ``mlp 7/7, gcn 2/7``).
     For one not studied, the paper's increment (:data:`hpstrat_lite.tuning.FEATURE_STEPS`) and, when
     chapter 6 finished tuning both its MLP and its GCN (``node_rows``, default
     ``results/part2_node.csv``), an estimate from the recorded ``seconds`` of that tuning on the full
@@ -925,7 +931,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
                "projected (h)": np.nan}
         if len(t):
             step = int(t["num_features"].min())
-            expected = len(feature_subsets(max(full, int(t["num_features"].max())), step))
+            expected = len(feature_subsets(_full_feature_count(ds, full, t["num_features"].max()), step))
             done = {m: int(t.loc[t["model"] == m, "num_features"].nunique()) for m in models}
             status = ("complete" if all(v == expected for v in done.values()) else
                       "partial (" + ", ".join(f"{m} {v}/{expected}" for m, v in done.items()) + ")")
@@ -1117,16 +1123,16 @@ def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, g
         wide = g.pivot(index="num_features", columns="model", values="test_mean").dropna()
         if {"mlp", "gcn"} <= set(wide.columns) and len(wide) >= 2:
             d = 100 * (wide["gcn"] - wide["mlp"])
-            full = FEATURE_COUNTS.get(ds, int(d.index[-1]))
-            if int(d.index[-1]) < full:  # a partial study: its last common point is not the full set
+            gap_text = (f"gap {d.iloc[0]:+.1f} at {d.index[0]} features, {d.iloc[-1]:+.1f} at "
+                        f"{d.index[-1]}")
+            full = _full_feature_count(ds, d.index[-1])
+            if d.index[-1] < full:  # a partial study: its last common point is not the full set
                 ev6.append(f"{ds}: partial, both models up to {d.index[-1]} of {full} features "
-                           f"(gap {d.iloc[0]:+.1f} at {d.index[0]}, {d.iloc[-1]:+.1f} at {d.index[-1]}; "
-                           f"not judged)")
+                           f"({gap_text}; not judged)")
                 continue
             oks.append(d.iloc[0] > d.iloc[-1])
             studied.add(ds)
-            ev6.append(f"{ds}: gap {d.iloc[0]:+.1f} at {d.index[0]} features, {d.iloc[-1]:+.1f} at "
-                       f"{d.index[-1]}")
+            ev6.append(f"{ds}: {gap_text}")
     rows.append({"claim": "feature study: the GCN - MLP gap shrinks from the smallest feature "
                           "subset to the full features", "source": "Section 4.2, Figures 1 and 3",
                  "paper": "with few features the GCN leads; the MLP catches up as features are added",

@@ -177,6 +177,9 @@ def test_feature_study_coverage_complete_and_partial_per_model():
     feats = _frame(*[_rows("CiteSeer", "mlp", [[0.7]], num_features=f) for f in sizes[:3]])
     cov = part2.feature_study_coverage(feats, node, datasets=("CiteSeer",)).set_index("dataset")
     assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
+    # without chapter 6's rows the full count comes from tuning.FEATURE_COUNTS (3703 columns)
+    cov = part2.feature_study_coverage(feats, pd.DataFrame(), datasets=("CiteSeer",)).set_index("dataset")
+    assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
 
 
 def test_feature_claim_does_not_judge_a_partial_study():
