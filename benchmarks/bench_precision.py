@@ -12,7 +12,8 @@ apart.
 The default cases are Part II's tuned shapes (hidden 256, 2-3 layers; dense features on Photo and
 Computers, sparse on CS) and Part I's GCN (64 wide, 2 layers). The gain needs a CPU with bfloat16
 matrix units (AMX, Intel Sapphire Rapids and later; ``lscpu | grep amx``) or a GPU; elsewhere
-bfloat16 products may be slower than float32.
+bfloat16 products are emulated and far slower than float32 (the script prints which case it runs on:
+:func:`hpstrat_lite.models.native_bfloat16`).
 
 Usage::
 
@@ -23,11 +24,14 @@ from __future__ import annotations
 
 import argparse
 import time
+import warnings
 
 import numpy as np
 import torch
 
 from hpstrat_lite.datasets import load_dataset
+from hpstrat_lite.models import BF16_CPU_FLAGS, native_bfloat16
+from hpstrat_lite.results import cpu_flags
 from hpstrat_lite.train import train_runs
 from hpstrat_lite.tuning import protocol_masks
 
@@ -55,6 +59,10 @@ def main(argv=None):
                     help="max epochs of the accuracy check (patience 100); 0 skips it")
     a = ap.parse_args(argv)
     print(f"threads {a.threads}, {a.epochs} epochs per timing, best of {a.repeats}")
+    native = native_bfloat16("cpu")
+    print("native bfloat16 products on this CPU:", "yes" if native else "no", "(flags found: "
+          + (", ".join(sorted(cpu_flags() & set(BF16_CPU_FLAGS))) or "none of " + ", ".join(BF16_CPU_FLAGS)) + ")")
+    warnings.filterwarnings("ignore", message="precision='bfloat16' on a CPU without native")  # said once above
     print(f"{'dataset':10} {'model':5} {'shape':7} {'runs':>4} {'float32 s':>10} {'bfloat16 s':>10} {'ratio':>6}")
     totals = np.zeros(2)
     checks = []  # accuracy-check lines, printed after the timings

@@ -19,7 +19,7 @@ import pandas as pd
 from ._validate import check_k, check_n_bins, check_seeds
 from .folds import SPLIT_METHODS, fold_masks, make_folds
 from .homophily import node_homophily
-from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from .results import RESULTS_DIR, append_rows, code_version, host_cpu, read_rows
 
 RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience"]
 """Columns that identify one run; a row with the same key is never trained twice."""
@@ -203,8 +203,8 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
                      "val_loss": res["val_loss"],
                      "test_homophily": float(np.nanmean(ht)) if np.isfinite(ht).any() else float("nan"),
                      "test_isolated": int(np.isnan(ht).sum()), "seconds": res["seconds"],
-                     "batch_size": res["batch_size"], "device": res["device"], "code_version": version,
-                     "finished_at": stamp})
+                     "batch_size": res["batch_size"], "device": res["device"], "host": host_cpu(),
+                     "code_version": version, "finished_at": stamp})
     return rows
 
 
@@ -304,7 +304,8 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
                "low_min": (load_s + setup + per_epoch / len(epochs_run) * epochs_run.sum()) / 60,
                "high_min": (load_s + setup + per_epoch * epochs_run.max()) / 60,
                "recorded_min": pair["seconds"].sum() / 60, "threads": threads, "short": short, "long": long,
-               "device": "cpu", "code_version": version, "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+               "device": "cpu", "host": host_cpu(), "code_version": version,
+               "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
         report.append(row)
         if out is not None:
             append_rows(out, [row])

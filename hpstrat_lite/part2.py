@@ -51,7 +51,7 @@ import pandas as pd
 from ._validate import check_int
 from .datasets import available_datasets
 from .models import PRECISIONS, check_precision
-from .results import append_rows, code_version, read_rows
+from .results import append_rows, code_version, host_cpu, read_rows
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
@@ -356,7 +356,8 @@ def run_random_baseline(dataset, n_eval=5, *, val_ratio=0.1, test_ratio=0.2, res
             continue
         r = run_link_prediction(data, "random", seed=s, val_ratio=val_ratio, test_ratio=test_ratio)
         new.append({**key, "eval_seed": s, "round": 0, "val": r["val_auc"], "test": r["test_auc"],
-                    "best_epoch": 0, "seconds": r["seconds"], "code_version": code_version()})
+                    "best_epoch": 0, "seconds": r["seconds"], "host": host_cpu(),
+                    "code_version": code_version()})
     if new:
         append_rows(path, [{c: row.get(c) for c in RESULT_COLUMNS} for row in new])
     rows = read_rows(path)

@@ -38,6 +38,46 @@ def code_version() -> str:
     return f"{__version__}+{commit}{'.dirty' if dirty else ''}"
 
 
+def cpu_flags(cpuinfo="/proc/cpuinfo") -> set:
+    """The instruction-set flags of the first CPU in ``cpuinfo`` (empty where it cannot be read)."""
+    try:
+        with open(cpuinfo) as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+@functools.lru_cache(maxsize=None)
+def host_cpu(cpuinfo="/proc/cpuinfo") -> str:
+    """The machine a row was timed on, written in its ``host`` column: CPU model, usable CPUs and the
+    widest matrix instructions, e.g. ``"AMD EPYC, 2 cpus, avx2"``.
+
+    The project's 2-core machine has not always been the same CPU (an Intel Xeon with AVX-512 and AMX,
+    an AVX2-only AMD EPYC whose float32 GEMMs ran about 4x slower per thread), so a row's ``seconds``
+    can only be compared with rows of the same ``host``. ``"unknown"`` where ``cpuinfo`` is unreadable.
+    """
+    model = ""
+    try:
+        with open(cpuinfo) as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    model = " ".join(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    flags = cpu_flags(cpuinfo)
+    simd = ("avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "avx" if "avx" in flags else "")
+    if "amx_tile" in flags:
+        simd = f"{simd}+amx" if simd else "amx"
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if not model:
+        return "unknown"
+    return ", ".join(p for p in (model, f"{cpus} cpus", simd) if p)
+
+
 def read_rows(path) -> pd.DataFrame:
     """Rows of a results CSV, or an empty frame when the file does not exist yet.
 

@@ -53,8 +53,8 @@ import torch
 
 from ._validate import check_int
 from . import models as _models
-from .models import (MODELS, PRECISIONS, RunRandom, SparseOp, build_model, check_model, check_precision,
-                     graph_operators, matmul_precision)
+from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, RunRandom, SparseOp, build_model, check_model,
+                     check_precision, graph_operators, matmul_precision, native_bfloat16)
 
 __all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "resolve_device", "train_runs"]
 
@@ -640,6 +640,10 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     if num_threads == "auto":
         small = n * len(chunks[0]) * max(hp["hidden"], num_classes) < SMALL_BATCH_ENTRIES
         num_threads = 1 if small and dev.type == "cpu" else None
+    if precision == "bfloat16" and not native_bfloat16(dev):
+        warnings.warn(f"precision='bfloat16' on a CPU without native bfloat16 products (none of the flags "
+                      f"{', '.join(BF16_CPU_FLAGS)} in /proc/cpuinfo): PyTorch emulates them, many times slower "
+                      f"than the default precision='float32' here.", RuntimeWarning, stacklevel=2)
     rows, files = [], []
     fingerprint = _data_fingerprint(data) if checkpoint is not None else None
     for b, chunk in enumerate(chunks):

@@ -70,7 +70,7 @@ from ._validate import check_int
 from .folds import fold_masks, hpstrat_folds
 from .homophily import node_homophily
 from .linkpred import edge_split, run_link_prediction
-from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from .results import RESULTS_DIR, append_rows, code_version, host_cpu, read_rows
 from .models import check_precision
 from .train import train_runs
 
@@ -130,7 +130,7 @@ FEATURE_COUNTS = {"Computers": 767, "Photo": 745, "Cora": 1433, "CiteSeer": 3703
 RESULT_COLUMNS = [
     "phase", "task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features",
     "n_trials", "trial", "eval_seed", "round", "params", "metric", "val", "test", "best_epoch",
-    "seconds", "precision", "code_version",
+    "seconds", "precision", "host", "code_version",
 ]
 
 #: Values of key columns added after the first results were written (rows without them had these).
@@ -410,7 +410,7 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
         _write(results, [{**key, "phase": "trial", "n_trials": n_trials, "trial": number,
                           "params": _params_json(cfg), "metric": metric, "val": res["val"],
                           "test": res.get("test"), "best_epoch": res.get("best_epoch"),
-                          "seconds": res.get("seconds"), "code_version": version}])
+                          "seconds": res.get("seconds"), "host": host_cpu(), "code_version": version}])
 
     study = tune(objective, n_trials, seed=seed, space=space, done=done, on_trial=on_trial)
     best = dict(study.best_trial.params)
@@ -424,7 +424,8 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
         log.info("%s: best trial (validation %.4f) on evaluation seed(s) %s", name, study.best_value,
                  ", ".join(map(str, seeds)))
         rows = [{**key, "phase": "eval", "n_trials": n_trials, "params": best_json,
-                 "metric": metric, "code_version": version, **r} for r in eval_fn(best, seeds)]
+                 "metric": metric, "host": host_cpu(), "code_version": version, **r}
+                for r in eval_fn(best, seeds)]
         _write(results, rows)
         new = pd.DataFrame(rows)
         evals = new if evals.empty else pd.concat([evals, new], ignore_index=True)

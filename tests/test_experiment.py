@@ -11,7 +11,7 @@ import pytest
 from hpstrat_lite.analysis import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
 from hpstrat_lite.experiment import (RUN_KEY, project_remaining, protocol_files, protocol_progress, resume_commands,
                                      run_experiment, seed_commands)
-from hpstrat_lite.results import read_rows
+from hpstrat_lite.results import host_cpu, read_rows
 
 GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5,
             progress=False)
@@ -40,7 +40,8 @@ def test_killed_sweep_resumes_without_losing_or_repeating_runs(data_root, tmp_pa
     fresh = run_experiment(out=tmp_path / "fresh.csv", root=data_root, **GRID)
     merged = full.merge(fresh, on=RUN_KEY, suffixes=("", "_fresh"))
     np.testing.assert_allclose(merged["test_acc"], merged["test_acc_fresh"])
-    assert {"code_version", "test_homophily", "best_epoch", "seconds"} <= set(full.columns)
+    assert {"code_version", "test_homophily", "best_epoch", "seconds", "host"} <= set(full.columns)
+    assert (full["host"] == host_cpu()).all()
     _check_run_columns(full, data_root)
 
 
@@ -209,7 +210,7 @@ def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
         assert got["max_epochs_run"] == pair["epochs_run"].max()
     assert (table["per_epoch_s"] >= 0).all() and (table["low_min"] <= table["high_min"]).all()
     assert table["load_s"].iloc[0] > 0 and table["load_s"].iloc[1] == 0  # loading counted once per dataset
-    assert {"code_version", "threads", "short", "long"} <= set(read_rows(out).columns)
+    assert {"code_version", "threads", "short", "long", "host"} <= set(read_rows(out).columns)
     again = project_sweep_time(rows, threads=1, short=1, long=3, root=data_root, out=out, progress=False)
     pd.testing.assert_frame_equal(again, read_rows(out))  # resumed: nothing re-timed
     with pytest.raises(ValueError, match="0 < short < long"):

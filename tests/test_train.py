@@ -1,6 +1,7 @@
 """Batched training engine: a run inside a batch equals the same run alone, early stopping, best-weight
 testing, the models against PyG's layers (or a dense re-implementation), and input checks."""
 import math
+import warnings
 
 import numpy as np
 import pytest
@@ -8,8 +9,8 @@ import torch
 from torch_geometric.data import Data
 
 from hpstrat_lite import fold_masks, random_folds
-from hpstrat_lite.models import (MODELS, SparseOp, TwoHopOp, build_model, graph_operators, two_hop_edges,
-                                 two_hop_operator)
+from hpstrat_lite.models import (MODELS, SparseOp, TwoHopOp, build_model, graph_operators, native_bfloat16,
+                                 two_hop_edges, two_hop_operator)
 from hpstrat_lite.train import Features, train_runs
 
 from conftest import mirror_has
@@ -709,6 +710,39 @@ def test_bfloat16_training_on_cora_matches_float32(model):
     assert sum(a["best_epoch"] == b["best_epoch"] for a, b in zip(f32, b16)) >= 2
 
 
+def test_native_bfloat16_reads_the_cpu_flags(tmp_path):
+    from hpstrat_lite import models as m
+    from hpstrat_lite.results import cpu_flags, host_cpu
+
+    info = tmp_path / "cpuinfo"
+    info.write_text("processor\t: 0\nmodel name\t: Intel(R) Xeon(R)  Platinum 8480+\n"
+                    "flags\t\t: fpu sse avx2 fma avx512f amx_bf16 amx_tile\n")
+    assert {"avx2", "amx_bf16"} <= cpu_flags(info)
+    assert cpu_flags(tmp_path / "missing") == set()
+    assert host_cpu(info).startswith("Intel(R) Xeon(R) Platinum 8480+, ") and host_cpu(info).endswith(
+        " cpus, avx512+amx")
+    info.write_text("model name\t: AMD EPYC\nflags\t\t: fpu sse avx avx2 fma\n")
+    host_cpu.cache_clear()
+    assert host_cpu(info).endswith(" cpus, avx2") and host_cpu(tmp_path / "missing") == "unknown"
+    assert m.native_bfloat16("cpu", {"avx2", "amx_bf16"}) and m.native_bfloat16("cpu", {"avx512_bf16"})
+    assert not m.native_bfloat16("cpu", {"avx", "avx2", "fma"})  # an AVX2-only CPU emulates bfloat16
+    assert m.native_bfloat16("cuda", set())
+
+
+def test_bfloat16_on_a_cpu_without_native_support_warns(toy, monkeypatch):
+    import hpstrat_lite.train as t
+
+    data, tr, va, te = toy
+    monkeypatch.setattr(t, "native_bfloat16", lambda device: False)
+    with pytest.warns(RuntimeWarning, match=r"precision='bfloat16' on a CPU without native bfloat16 products"):
+        rows = train_runs(data, "MLP", tr, va, te, [0, 1, 2], precision="bfloat16", max_epochs=2, device="cpu")
+    assert [r["precision"] for r in rows] == ["bfloat16"] * 3
+    monkeypatch.setattr(t, "native_bfloat16", lambda device: True)
+    with warnings.catch_warnings():
+        warnings.simplefilter("error", RuntimeWarning)
+        train_runs(data, "MLP", tr, va, te, [0, 1, 2], precision="bfloat16", max_epochs=2, device="cpu")
+
+
 def test_precision_checks_and_checkpoint_keys(toy):
     from hpstrat_lite.train import _batch_key
 
@@ -738,4 +772,5 @@ def test_bench_precision_runs(data_root, capsys, monkeypatch):
     rows = [ln.split() for ln in out.splitlines() if ln.startswith("Texas")]
     assert len(rows) == 3  # two timed shapes, one accuracy check
     assert all(float(r[-1]) > 0 for r in rows[:2]) and "overall:" in out
+    assert ("native bfloat16 products on this CPU: yes" in out) == native_bfloat16("cpu")
     assert 0.0 <= float(rows[2][2]) <= 1.0 and 0.0 <= float(rows[2][3]) <= 1.0

@@ -99,7 +99,8 @@ def test_results_rows_and_resume(monkeypatch, tmp_path):
     assert n_trial_calls == 3  # only the 3 new trials were trained
     rows = pd.read_csv(path)
     assert (rows["phase"] == "trial").sum() == 6
-    assert set(rows.columns) >= {"params", "code_version", "val", "test", "protocol", "dataset"}
+    assert set(rows.columns) >= {"params", "code_version", "val", "test", "protocol", "dataset", "host"}
+    assert rows["host"].notna().all()
     assert rows["protocol"].eq("random").all() and rows["dataset"].eq("toy").all()
     assert json.loads(rows["params"].iloc[0]).keys() == SEARCH_SPACE.keys()
     assert {c["checkpoint"] for c in calls} == {tmp_path / ".res.checkpoints"}  # long batches resume too
