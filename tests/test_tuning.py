@@ -58,8 +58,43 @@ def test_selects_on_validation_never_on_test(monkeypatch):
     assert out["test_mean"] == pytest.approx(lrs.min()) and out["test_std"] == pytest.approx(0)
     assert sorted(out["eval"]["eval_seed"].unique()) == [0, 1, 2]
     assert out["protocol"] == "hpstrat" and out["k"] == 5
-    assert [c["runs"] for c in calls] == [5] * 8 + [15]  # k rounds batched; 3 seeds x k at eval
-    assert calls[0]["model"] == "MLP" and calls[-1]["seeds"] == [0] * 5 + [1] * 5 + [2] * 5
+    # k rounds batched; at evaluation seeds 1 and 2 x k (seed 0 is the tuning trial's own call, reused)
+    assert [c["runs"] for c in calls] == [5] * 8 + [10]
+    assert calls[0]["model"] == "MLP" and calls[-1]["seeds"] == [1] * 5 + [2] * 5
+
+
+def test_evaluation_seed_of_the_tuning_trial_reuses_its_runs(monkeypatch):
+    """Evaluation seed ``seed`` is the tuning trial's own call: its rows are that trial's runs, not trained
+    again; a study whose best trial was read back from a file (not trained here) trains it."""
+    calls = []
+    fake = _fake_engine(calls)
+
+    def per_run(data, model, tr, va, te, seeds, **kw):  # distinct numbers per run, to see which rows are reused
+        rows = fake(data, model, tr, va, te, seeds, **kw)
+        return [{**r, "val_acc": r["val_acc"] + 0.01 * i, "best_epoch": 10 * len(calls) + i} for i, r in enumerate(rows)]
+
+    monkeypatch.setattr(tuning, "train_runs", per_run)
+    out = tune_node_classifier(_graph(), "mlp", n_trials=4, n_eval=3, seed=2)
+    best_call = next(i for i, c in enumerate(calls[:4]) if c["lr"] == out["best_params"]["lr"])
+    ev = out["eval"]
+    reused = ev[ev["eval_seed"] == 2].sort_values("round")
+    assert reused["best_epoch"].to_list() == [10 * (best_call + 1) + i for i in range(5)]  # the trial's own runs
+    assert reused["val"].to_list() == pytest.approx([1 - out["best_params"]["lr"] + 0.01 * i for i in range(5)])
+    assert calls[4]["seeds"] == [0] * 5 + [1] * 5 and len(calls) == 5  # the other seeds in one batch
+    assert ev["eval_seed"].to_list() == [0] * 5 + [1] * 5 + [2] * 5  # rows in seed order
+
+
+def test_reused_evaluation_rows_are_what_training_again_gives():
+    """On the real engine, the seed-0 evaluation rows taken from the tuning trial equal a fresh training
+    of the same configuration on the same masks and run seeds."""
+    data = _graph()
+    out = tune_node_classifier(data, "gcn", n_trials=2, n_eval=2, max_epochs=20, device="cpu")
+    tr, va, te, _, _ = protocol_masks(data, "hpstrat", [0], 5, 10)
+    again = tuning.train_runs(data, "GCN", tr, va, te, [0] * 5, **tuning._engine_kwargs(out["best_params"], 20, "cpu"))
+    ev = out["eval"][out["eval"]["eval_seed"] == 0].sort_values("round")
+    assert ev["test"].to_list() == [r["test_acc"] for r in again]
+    assert ev["val"].to_list() == [r["val_acc"] for r in again]
+    assert ev["best_epoch"].to_list() == [r["best_epoch"] for r in again]
 
 
 def test_tune_generic_objective_and_budget():
@@ -95,8 +130,10 @@ def test_results_rows_and_resume(monkeypatch, tmp_path):
     pd.testing.assert_frame_equal(resumed["trials"].drop(columns="seconds"),
                                   full["trials"].drop(columns="seconds"))
     assert resumed["best_params"] == full["best_params"]
-    n_trial_calls = sum(c["runs"] == 1 for c in calls)
-    assert n_trial_calls == 3  # only the 3 new trials were trained
+    assert sum(c["seeds"] == [0] for c in calls) == 3  # only the 3 new trials were trained
+    # a new best trial is evaluated on seed 1 only (seed 0 is its own run); an old one was evaluated before
+    trained_here = any(c["seeds"] == [0] and c["lr"] == resumed["best_params"]["lr"] for c in calls)
+    assert [c["seeds"] for c in calls if c["seeds"] != [0]] == ([[1]] if trained_here else [])
     rows = pd.read_csv(path)
     assert (rows["phase"] == "trial").sum() == 6
     assert set(rows.columns) >= {"params", "code_version", "val", "test", "protocol", "dataset", "host"}
@@ -125,7 +162,7 @@ def test_eval_batch_writes_each_batch_and_a_rerun_resumes_after_the_last(monkeyp
         tune_node_classifier(data, "mlp", n_trials=3, n_eval=4, eval_batch=1, results=path)
     rows = pd.read_csv(path)
     assert sorted(rows.loc[rows["phase"] == "eval", "eval_seed"].unique()) == [0, 1]  # two seeds landed
-    assert [c["seeds"] for c in calls[3:]] == [[0] * 5, [1] * 5]  # one seed (k = 5 rounds) per batch
+    assert [c["seeds"] for c in calls[3:]] == [[1] * 5]  # one seed (k = 5 rounds) per batch; seed 0 reused
     calls.clear()
     monkeypatch.setattr(tuning, "train_runs", fake)
     out = tune_node_classifier(data, "mlp", n_trials=3, n_eval=4, eval_batch=3, results=path)
@@ -290,7 +327,8 @@ def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     assert (rows.groupby("num_features")["phase"].apply(lambda p: (p == "trial").sum()) == 2).all()
     calls.clear()
     tuning.feature_study(_graph(), "gcn", step=5, n_trials=2, n_eval=2, results=tmp_path / "fs1.csv", eval_batch=1)
-    assert [c["runs"] for c in calls] == [5, 5, 5, 5] * 3  # per subset: 2 trials, then 2 seeds one at a time
+    # per subset: 2 trials, then the 2 seeds one at a time, seed 0 being the best trial's own runs
+    assert [c["runs"] for c in calls] == [5, 5, 5] * 3
     with pytest.raises(ValueError, match="step is needed for dataset 'toy'"):
         tuning.feature_study(_graph(), "gcn", n_trials=1)
 
