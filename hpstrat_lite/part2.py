@@ -67,6 +67,7 @@ __all__ = [
     "WS_DATASETS",
     "NODE_BUDGETS",
     "FEATURE_BUDGET",
+    "N_EVAL",
     "LINK_BUDGETS",
     "LINK_SPACE",
     "LINK_MAX_EPOCHS",
@@ -118,6 +119,9 @@ NODE_BUDGETS = {"Cora": 10, "CiteSeer": 10, "Photo": 3, "Computers": 5, "CS": 5,
                 "PubMed": 8}
 #: Optuna trial budget of every point of the feature study (chapter 7; the committed studies).
 FEATURE_BUDGET = 3
+#: Evaluation seeds of every committed study (the runners' default ``n_eval``): the book counts a
+#: feature-study point once all of them have landed.
+N_EVAL = 5
 #: Trial budgets of the book's link-prediction runs.
 LINK_BUDGETS = {**{d: 12 for d in WS_DATASETS}, "Twitch-PTBR": 12, "Twitch-EN": 8, "Facebook": 5}
 #: Epoch budget of the link-prediction runs (early stopping on validation ROC AUC ends most far
@@ -789,11 +793,13 @@ def ws_gamma_table(rows=None, gammas=WS_GAMMAS, include_base=True):
                                       "n_trials", "n_eval"])
 
 
-def feature_study_table(rows=None, datasets=None):
+def feature_study_table(rows=None, datasets=None, min_eval: int = 1):
     """Figures 1 and 3's data: accuracy against the number of features, MLP and GCN.
 
     ``rows``: feature-study rows (default ``results/part2_features.csv``), their file or a
-    :func:`summarize` output.
+    :func:`summarize` output. ``min_eval``: a point counts once this many evaluation seeds have
+    landed (the book passes its ``n_eval``, :data:`N_EVAL`, so a point whose evaluation is still
+    running is left out rather than shown as a mean of fewer seeds).
 
     Returns
     -------
@@ -808,6 +814,7 @@ def feature_study_table(rows=None, datasets=None):
     if summary.empty:
         return pd.DataFrame(columns=cols)
     s = summary if datasets is None else summary[summary["dataset"].isin(list(datasets))]
+    s = s[s["n_eval"] >= check_int(min_eval, "min_eval", 1)]
     counts = s.groupby(["dataset", "model"])["num_features"].transform("nunique")
     s = s[counts >= 2]
     # one budget per curve: the budget used by most of its points (the full-feature point may also
@@ -897,7 +904,7 @@ def _full_feature_count(dataset, *seen) -> int:
 
 
 def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEATURE_STEPS),
-                           models=("mlp", "gcn"), budget: int = FEATURE_BUDGET):
+                           models=("mlp", "gcn"), budget: int = FEATURE_BUDGET, min_eval: int = 1):
     """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
     how far, and what the others would cost here.
 
@@ -906,6 +913,8 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
     seeds of its points, and its status: "complete" when every model of ``models`` has every subset
     ``s, 2s, ..., F`` (``F`` the feature count: :data:`hpstrat_lite.tuning.FEATURE_COUNTS` where
     known, else the largest subset of its rows or of chapter 6's full-feature tuning), else "partial" with the points per model (e.g. ``mlp 7/7, gcn 2/7``).
+    A point counts once ``min_eval`` evaluation seeds have landed; a point with fewer is named in the
+    status as still evaluating (e.g. ``evaluating gcn 200 (1/5 seeds)``).
     For one not studied, the paper's increment (:data:`hpstrat_lite.tuning.FEATURE_STEPS`) and, when
     chapter 6 finished tuning both its MLP and its GCN (``node_rows``, default
     ``results/part2_node.csv``), an estimate from the recorded ``seconds`` of that tuning on the full
@@ -920,24 +929,33 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
         ``trials``, ``eval seeds``, ``one point (min)`` and ``projected (h)`` (estimates, not-run
         datasets only).
     """
-    table = _as_summary(feature_rows, "features")  # every evaluated point, single ones included
+    summary = _as_summary(feature_rows, "features")  # every evaluated point, single ones included
+    min_eval = check_int(min_eval, "min_eval", 1)
+    table = summary[summary["n_eval"] >= min_eval] if len(summary) else summary
+    pending = summary[summary["n_eval"] < min_eval] if len(summary) else summary
     node = _rows(node_rows, "node")
     out = []
     for ds in datasets:
         t = table[table["dataset"] == ds]
+        wait = pending[pending["dataset"] == ds] if len(pending) else pending
         n = node[node["dataset"] == ds] if node is not None and len(node) else pd.DataFrame()
         full = int(n["num_features"].max()) if len(n) else 0  # chapter 6 tunes on all the features
         row = {"dataset": ds, "status": "not run", "increment": np.nan,
                "points": np.nan, "trials": "", "eval seeds": "", "one point (min)": np.nan,
                "projected (h)": np.nan}
-        if len(t):
-            step = int(t["num_features"].min())
-            expected = len(feature_subsets(_full_feature_count(ds, full, t["num_features"].max()), step))
+        if len(t) or len(wait):
+            both = pd.concat([t, wait])
+            step = int(both["num_features"].min())
+            expected = len(feature_subsets(_full_feature_count(ds, full, both["num_features"].max()), step))
             done = {m: int(t.loc[t["model"] == m, "num_features"].nunique()) for m in models}
             status = ("complete" if all(v == expected for v in done.values()) else
                       "partial (" + ", ".join(f"{m} {v}/{expected}" for m, v in done.items()) + ")")
+            if len(wait):
+                status += "; evaluating " + ", ".join(
+                    f"{r.model} {r.num_features} ({r.n_eval}/{min_eval} seeds)"
+                    for r in wait.sort_values(["model", "num_features"]).itertuples())
             row.update(status=status, increment=step, points=int(t["num_features"].nunique()),
-                       trials="/".join(str(v) for v in sorted(t["n_trials"].unique())),
+                       trials="/".join(str(v) for v in sorted(both["n_trials"].unique())),
                        **{"eval seeds": "/".join(str(v) for v in sorted(t["n_eval"].unique()))})
         else:
             step = FEATURE_STEPS.get(ds)
@@ -1018,7 +1036,7 @@ def _verdict(ok):
 
 
 def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, gap=2.0,
-                 chance=0.03):
+                 chance=0.03, min_eval: int = 1):
     """The paper's qualitative claims, checked on our numbers (the scorecard's Part II rows).
 
     1. On Computers, Photo, CS and Physics the tuned MLP is close to the GCN: GCN - MLP <=
@@ -1038,7 +1056,8 @@ def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, g
        is larger than at the full feature set (the MLP catches up as features are added). A
        dataset is judged once both models reach its full feature count
        (:data:`hpstrat_lite.tuning.FEATURE_COUNTS`; other datasets: their largest subset); a
-       partial study is shown in ``evidence`` as "not judged" and stays in ``missing``.
+       partial study is shown in ``evidence`` as "not judged" and stays in ``missing``. A point
+       counts once ``min_eval`` evaluation seeds have landed (:func:`feature_study_table`).
 
     A claim without the numbers it needs reads "no data"; a claim is judged on the datasets that
     have numbers, which ``evidence`` lists, and ``missing`` names the ones it still lacks.
@@ -1118,7 +1137,7 @@ def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, g
                  "paper": "GCN far above the tuned MLP: benchmarks that need the graph",
                  "evidence": text(g5), "missing": absent(LINK_DATASETS, g5),
                  "verdict": _verdict(all(x > gap for *_, x in g5.values()) if g5 else None)})
-    ft = feature_study_table(feature_rows)
+    ft = feature_study_table(feature_rows, min_eval=min_eval)
     ev6, oks, studied = [], [], set()
     for ds, g in ft.groupby("dataset", sort=False):
         wide = g.pivot(index="num_features", columns="model", values="test_mean").dropna()
@@ -1301,7 +1320,7 @@ def _print_progress(results_dir, n_eval):
             print(f"{task}: {done} of {len(table)} studies done ({results_file(task, results_dir)})")
             print(table.drop(columns="command").to_string(index=False), end="\n\n")
             commands += [c for c, st in zip(table["command"], table["status"]) if c and st != "raw files absent"]
-        cov = feature_study_coverage(rows["features"], rows["node"])
+        cov = feature_study_coverage(rows["features"], rows["node"], min_eval=n_eval)
         print(f"feature study ({results_file('features', results_dir)})")
         print(cov[["dataset", "status", "increment", "points", "trials", "projected (h)"]].round(1)
               .to_string(index=False), end="\n\n")

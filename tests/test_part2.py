@@ -182,6 +182,28 @@ def test_feature_study_coverage_complete_and_partial_per_model():
     assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
 
 
+def test_feature_points_count_once_fully_evaluated():
+    """With ``min_eval`` (the book's n_eval), a point whose evaluation is still running is left out of the
+    table and the claim, and named in the coverage status."""
+    sizes = (100, 200, 300, 400, 500, 600, 700, 767)
+    five = [[0.7] * 5] * 5
+    feats = _frame(*[_rows("Computers", "mlp", five, num_features=f) for f in sizes[:3]],
+                   _rows("Computers", "gcn", five, num_features=100),
+                   _rows("Computers", "gcn", five, num_features=200),
+                   _rows("Computers", "gcn", [[0.9] * 5], num_features=300))  # 1 of 5 seeds so far
+    assert len(part2.feature_study_table(feats)) == 6  # default: any evaluated point
+    t = part2.feature_study_table(feats, min_eval=5)
+    assert sorted(t.loc[t["model"] == "gcn", "num_features"]) == [100, 200] and (t["n_eval"] == 5).all()
+    cov = part2.feature_study_coverage(feats, pd.DataFrame(), datasets=("Computers",), min_eval=5)
+    assert cov.iloc[0]["status"] == "partial (mlp 3/8, gcn 2/8); evaluating gcn 300 (1/5 seeds)"
+    assert cov.iloc[0]["points"] == 3 and cov.iloc[0]["eval seeds"] == "5"
+    only_pending = part2.feature_study_coverage(_frame(_rows("Photo", "mlp", [[0.7]], num_features=100)),
+                                                pd.DataFrame(), datasets=("Photo",), min_eval=5)
+    assert only_pending.iloc[0]["status"] == "partial (mlp 0/8, gcn 0/8); evaluating mlp 100 (1/5 seeds)"
+    with pytest.raises(ValueError, match="min_eval"):
+        part2.feature_study_table(feats, min_eval=0)
+
+
 def test_feature_claim_does_not_judge_a_partial_study():
     """Computers stops at 200 of its 767 features: shown, not judged, still missing."""
     feats = _frame(*[_rows(ds, m, [[v]], num_features=f)
@@ -205,7 +227,7 @@ def test_claims_verdicts(tmp_path):
                     for d, vals in (("WS1000", (0.51, 0.6)), ("WS1000_0.4", (0.7, 0.8)),
                                     ("WS1000_1.0", (0.9, 0.9)), ("Twitch-EN", (0.8, 0.81)))
                     for m, v in zip(("mlp-dot", "gcn-dot"), vals)])
-    feats = _frame(*[_rows("Cora", m, [[v]], num_features=f)
+    feats = _frame(*[_rows("Cora", m, [[v]] * part2.N_EVAL, num_features=f)  # fully evaluated points
                      for f, vals in ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))
                      for m, v in zip(("mlp", "gcn"), vals)])
     claims = part2.part2_claims(node, link, feats)
@@ -228,6 +250,10 @@ def test_claims_verdicts(tmp_path):
     assert list(card["verdict"]) == ["agree", "agree", "agree", "agree", "disagree", "agree"]
     assert card.loc[0, "ours"].endswith("(not yet: Photo, CS, Physics)")
     assert card.loc[2, "ours"] == "WS1000: MLP 51.0, GCN 60.0 (gap +9.0)"
+    # the scorecard counts a feature point once all its evaluation seeds landed: one seed short, not judged
+    feats.drop(feats.index[(feats["phase"] == "eval") & (feats["eval_seed"] == 4)
+                           & (feats["num_features"] == 1433) & (feats["model"] == "gcn")]).to_csv(files[2], index=False)
+    assert book.part2_scorecard(*files)["verdict"].iloc[5] == "not run"
     none = book.part2_scorecard(*(tmp_path / "absent.csv" for _ in range(3)))
     assert set(none["verdict"]) == {"not run"}
     assert none.loc[1, "ours"] == "no numbers yet for Cora, CiteSeer"
