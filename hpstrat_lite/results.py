@@ -56,8 +56,8 @@ def host_cpu(cpuinfo="/proc/cpuinfo") -> str:
     widest matrix instructions, e.g. ``"AMD EPYC, 2 cpus, avx2"``.
 
     The project's 2-core machine has not always been the same CPU (an Intel Xeon with AVX-512 and AMX,
-    an AVX2-only AMD EPYC whose float32 GEMMs ran about 4x slower per thread), so a row's ``seconds``
-    can only be compared with rows of the same ``host``. ``"unknown"`` where ``cpuinfo`` is unreadable.
+    an AVX2-only AMD EPYC that took 2.6x as long for the same float32 product on one thread), so a
+    row's ``seconds`` can only be compared with rows of the same ``host``. ``"unknown"`` where ``cpuinfo`` is unreadable.
     """
     model = ""
     try:
