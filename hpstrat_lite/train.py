@@ -303,6 +303,66 @@ def _torch_threads(n):
             torch.set_num_threads(old)
 
 
+#: glibc's ``mallopt`` parameters (``<malloc.h>``) and their defaults, restored after training.
+_M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
+_GLIBC_DEFAULTS = {_M_TRIM_THRESHOLD: 128 * 1024, _M_MMAP_MAX: 65536}
+#: ``HPSTRAT_REUSE_MEMORY=0`` in the environment turns :func:`reuse_freed_memory` off.
+REUSE_MEMORY_ENV = "HPSTRAT_REUSE_MEMORY"
+_LIBC = []  # [ctypes.CDLL or None], looked up once
+
+
+def _libc_mallopt():
+    """glibc's ``mallopt`` and ``malloc_trim`` (``None`` where the C library has no ``mallopt``: macOS,
+    Windows)."""
+    if not _LIBC:
+        import ctypes
+        import ctypes.util
+
+        try:
+            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6")
+            _LIBC.append(libc if hasattr(libc, "mallopt") and hasattr(libc, "malloc_trim") else None)
+        except OSError:
+            _LIBC.append(None)
+    return _LIBC[0]
+
+
+@contextlib.contextmanager
+def reuse_freed_memory(enabled: bool | None = None):
+    """Run the block with glibc's allocator keeping freed memory for reuse instead of returning it.
+
+    An epoch allocates and frees the same large activations (``[R, N, d]`` float32 tensors of tens to
+    hundreds of MB) every time. glibc serves each of them with a fresh ``mmap`` and unmaps it when it is
+    freed, so every epoch pays a page fault per 4 KiB page at first touch (the dropout of H2GCN's
+    ``[12, 13752, 448]`` concatenation on Amazon-Computers: 0.4 s per epoch, against 0.06 s into reused
+    memory). Inside the block ``mallopt(M_MMAP_MAX, 0)`` (no ``mmap`` for large blocks: they come from
+    the heap) and ``mallopt(M_TRIM_THRESHOLD, 2 GiB)`` (freed heap memory is not given back), so from
+    the second epoch on the activations land in pages already mapped. On exit glibc's defaults are
+    restored and ``malloc_trim(0)`` returns the memory to the system. Same numbers (only where the
+    memory comes from changes; torch aligns every tensor to 64 bytes either way), 1.1-1.9x per epoch on
+    the sweep's largest pairs (``benchmarks/bench_memory.py``).
+
+    ``enabled=None`` reads :data:`REUSE_MEMORY_ENV` (on unless it is ``"0"``); a no-op where the C
+    library has no ``mallopt``. Setting ``M_TRIM_THRESHOLD`` turns off glibc's dynamic ``mmap``
+    threshold for the rest of the process (its documented side effect).
+    """
+    import os
+
+    if enabled is None:
+        enabled = os.environ.get(REUSE_MEMORY_ENV, "1") != "0"
+    libc = _libc_mallopt() if enabled else None
+    if libc is None:
+        yield
+        return
+    libc.mallopt(_M_MMAP_MAX, 0)
+    libc.mallopt(_M_TRIM_THRESHOLD, 2 ** 31 - 1)  # a C int: 2 GiB
+    try:
+        yield
+    finally:
+        for param, value in _GLIBC_DEFAULTS.items():
+            libc.mallopt(param, value)
+        libc.malloc_trim(0)
+
+
 def _batches(runs: int, per_run: int, runs_per_batch) -> list[range]:
     if runs_per_batch is None:
         runs_per_batch = max(1, ACTIVATION_BUDGET // max(per_run, 1))
@@ -662,7 +722,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         if finished.get("data") == fingerprint and "rows" in finished:
             part = finished["rows"]
         else:
-            with _torch_threads(num_threads), matmul_precision(precision):
+            with _torch_threads(num_threads), matmul_precision(precision), reuse_freed_memory():
                 part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
                                     hp, dev, progress, desc, checkpoint=state_file, fingerprint=fingerprint)
             if finished_file is not None:

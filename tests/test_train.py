@@ -775,3 +775,72 @@ def test_bench_precision_runs(data_root, capsys, monkeypatch):
     assert all(float(r[-1]) > 0 for r in rows[:2]) and "overall:" in out
     assert ("native bfloat16 products on this CPU: yes" in out) == native_bfloat16("cpu")
     assert 0.0 <= float(rows[2][2]) <= 1.0 and 0.0 <= float(rows[2][3]) <= 1.0
+
+
+# ----------------------------------------------------------------------------------------------
+# Allocator: freed activations reused (train.reuse_freed_memory)
+# ----------------------------------------------------------------------------------------------
+
+class _FakeLibc:
+    def __init__(self):
+        self.calls = []
+
+    def mallopt(self, param, value):
+        self.calls.append(("mallopt", param, value))
+        return 1
+
+    def malloc_trim(self, pad):
+        self.calls.append(("malloc_trim", pad))
+        return 1
+
+
+def test_reuse_freed_memory_sets_glibc_options_and_restores_them(monkeypatch):
+    from hpstrat_lite import train
+
+    fake = _FakeLibc()
+    monkeypatch.setattr(train, "_LIBC", [fake])
+    monkeypatch.delenv(train.REUSE_MEMORY_ENV, raising=False)
+    with pytest.raises(RuntimeError, match="inside"):  # restored on the way out of an exception too
+        with train.reuse_freed_memory():
+            assert fake.calls == [("mallopt", -4, 0), ("mallopt", -1, 2 ** 31 - 1)]  # M_MMAP_MAX, M_TRIM_THRESHOLD
+            raise RuntimeError("inside")
+    assert fake.calls[2:] == [("mallopt", -1, 128 * 1024), ("mallopt", -4, 65536), ("malloc_trim", 0)]
+
+
+@pytest.mark.parametrize("how", ["env", "argument", "no mallopt"])
+def test_reuse_freed_memory_can_be_off(monkeypatch, how):
+    from hpstrat_lite import train
+
+    fake = _FakeLibc()
+    monkeypatch.setattr(train, "_LIBC", [None if how == "no mallopt" else fake])
+    monkeypatch.setenv(train.REUSE_MEMORY_ENV, "0" if how == "env" else "1")
+    with train.reuse_freed_memory(False if how == "argument" else None):
+        pass
+    assert fake.calls == []
+
+
+def test_the_c_library_lookup_finds_mallopt_on_glibc():
+    import platform
+
+    from hpstrat_lite import train
+
+    libc = train._libc_mallopt()
+    if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
+        assert libc is not None and hasattr(libc, "mallopt")
+
+
+def test_reused_memory_trains_the_same_numbers(data_root, monkeypatch):
+    # only where the activations live changes: every number of every run is equal, bit for bit
+    from hpstrat_lite import load_dataset, train
+
+    data = load_dataset("Cora", root=data_root)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    kw = dict(max_epochs=15, patience=None, device="cpu")
+    for model in ("GCN", "MixHop", "H2GCN"):
+        rows = {}
+        for flag in ("0", "1"):
+            monkeypatch.setenv(train.REUSE_MEMORY_ENV, flag)
+            rows[flag] = train_runs(data, model, tr, va, te, [0, 1, 2, 3], **kw)
+        for a, b in zip(rows["0"], rows["1"]):
+            for key in ("best_epoch", "val_loss", "test_loss", "val_acc", "test_acc", "train_loss"):
+                assert a[key] == b[key], (model, key)
