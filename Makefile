@@ -6,7 +6,7 @@ STAMP  := $(VENV)/.installed-stamp
 # The CPU build of torch (a wheel on this machine's disk); an unpinned torch would pull a CUDA build.
 TORCH  := torch==2.13.0
 
-.PHONY: install test book book-smoke lab bench bench-sweep bench-precision clean
+.PHONY: install test book book-smoke lab bench bench-sweep bench-precision bench-memory clean
 
 install: $(STAMP)
 
@@ -42,6 +42,10 @@ bench-sweep: $(STAMP)
 
 bench-precision: $(STAMP)
 	$(BIN)/python benchmarks/bench_precision.py
+
+# Freed memory reused (train.reuse_freed_memory) against glibc's default, fresh processes (about 25 min).
+bench-memory: $(STAMP)
+	$(BIN)/python benchmarks/bench_memory.py --threads 2
 
 clean:
 	rm -rf _build .pytest_cache .hypothesis

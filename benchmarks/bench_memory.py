@@ -10,12 +10,15 @@ numbers are equal.
 Usage::
 
     HPSTRAT_DATA=../shared/datasets python benchmarks/bench_memory.py [--threads 2]
-        [--pairs Computers/H2GCN Physics/MixHop] [--short 2 --long 10]
+        [--pairs Computers/H2GCN Physics/MixHop] [--short 2 --long 10] [--repeats 2]
 """
 from __future__ import annotations
 
 import argparse
+import json
 import os
+import subprocess
+import sys
 import time
 
 import torch
@@ -35,15 +38,28 @@ def _masks(data, k=4):
                        for fold in range(k)], k)
 
 
-def _per_epoch(data, model, masks, threads, short, long, reuse):
-    os.environ[train.REUSE_MEMORY_ENV] = "1" if reuse else "0"
+def _measure(pair, args, reuse):
+    """One measurement in a fresh process: ``(seconds per epoch, the runs' numbers)``."""
+    cmd = [sys.executable, __file__, "--child", pair, "--threads", str(args.threads), "--short", str(args.short),
+           "--long", str(args.long)]
+    env = {**os.environ, train.REUSE_MEMORY_ENV: "1" if reuse else "0"}
+    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+    result = json.loads(out.strip().splitlines()[-1])
+    return result["per_epoch"], result["numbers"]
+
+
+def _child(pair, args):
+    name, model = pair.split("/")
+    torch.set_num_threads(args.threads)
+    data = datasets.load_dataset(name)
     times, rows = [], None
-    for epochs in (short, long):
+    for epochs in (args.short, args.long):
         start = time.perf_counter()
-        rows = train.train_runs(data, model, *masks, seeds=list(range(masks[0].shape[1])), max_epochs=epochs,
-                                patience=None, device="cpu", num_threads=threads)
+        rows = train.train_runs(data, model, *_masks(data), seeds=list(range(12)), max_epochs=epochs, patience=None,
+                                device="cpu", num_threads=args.threads)
         times.append(time.perf_counter() - start)
-    return (times[1] - times[0]) / (long - short), rows
+    numbers = [[row[key] for key in KEYS] for row in rows]
+    print(json.dumps({"per_epoch": (times[1] - times[0]) / (args.long - args.short), "numbers": numbers}))
 
 
 def main(argv=None):
@@ -52,24 +68,20 @@ def main(argv=None):
     parser.add_argument("--threads", type=int, default=2)
     parser.add_argument("--short", type=int, default=2)
     parser.add_argument("--long", type=int, default=10)
+    parser.add_argument("--repeats", type=int, default=2, help="measurements of each setting, alternated")
+    parser.add_argument("--child", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
-    torch.set_num_threads(args.threads)
+    if args.child:
+        return _child(args.child, args)
     print(f"{'pair':18s} {'default s/epoch':>15s} {'reused s/epoch':>14s} {'ratio':>6s}  same numbers")
-    loaded = {}
     for pair in args.pairs:
-        name, model = pair.split("/")
-        if name not in loaded:
-            data = datasets.load_dataset(name)
-            loaded = {name: (data, _masks(data))}
-        data, masks = loaded[name]
-        measured = {False: [], True: []}
-        rows = {}
-        for reuse in (False, True, False, True):  # alternate, so both see the same hour of a shared host
-            t, rows[reuse] = _per_epoch(data, model, masks, args.threads, args.short, args.long, reuse)
-            measured[reuse].append(t)
+        measured, numbers = {False: [], True: []}, {}
+        for _ in range(args.repeats):  # alternate, so both settings see the same hour of a shared host
+            for reuse in (False, True):
+                t, numbers[reuse] = _measure(pair, args, reuse)
+                measured[reuse].append(t)
         off, on = min(measured[False]), min(measured[True])
-        same = all(a[key] == b[key] for a, b in zip(rows[False], rows[True]) for key in KEYS)
-        print(f"{pair:18s} {off:15.3f} {on:14.3f} {off / on:5.2f}x  {same}", flush=True)
+        print(f"{pair:18s} {off:15.3f} {on:14.3f} {off / on:5.2f}x  {numbers[False] == numbers[True]}", flush=True)
 
 
 if __name__ == "__main__":

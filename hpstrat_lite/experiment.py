@@ -315,19 +315,22 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
 
 def projection_history(projection: pd.DataFrame) -> pd.DataFrame:
     """One row per measurement of :func:`project_sweep_time` (code version, threads): ``pairs``,
-    ``started`` and ``finished`` (the first and last pair's ``finished_at``), and the summed ``low_min``
-    and ``high_min``, in the order they were measured.
+    ``started`` and ``finished`` (the first and last pair's ``finished_at``), ``host`` (the CPU its rows
+    name; empty for rows written before rows recorded it), and the summed ``low_min`` and ``high_min``,
+    in the order they were measured.
 
-    Consecutive measurements differ by the engine changes between them and by the host's speed in
-    that hour; on a shared machine the second can be the larger, so a total is comparable only with
-    one measured in the same hour (``benchmarks/bench_sweep.py --datasets ... --out`` on both engines).
+    Consecutive measurements differ by the engine changes between them, by the host (the project's
+    machine is not always the same CPU) and by the host's speed in that hour; a total is comparable
+    only with one measured on the same host in the same hour (``benchmarks/bench_sweep.py --datasets ...
+    --out`` on both engines).
     """
-    cols = ["code_version", "threads", "pairs", "started", "finished", "low_min", "high_min"]
+    cols = ["code_version", "threads", "pairs", "started", "finished", "host", "low_min", "high_min"]
     if projection.empty:
         return pd.DataFrame(columns=cols)
+    projection = projection.assign(host=projection["host"].fillna("") if "host" in projection else "")
     out = (projection.groupby(["code_version", "threads"], sort=False)
            .agg(pairs=("dataset", "size"), started=("finished_at", "min"), finished=("finished_at", "max"),
-                low_min=("low_min", "sum"), high_min=("high_min", "sum"))
+                host=("host", "last"), low_min=("low_min", "sum"), high_min=("high_min", "sum"))
            .reset_index())
     return out.sort_values("started", kind="stable", ignore_index=True)[cols]
 

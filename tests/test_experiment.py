@@ -233,7 +233,10 @@ def test_projection_history_sums_each_measurement_in_order():
     assert got["pairs"].tolist() == [2, 2, 1] and got["low_min"].tolist() == [12.0, 3.0, 16.0]
     assert got["high_min"].tolist() == [14.0, 5.0, 17.0]
     assert got.loc[1, "started"] == "2026-11-30T12:00:00" and got.loc[1, "finished"] == "2026-11-30T12:01:00"
+    assert got["host"].tolist() == ["", "", ""]  # rows from before hosts were recorded
     assert projection_history(projection.iloc[:0]).empty
+    hosts = projection.assign(host=["Intel", "Intel", None, None, "AMD"])
+    assert projection_history(hosts)["host"].tolist() == ["", "Intel", "AMD"]
 
 
 def test_results_files_get_the_usual_permissions(tmp_path):
