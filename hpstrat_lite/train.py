@@ -47,6 +47,7 @@ import contextlib
 import json
 import math
 import numbers
+import os
 import time
 import warnings
 import weakref
@@ -349,8 +350,6 @@ def reuse_freed_memory(enabled: bool | None = None):
     library has no ``mallopt``. Setting ``M_TRIM_THRESHOLD`` turns off glibc's dynamic ``mmap``
     threshold for the rest of the process (its documented side effect).
     """
-    import os
-
     if enabled is None:
         enabled = os.environ.get(REUSE_MEMORY_ENV, "1") != "0"
     libc = _libc_mallopt() if enabled else None
