@@ -134,6 +134,46 @@ def sweep_cost(rows: pd.DataFrame) -> pd.DataFrame:
     return minutes.rename_axis(index="dataset", columns=None)
 
 
+def sweep_wall_time(rows: pd.DataFrame) -> dict:
+    """Wall time of a sweep that one command wrote, reconstructed from its rows' ``finished_at`` stamps.
+
+    Rows finishing at the same stamp come from one training batch, whose wall time is the sum of their
+    ``seconds`` (:func:`sweep_cost`). The sweep started one batch before its first stamp, so
+
+    .. math:: T_\\mathrm{wall} = t_\\mathrm{last} - t_\\mathrm{first} + s_\\mathrm{first}
+
+    with :math:`s_\\mathrm{first}` the first batch's training seconds (the first dataset's loading, a
+    second or two, is not counted). Between two stamps the time not spent training the later batch is
+    loading, fold making and writing rows; ``max_untracked_min``, the largest such gap, shows whether the
+    command ran in one go (a killed and resumed sweep, or a paused one, leaves a gap of the pause).
+    Returns ``wall_min``, ``train_min`` (all batches' training time), ``untracked_min`` (the rest),
+    ``max_untracked_min`` with ``max_untracked_before`` (the dataset and model after that gap), ``runs``,
+    ``pairs``, ``started``, ``finished`` and the ``hosts`` and ``code_versions`` of the rows.
+    """
+    if rows.empty:
+        raise ValueError("rows is empty: there are no results to analyse (run hpstrat experiment first).")
+    missing = {"finished_at", "seconds"} - set(rows.columns)
+    if missing:
+        raise ValueError(f"rows lack the column(s) {sorted(missing)}: they were not written by hpstrat_lite.experiment.")
+    stamp = pd.to_datetime(rows["finished_at"])
+    batches = (rows.assign(stamp=stamp).groupby("stamp")
+               .agg(train_s=("seconds", "sum"), dataset=("dataset", "first"), model=("model", "first"))
+               .sort_index())
+    since_previous = batches.index.to_series().diff().dt.total_seconds()
+    untracked = (since_previous - batches["train_s"]).clip(lower=0).fillna(0.0)
+    wall = (batches.index[-1] - batches.index[0]).total_seconds() + batches["train_s"].iloc[0]
+    gap_at = untracked.idxmax()
+    train = float(batches["train_s"].sum())
+    return {"wall_min": float(wall) / 60, "train_min": train / 60,
+            "untracked_min": max(float(wall) - train, 0.0) / 60, "max_untracked_min": float(untracked.max()) / 60,
+            "max_untracked_before": f"{batches.loc[gap_at, 'dataset']} / {batches.loc[gap_at, 'model']}",
+            "runs": len(rows), "pairs": len(rows.groupby(["dataset", "model"])),
+            "started": batches.index[0] - pd.Timedelta(seconds=batches["train_s"].iloc[0]),
+            "finished": batches.index[-1],
+            "hosts": sorted(rows["host"].dropna().unique()) if "host" in rows else [],
+            "code_versions": sorted(rows["code_version"].unique()) if "code_version" in rows else []}
+
+
 def homophily_regression(rows: pd.DataFrame, x: str = "test_homophily", y: str = "test_acc") -> dict:
     """Appendix B: OLS of test accuracy on test-set mean homophily (statsmodels), one point per run.
 

@@ -311,3 +311,29 @@ def test_protocol_files_are_the_seed_files_of_one_k(tmp_path):
         (tmp_path / name).write_text("dataset\n")
     assert [f.name for f in protocol_files(4, tmp_path)] == ["gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv"]
     assert protocol_files(6, tmp_path) == []
+
+
+def test_sweep_wall_time_reconstructs_the_command_span():
+    from hpstrat_lite.analysis import sweep_wall_time
+
+    # batch 1: 2 runs, 10 s each, done at 12:00:20; batch 2: 2 runs, 30 s each, done at 12:01:30
+    # (60 s of training in the 70 s since the previous stamp: 10 s untracked); batch 3: 1 run of 5 s
+    # done at 12:11:35, 605 s after batch 2 with only 5 s of training: a 10-minute pause. The command
+    # started at 12:00:00 (the first batch's 20 s before its stamp) and ran 695 s.
+    rows = pd.DataFrame({"dataset": ["d1", "d1", "d1", "d1", "d2"], "model": ["A", "A", "B", "B", "A"],
+                         "seconds": [10.0, 10.0, 30.0, 30.0, 5.0],
+                         "finished_at": ["2026-01-01T12:00:20"] * 2 + ["2026-01-01T12:01:30"] * 2
+                         + ["2026-01-01T12:11:35"],
+                         "host": ["cpu x"] * 5, "code_version": ["v1"] * 5})
+    t = sweep_wall_time(rows)
+    assert t["wall_min"] == pytest.approx(695 / 60)
+    assert t["train_min"] == pytest.approx(85 / 60)
+    assert t["untracked_min"] == pytest.approx((695 - 85) / 60)
+    assert t["max_untracked_min"] == pytest.approx(600 / 60) and t["max_untracked_before"] == "d2 / A"
+    assert (t["runs"], t["pairs"]) == (5, 3)
+    assert t["started"] == pd.Timestamp("2026-01-01T12:00:00")
+    assert t["hosts"] == ["cpu x"] and t["code_versions"] == ["v1"]
+    with pytest.raises(ValueError, match="finished_at"):
+        sweep_wall_time(rows.drop(columns="finished_at"))
+    with pytest.raises(ValueError, match="rows is empty"):
+        sweep_wall_time(rows.iloc[:0])
