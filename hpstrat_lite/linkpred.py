@@ -34,7 +34,7 @@ from sklearn.metrics import roc_auc_score
 
 from ._validate import check_int
 from .homophily import simple_undirected_pairs
-from .train import Features
+from .train import Features, reuse_freed_memory
 
 __all__ = [
     "ENCODERS",
@@ -380,7 +380,8 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
     target = torch.cat([torch.ones(n_train), torch.zeros(n_train)]).to(dev)
 
     fork_devices = [dev] if dev.type == "cuda" else []
-    with torch.random.fork_rng(devices=fork_devices):
+    # freed activations stay mapped for the next epoch (train.reuse_freed_memory; HPSTRAT_REUSE_MEMORY=0: off)
+    with torch.random.fork_rng(devices=fork_devices), reuse_freed_memory():
         torch.manual_seed(seed)
         model = LinkEncoder(feats.shape[1], hidden, out, num_layers, dropout, encoder, decoder).to(dev)
         opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)

@@ -193,3 +193,27 @@ def test_run_link_prediction_bad_inputs(kwargs, match):
         run_link_prediction(_sbm(n=60), **kwargs)
     with pytest.raises(ValueError, match="no node features x"):
         run_link_prediction(Data(edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=5), "gcn")
+
+
+def test_link_prediction_trains_with_freed_memory_reused_and_the_same_numbers(monkeypatch):
+    # the training loop runs inside train.reuse_freed_memory (glibc keeps freed activations mapped),
+    # and where the memory comes from does not change a number
+    from hpstrat_lite import linkpred, train
+
+    data = _sbm()
+    calls = []
+    real = train.reuse_freed_memory
+
+    def spy(*args, **kwargs):
+        calls.append(args)
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(linkpred, "reuse_freed_memory", spy)
+    kw = dict(encoder="gcn", seed=0, max_epochs=8, patience=8, device="cpu", history=True)
+    runs = {}
+    for flag in ("0", "1"):
+        monkeypatch.setenv(train.REUSE_MEMORY_ENV, flag)
+        runs[flag] = run_link_prediction(data, **kw)
+    assert len(calls) == 2
+    for key in ("val_auc", "test_auc", "best_epoch", "history"):
+        assert runs["0"][key] == runs["1"][key], key
