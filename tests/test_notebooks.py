@@ -70,7 +70,8 @@ def test_plan_runs_per_dataset_chapters_once_per_dataset_and_smoke_stays_small()
                if not j["name"].startswith(PART2_PREFIXES))
     assert {j["name"] for j in smoke} == {j["name"] for j in full}
     gnn = {p: next(j for j in book.plan(p, cfg) if j["name"] == "03_gnn_experiments") for p in book.PROFILES}
-    assert gnn["full"]["reads"] == ["results/gnn_k4_*.csv", "results/sweep_projection.csv", "results/rerun_*.csv"] and "recompute" not in gnn["full"]["parameters"]
+    assert gnn["full"]["reads"] == ["results/gnn_k4_*.csv", "results/sweep_projection.csv", "results/rerun_*.csv",
+                                   "results/timed_*.csv"] and "recompute" not in gnn["full"]["parameters"]
     assert gnn["smoke"]["reads"] == [] and gnn["smoke"]["parameters"]["recompute"] is True  # never reads results/
     # every page of the GNN-experiments notebook shows times scaled from the projection: a new
     # projection must re-execute all of them, not only the k = 4 page
