@@ -134,38 +134,48 @@ def sweep_cost(rows: pd.DataFrame) -> pd.DataFrame:
     return minutes.rename_axis(index="dataset", columns=None)
 
 
-def sweep_wall_time(rows: pd.DataFrame) -> dict:
-    """Wall time of a sweep that one command wrote, reconstructed from its rows' ``finished_at`` stamps.
+def sweep_wall_time(rows: pd.DataFrame, pause_min: float = 5.0) -> dict:
+    """Wall time of a sweep command, reconstructed from its rows' ``finished_at`` stamps.
 
     Rows finishing at the same stamp come from one training batch, whose wall time is the sum of their
-    ``seconds`` (:func:`sweep_cost`). The sweep started one batch before its first stamp, so
+    ``seconds`` (:func:`sweep_cost`). Between two stamps, the time not spent training the later batch is
+    *untracked*: loading a dataset, making folds, writing rows (seconds), or a pause. A command killed and
+    restarted with the same arguments (the runner skips finished runs) leaves the pause between the two
+    invocations as one long untracked gap; gaps longer than ``pause_min`` minutes split the rows into
+    ``segments`` and are left out, so
 
     .. math:: T_\\mathrm{wall} = t_\\mathrm{last} - t_\\mathrm{first} + s_\\mathrm{first}
+              - \\sum_{g > \\mathrm{pause}} g
 
-    with :math:`s_\\mathrm{first}` the first batch's training seconds (the first dataset's loading, a
-    second or two, is not counted). Between two stamps the time not spent training the later batch is
-    loading, fold making and writing rows; ``max_untracked_min``, the largest such gap, shows whether the
-    command ran in one go (a killed and resumed sweep, or a paused one, leaves a gap of the pause).
-    Returns ``wall_min``, ``train_min`` (all batches' training time), ``untracked_min`` (the rest),
-    ``max_untracked_min`` with ``max_untracked_before`` (the dataset and model after that gap), ``runs``,
-    ``pairs``, ``started``, ``finished`` and the ``hosts`` and ``code_versions`` of the rows.
+    with :math:`s_\\mathrm{first}` the first batch's training seconds (the sweep started one batch before its
+    first stamp; the first dataset's loading, a second or two, is not counted) and :math:`g` the untracked
+    gaps. A batch cut by the kill and trained again from the start after the restart counts once; one resumed
+    from its checkpoint counts only the resumed part. Returns ``wall_min``, ``train_min`` (all batches'
+    training time), ``untracked_min`` (wall minus training), ``segments``, ``paused_min`` (the gaps left out),
+    ``max_untracked_min`` with ``max_untracked_before`` (the dataset and model after the longest gap kept in
+    the wall time), ``runs``, ``pairs``, ``started``, ``finished`` and the ``hosts`` and ``code_versions``.
     """
     if rows.empty:
         raise ValueError("rows is empty: there are no results to analyse (run hpstrat experiment first).")
     missing = {"finished_at", "seconds"} - set(rows.columns)
     if missing:
         raise ValueError(f"rows lack the column(s) {sorted(missing)}: they were not written by hpstrat_lite.experiment.")
+    if not pause_min > 0:
+        raise ValueError(f"pause_min must be > 0 minutes, got {pause_min!r}")
     stamp = pd.to_datetime(rows["finished_at"])
     batches = (rows.assign(stamp=stamp).groupby("stamp")
                .agg(train_s=("seconds", "sum"), dataset=("dataset", "first"), model=("model", "first"))
                .sort_index())
     since_previous = batches.index.to_series().diff().dt.total_seconds()
     untracked = (since_previous - batches["train_s"]).clip(lower=0).fillna(0.0)
-    wall = (batches.index[-1] - batches.index[0]).total_seconds() + batches["train_s"].iloc[0]
-    gap_at = untracked.idxmax()
-    train = float(batches["train_s"].sum())
-    return {"wall_min": float(wall) / 60, "train_min": train / 60,
-            "untracked_min": max(float(wall) - train, 0.0) / 60, "max_untracked_min": float(untracked.max()) / 60,
+    pauses = untracked > 60 * pause_min
+    kept = untracked[~pauses]
+    span = (batches.index[-1] - batches.index[0]).total_seconds() + batches["train_s"].iloc[0]
+    wall, train = float(span - untracked[pauses].sum()), float(batches["train_s"].sum())
+    gap_at = kept.idxmax()
+    return {"wall_min": wall / 60, "train_min": train / 60, "untracked_min": max(wall - train, 0.0) / 60,
+            "segments": 1 + int(pauses.sum()), "paused_min": float(untracked[pauses].sum()) / 60,
+            "max_untracked_min": float(kept.max()) / 60,
             "max_untracked_before": f"{batches.loc[gap_at, 'dataset']} / {batches.loc[gap_at, 'model']}",
             "runs": len(rows), "pairs": len(rows.groupby(["dataset", "model"])),
             "started": batches.index[0] - pd.Timedelta(seconds=batches["train_s"].iloc[0]),

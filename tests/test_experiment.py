@@ -319,21 +319,28 @@ def test_sweep_wall_time_reconstructs_the_command_span():
     # batch 1: 2 runs, 10 s each, done at 12:00:20; batch 2: 2 runs, 30 s each, done at 12:01:30
     # (60 s of training in the 70 s since the previous stamp: 10 s untracked); batch 3: 1 run of 5 s
     # done at 12:11:35, 605 s after batch 2 with only 5 s of training: a 10-minute pause. The command
-    # started at 12:00:00 (the first batch's 20 s before its stamp) and ran 695 s.
+    # started at 12:00:00 (the first batch's 20 s before its stamp); 695 s passed until the last stamp.
     rows = pd.DataFrame({"dataset": ["d1", "d1", "d1", "d1", "d2"], "model": ["A", "A", "B", "B", "A"],
                          "seconds": [10.0, 10.0, 30.0, 30.0, 5.0],
                          "finished_at": ["2026-01-01T12:00:20"] * 2 + ["2026-01-01T12:01:30"] * 2
                          + ["2026-01-01T12:11:35"],
                          "host": ["cpu x"] * 5, "code_version": ["v1"] * 5})
-    t = sweep_wall_time(rows)
-    assert t["wall_min"] == pytest.approx(695 / 60)
-    assert t["train_min"] == pytest.approx(85 / 60)
-    assert t["untracked_min"] == pytest.approx((695 - 85) / 60)
-    assert t["max_untracked_min"] == pytest.approx(600 / 60) and t["max_untracked_before"] == "d2 / A"
+    t = sweep_wall_time(rows)  # the 10-minute gap is a pause (> 5 min): two segments, 95 s of work
+    assert (t["segments"], t["paused_min"]) == (2, pytest.approx(600 / 60))
+    assert t["wall_min"] == pytest.approx(95 / 60) and t["train_min"] == pytest.approx(85 / 60)
+    assert t["untracked_min"] == pytest.approx(10 / 60)
+    assert t["max_untracked_min"] == pytest.approx(10 / 60) and t["max_untracked_before"] == "d1 / B"
     assert (t["runs"], t["pairs"]) == (5, 3)
     assert t["started"] == pd.Timestamp("2026-01-01T12:00:00")
+    assert t["finished"] == pd.Timestamp("2026-01-01T12:11:35")
     assert t["hosts"] == ["cpu x"] and t["code_versions"] == ["v1"]
+    one_go = sweep_wall_time(rows, pause_min=20)  # a longer threshold keeps the gap in the wall time
+    assert (one_go["segments"], one_go["paused_min"]) == (1, 0.0)
+    assert one_go["wall_min"] == pytest.approx(695 / 60) and one_go["untracked_min"] == pytest.approx(610 / 60)
+    assert one_go["max_untracked_min"] == pytest.approx(600 / 60) and one_go["max_untracked_before"] == "d2 / A"
     with pytest.raises(ValueError, match="finished_at"):
         sweep_wall_time(rows.drop(columns="finished_at"))
     with pytest.raises(ValueError, match="rows is empty"):
         sweep_wall_time(rows.iloc[:0])
+    with pytest.raises(ValueError, match="pause_min must be > 0"):
+        sweep_wall_time(rows, pause_min=0)
