@@ -921,6 +921,11 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
     features: one point costs, per model, ``budget`` (default :data:`FEATURE_BUDGET`, the feature
     study's trials) times its mean trial time plus its evaluation runs' time, and there is one point
     per subset (an upper bound: smaller subsets train a little faster).
+    For a partial study (raw rows with ``seconds``), the estimate covers the points still to run: per
+    model, its remaining subsets times the mean recorded time of its finished points here (trials
+    plus evaluation runs), or chapter 6's estimate above for a model with no finished point yet.
+    Both count the evaluation seed that repeats the selected trial's runs at the trial's time, so
+    they lean high by about one trial a point.
 
     Returns
     -------
@@ -929,6 +934,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
         ``trials``, ``eval seeds``, ``one point (min)`` and ``projected (h)`` (estimates, not-run
         datasets only).
     """
+    raw = _rows(feature_rows, "features")
     summary = _as_summary(feature_rows, "features")  # every evaluated point, single ones included
     min_eval = check_int(min_eval, "min_eval", 1)
     table = summary[summary["n_eval"] >= min_eval] if len(summary) else summary
@@ -940,6 +946,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
         wait = pending[pending["dataset"] == ds] if len(pending) else pending
         n = node[node["dataset"] == ds] if node is not None and len(node) else pd.DataFrame()
         full = int(n["num_features"].max()) if len(n) else 0  # chapter 6 tunes on all the features
+        chapter6 = _chapter6_point_minutes(n, full, models, budget)
         row = {"dataset": ds, "status": "not run", "increment": np.nan,
                "points": np.nan, "trials": "", "eval seeds": "", "one point (min)": np.nan,
                "projected (h)": np.nan}
@@ -957,19 +964,49 @@ def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEA
             row.update(status=status, increment=step, points=int(t["num_features"].nunique()),
                        trials="/".join(str(v) for v in sorted(both["n_trials"].unique())),
                        **{"eval seeds": "/".join(str(v) for v in sorted(t["n_eval"].unique()))})
+            if status != "complete" and raw is not None and {"phase", "seconds"} <= set(raw.columns):
+                finished = t.groupby("model")["num_features"].agg(set).to_dict()
+                measured = _feature_point_minutes(raw[raw["dataset"] == ds], finished)
+                per_model = {m: measured.get(m, chapter6.get(m)) for m in models}
+                left = {m: expected - done[m] for m in models}
+                if all(per_model[m] is not None for m in models if left[m]):
+                    row.update(**{"one point (min)": sum(v for v in per_model.values() if v is not None),
+                                  "projected (h)": sum(left[m] * per_model[m] for m in models if left[m]) / 60})
         else:
             step = FEATURE_STEPS.get(ds)
             row["increment"] = step
-            finished = set(n.loc[n["phase"] == "eval", "model"]) if "phase" in n.columns else set()
-            if step and "seconds" in n.columns and {"mlp", "gcn"} <= finished:  # both studies finished
-                n = n[n["num_features"] == full]
+            if step and all(m in chapter6 for m in models):  # chapter 6 finished both studies
                 points = len(feature_subsets(full, step))
-                trials = n[n["phase"] == "trial"].groupby("model")["seconds"].mean()
-                minutes = (float(trials.sum()) * budget + float(n.loc[n["phase"] == "eval", "seconds"].sum())) / 60
+                minutes = sum(chapter6[m] for m in models)
                 row.update(points=points, trials=str(budget),
                            **{"one point (min)": minutes, "projected (h)": points * minutes / 60})
         out.append(row)
     return pd.DataFrame(out)
+
+
+def _chapter6_point_minutes(node_rows, full, models, budget) -> dict:
+    """Per model of ``models`` whose chapter-6 tuning (``node_rows`` of one dataset) finished: the
+    minutes of one feature-study point estimated from it, ``budget`` x its mean trial time + its
+    evaluation runs' time on the ``full`` features."""
+    if not len(node_rows) or not {"phase", "seconds"} <= set(node_rows.columns):
+        return {}
+    n = node_rows[node_rows["num_features"] == full]
+    finished = set(n.loc[n["phase"] == "eval", "model"])
+    trials = n[n["phase"] == "trial"].groupby("model")["seconds"].mean()
+    return {m: (float(trials.get(m, 0.0)) * budget
+                + float(n.loc[(n["phase"] == "eval") & (n["model"] == m), "seconds"].sum())) / 60
+            for m in models if m in finished}
+
+
+def _feature_point_minutes(rows, finished) -> dict:
+    """Per model: the mean recorded minutes (trial rows + evaluation rows) of its ``finished``
+    feature-study points (``{model: {num_features, ...}}``) in ``rows`` (one dataset's raw rows)."""
+    out = {}
+    for m, sizes in finished.items():
+        r = rows[(rows["model"] == m) & rows["num_features"].isin(sizes)]
+        if len(r):
+            out[m] = float(r["seconds"].sum()) / 60 / len(sizes)
+    return out
 
 
 def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS,
@@ -1324,13 +1361,12 @@ def _print_progress(results_dir, n_eval):
         print(f"feature study ({results_file('features', results_dir)})")
         print(cov[["dataset", "status", "increment", "points", "trials", "projected (h)"]].round(1)
               .to_string(index=False), end="\n\n")
-    commands += [f"python -m hpstrat_lite.part2 features --datasets {ds}"
-                 for ds in cov.loc[cov["status"].str.startswith("partial"), "dataset"]]
     present = set(available_datasets())
-    for ds, hours in cov.loc[cov["status"] == "not run", ["dataset", "projected (h)"]].itertuples(index=False):
-        if ds in present:  # not started: the command that starts it, with its estimate when there is one
-            estimate = f"  # about {hours:.0f} h here" if pd.notna(hours) else ""
-            commands.append(f"python -m hpstrat_lite.part2 features --datasets {ds}{estimate}")
+    todo = cov["status"].str.startswith("partial") | ((cov["status"] == "not run") & cov["dataset"].isin(present))
+    for ds, hours in cov.loc[todo, ["dataset", "projected (h)"]].itertuples(index=False):
+        # what is left of it (or all of it), with its estimate when there is one
+        estimate = f"  # about {hours:.1f} h left here" if pd.notna(hours) else ""
+        commands.append(f"python -m hpstrat_lite.part2 features --datasets {ds}{estimate}")
     print("to finish (each resumes where it stopped):" if commands else "nothing left to run.")
     for c in commands:
         print(" ", c)

@@ -182,6 +182,31 @@ def test_feature_study_coverage_complete_and_partial_per_model():
     assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
 
 
+def test_feature_study_coverage_projects_a_partial_study_from_its_own_points():
+    sizes = (600, 1200, 1800)
+    feats = _frame(*[_rows("CiteSeer", "mlp", [[0.7]], num_features=f) for f in sizes],
+                   _rows("CiteSeer", "gcn", [[0.8]], num_features=600))
+    feats["seconds"] = np.where(feats["model"] == "mlp", 60.0, 120.0)  # a point: 3 trial rows + 1 eval row
+    node = _frame(_rows("CiteSeer", "mlp", [[0.7]], num_features=3703),
+                  _rows("CiteSeer", "gcn", [[0.8]], num_features=3703))
+    node["seconds"] = 60.0
+    cov = part2.feature_study_coverage(feats, node, datasets=("CiteSeer",)).iloc[0]
+    assert cov["status"] == "partial (mlp 3/7, gcn 1/7)"
+    # measured here: mlp 4 min a point (4 left), gcn 8 min a point (6 left)
+    assert cov["one point (min)"] == pytest.approx(12.0)
+    assert cov["projected (h)"] == pytest.approx((4 * 4 + 6 * 8) / 60)
+    # a model with no finished point yet falls back to chapter 6's estimate (3 x 60 s + 60 s)
+    only_mlp = feats[feats["model"] == "mlp"]
+    cov = part2.feature_study_coverage(only_mlp, node, datasets=("CiteSeer",)).iloc[0]
+    assert cov["projected (h)"] == pytest.approx((4 * 4 + 7 * 4) / 60)
+    # ... and without chapter 6's GCN there is no estimate
+    cov = part2.feature_study_coverage(only_mlp, node[node["model"] == "mlp"], datasets=("CiteSeer",)).iloc[0]
+    assert np.isnan(cov["projected (h)"])
+    # a summary (no seconds) or a complete study gets none either
+    summary = part2.summarize(feats, "features")
+    assert np.isnan(part2.feature_study_coverage(summary, node, datasets=("CiteSeer",)).iloc[0]["projected (h)"])
+
+
 def test_feature_points_count_once_fully_evaluated():
     """With ``min_eval`` (the book's n_eval), a point whose evaluation is still running is left out of the
     table and the claim, and named in the coverage status."""
@@ -487,3 +512,11 @@ def test_command_line_progress_lists_what_is_left(tmp_path, capsys, data_root):
     # feature studies not started: a command for each dataset whose raw files are here, none for PubMed
     assert "python -m hpstrat_lite.part2 features --datasets Computers\n" in out
     assert "features --datasets PubMed" not in out
+    # a partial feature study: the command that resumes it, with the hours its own points project
+    feats = _frame(*[_rows("Cora", m, [[0.7] * 5] * 5, num_features=200) for m in ("mlp", "gcn")])
+    feats["seconds"] = 60.0  # 3 trial rows + 25 evaluation rows: 28 minutes a point and model
+    feats.to_csv(tmp_path / "part2_features.csv", index=False)
+    assert part2.main(["progress", "--results-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "partial (mlp 1/8, gcn 1/8)" in out
+    assert "features --datasets Cora  # about 6.5 h left here" in out  # 2 x 7 points x 28 min
