@@ -777,6 +777,26 @@ def test_bench_precision_runs(data_root, capsys, monkeypatch):
     assert 0.0 <= float(rows[2][2]) <= 1.0 and 0.0 <= float(rows[2][3]) <= 1.0
 
 
+def test_bench_eval_batch_runs(data_root, capsys, monkeypatch):
+    """Smoke run of benchmarks/bench_eval_batch.py on a small real graph: one line per case with both
+    batch sizes and their ratio."""
+    import importlib.util
+    from pathlib import Path
+
+    monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_eval_batch.py"
+    spec = importlib.util.spec_from_file_location("bench_eval_batch", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.main(["--datasets", "Texas", "--models", "MLP", "GCN", "--k", "3", "--seeds", "2", "--epochs", "2",
+                "--repeats", "1", "--threads", "1"])
+    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("Texas")]
+    assert len(lines) == 2
+    for ln in lines:
+        assert "3 runs a batch" in ln and "6 runs a batch" in ln
+        assert float(ln.split("ratio")[1].strip().rstrip("x")) > 0
+
+
 # ----------------------------------------------------------------------------------------------
 # Allocator: freed activations reused (train.reuse_freed_memory)
 # ----------------------------------------------------------------------------------------------
