@@ -70,7 +70,7 @@ def _cmd_experiment(args) -> int:
     run_experiment(datasets=args.datasets, models=args.models, k=args.k, seeds=args.seeds,
                    methods=args.methods, n_bins=args.bins, out=args.out, root=args.root,
                    device=args.device, max_epochs=args.max_epochs, patience=args.patience, progress=True,
-                   workers=args.workers)
+                   workers=args.workers, fresh_process=args.fresh_process)
     return 0
 
 
@@ -157,6 +157,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--patience", type=int, default=100)
     p.add_argument("--workers", type=int, default=1,
                    help="worker processes, one CPU thread each, taking (dataset, model) pairs in order (default 1)")
+    p.add_argument("--fresh-process", action="store_true",
+                   help="train every (dataset, model) pair in a new process, so that none inherits the heap "
+                        "fragmented by the pairs before it (the longest pairs of a full sweep)")
     p.set_defaults(func=_cmd_experiment)
 
     p = sub.add_parser("progress", help="how far a protocol's sweep is, the hours left and the commands that finish it")

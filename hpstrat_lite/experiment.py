@@ -41,7 +41,8 @@ def run_seed(seed: int, fold: int) -> int:
 
 def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, n_bins: int = 10, out=None,
                    root=None, device="auto", max_epochs: int = 1000, patience: int = 100,
-                   runs_per_batch: int | None = None, progress: bool = True, workers: int = 1) -> pd.DataFrame:
+                   runs_per_batch: int | None = None, progress: bool = True, workers: int = 1,
+                   fresh_process: bool = False) -> pd.DataFrame:
     """Run (or resume) the grid and return every row of the results file.
 
     Parameters
@@ -67,6 +68,18 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
         (measured 2026-11-30 with the 12 runs of the k = 4 sweep, `project_sweep_time`: H2GCN on
         Amazon-Computers 9.6-9.9 s against 4.9 s, MixHop on Coauthor-Physics 9.3-9.5 s against 4.8 s,
         GCN on Coauthor-Physics 1.05 s against 0.57 s), so the pairs per hour stay the same.
+    fresh_process : bool
+        Train every (dataset, model) pair in a new process (on all of this process's threads, or one
+        each with ``workers > 1``), so that no pair inherits the heap of the pairs before it. In one long
+        process glibc's heap fragments: H2GCN on Amazon-Computers took 1.27x its projection as the 86th
+        pair of the timed k = 4 sweep, and 1.07x as a process's fourth pair (``benchmarks/README.md``).
+        The processes are forked from a fork server that imported torch and this library once, so a pair
+        pays only reloading its dataset from the cache and making its folds again: 10 s more than one
+        process for the 6 pairs of MLP and GCN on Texas, Cornell and Wisconsin, the fork server's start
+        included (11.8-12.3 s against 20.4-23.8 s, 50 epochs, AMD EPYC host, 2026-12-03); reloading
+        takes 1.7 s for Amazon-Computers and 5.6 s for Coauthor-Physics with another job on both cores.
+        Where the platform has no fork server (Windows) each pair imports them afresh. The gain on the
+        longest pairs is measured by the timed sweep (``results/README.md``).
 
     Returns
     -------
@@ -94,12 +107,15 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
         get_spec(name)  # every name is checked before any training
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1; got {workers!r}.")
+    if not isinstance(fresh_process, bool):
+        raise ValueError(f"fresh_process must be True or False; got {fresh_process!r}.")
     out = Path(out) if out is not None else default_results_path(k, seeds)
     grid = dict(k=k, seeds=seeds, methods=methods, n_bins=n_bins, out=out, root=root, device=device,
                 max_epochs=max_epochs, patience=patience, runs_per_batch=runs_per_batch, version=version)
     bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not progress)
-    if workers > 1:
-        _run_pairs_in_workers([(name, model) for name in datasets for model in models], grid, workers, bar)
+    if workers > 1 or fresh_process:
+        _run_pairs_in_workers([(name, model) for name in datasets for model in models], grid, workers, bar,
+                              fresh=fresh_process)
     else:
         done = _finished_keys(read_rows(out))
         for name in datasets:
@@ -160,21 +176,44 @@ def _worker_pair(name, model, grid) -> str:
     return f"{name} / {model}"
 
 
-def _run_pairs_in_workers(pairs, grid, workers, bar):
+def _pair_process_context():
+    """A fork server that imported torch and the library (spawn where there is none): its children start
+    with a fresh heap, skip the imports, and never inherit an OpenMP thread pool (GNU libgomp hangs in
+    a child forked after the parent used one)."""
     import multiprocessing as mp
+
+    if "forkserver" not in mp.get_all_start_methods():
+        return mp.get_context("spawn")
+    ctx = mp.get_context("forkserver")
+    ctx.set_forkserver_preload(["torch", "hpstrat_lite.experiment", "hpstrat_lite.train", "hpstrat_lite.datasets"])
+    return ctx
+
+
+def _run_pairs_in_workers(pairs, grid, workers, bar, fresh=False):
+    """The pairs in ``workers`` processes (one thread each when several), each appending its rows; with
+    ``fresh`` a new process for every pair."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
-    if grid["device"] not in ("auto", "cpu"):
-        raise ValueError(f"workers > 1 trains on CPU only; got device={grid['device']!r}.")
-    grid = {**grid, "device": "cpu"}
-    with ProcessPoolExecutor(workers, mp_context=mp.get_context("spawn"), initializer=_worker_init,
-                             initargs=(1,)) as pool:
+    import torch
+
+    if workers > 1:
+        if grid["device"] not in ("auto", "cpu"):
+            raise ValueError(f"workers > 1 trains on CPU only; got device={grid['device']!r}.")
+        grid = {**grid, "device": "cpu"}
+    threads = 1 if workers > 1 else torch.get_num_threads()
+    pool = ProcessPoolExecutor(workers, mp_context=_pair_process_context(), initializer=_worker_init,
+                               initargs=(threads,), max_tasks_per_child=1 if fresh else None)
+    try:
         pending = {pool.submit(_worker_pair, name, model, grid) for name, model in pairs}
         while pending:
             finished, pending = wait(pending, return_when=FIRST_COMPLETED)
             for future in finished:
                 bar.set_postfix_str(future.result())  # re-raises a worker's error here
                 bar.update(1)
+    except BaseException:
+        pool.shutdown(wait=True, cancel_futures=True)  # the pairs not started are not trained
+        raise
+    pool.shutdown(wait=True)
 
 
 def _finished_keys(table: pd.DataFrame) -> set:
