@@ -113,15 +113,18 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     grid = dict(k=k, seeds=seeds, methods=methods, n_bins=n_bins, out=out, root=root, device=device,
                 max_epochs=max_epochs, patience=patience, runs_per_batch=runs_per_batch, version=version)
     bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not progress)
+    done = _finished_keys(read_rows(out))
+    # a finished pair costs nothing: no dataset loaded, no process started
+    todo = [(get_spec(name).name, model) for name in datasets for model in models
+            if not _pair_keys(get_spec(name).name, model, grid) <= done]
+    bar.update(len(datasets) * len(models) - len(todo))
     if workers > 1 or fresh_process:
-        _run_pairs_in_workers([(name, model) for name in datasets for model in models], grid, workers, bar,
-                              fresh=fresh_process)
+        _run_pairs_in_workers(todo, grid, workers, bar, fresh=fresh_process)
     else:
-        done = _finished_keys(read_rows(out))
-        for name in datasets:
+        for name in dict.fromkeys(name for name, _ in todo):
             dataset = _dataset_plan(name, grid)
-            for model in models:
-                bar.set_postfix_str(f"{dataset[0].name} / {model}")
+            for model in (m for n, m in todo if n == name):
+                bar.set_postfix_str(f"{name} / {model}")
                 done |= _run_pair(dataset, model, grid, done, train_runs)
                 bar.update(1)
     bar.close()
@@ -139,12 +142,23 @@ def _dataset_plan(name, grid):
     return data, h, plan
 
 
+def _run_key(dataset: str, model: str, method: str, seed: int, fold: int, grid) -> tuple:
+    """The :data:`RUN_KEY` of one run of the grid."""
+    return dataset, model, method, grid["k"], seed, fold, grid["n_bins"], grid["max_epochs"], grid["patience"]
+
+
+def _pair_keys(dataset: str, model: str, grid) -> set:
+    """The run keys of every run of one (dataset, model) pair (canonical dataset name)."""
+    return {_run_key(dataset, model, method, seed, fold, grid)
+            for method in grid["methods"] for seed in grid["seeds"] for fold in range(grid["k"])}
+
+
 def _run_pair(dataset, model, grid, done, train_runs) -> set:
     """Train the runs of one (dataset, model) that ``done`` lacks, append their rows; returns their keys."""
     data, h, plan = dataset
     k, n_bins, max_epochs, patience = grid["k"], grid["n_bins"], grid["max_epochs"], grid["patience"]
     runs = [(method, seed, fold, folds) for method, seed, folds in plan for fold in range(k)
-            if (data.name, model, method, k, seed, fold, n_bins, max_epochs, patience) not in done]
+            if _run_key(data.name, model, method, seed, fold, grid) not in done]
     if not runs:
         return set()
     out = grid["out"]

@@ -86,6 +86,25 @@ def test_worker_processes_give_the_serial_rows_and_resume(data_root, tmp_path, p
     pd.testing.assert_frame_equal(again, parallel)
 
 
+def test_finished_pairs_load_nothing(data_root, tmp_path, monkeypatch):
+    """A call whose pairs are all in the results file trains nothing and loads no dataset; a new model
+    loads its dataset once and trains only its own runs."""
+    from hpstrat_lite import experiment
+
+    out = tmp_path / "runs.csv"
+    first = run_experiment(out=out, root=data_root, **{**GRID, "models": ["MLP"]})
+    real_plan = experiment._dataset_plan
+    loaded = []
+    monkeypatch.setattr(experiment, "_dataset_plan", lambda name, grid: loaded.append(name) or real_plan(name, grid))
+    again = run_experiment(out=out, root=data_root, **{**GRID, "models": ["MLP"]})
+    pd.testing.assert_frame_equal(again, first)
+    assert loaded == []
+    more = run_experiment(out=out, root=data_root, **{**GRID, "datasets": ["texas"], "models": ["MLP", "GCN"]})
+    assert loaded == ["Texas"]
+    assert len(more) == 24 and set(more["model"]) == {"MLP", "GCN"} and not more.duplicated(RUN_KEY).any()
+    pd.testing.assert_frame_equal(more[more["model"] == "MLP"].reset_index(drop=True), first)
+
+
 def test_bad_arguments(data_root, tmp_path):
     with pytest.raises(ValueError, match=r"methods must be a subset of"):
         run_experiment(["Texas"], methods=["kfold"], out=tmp_path / "x.csv", root=data_root)
