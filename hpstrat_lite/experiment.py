@@ -103,8 +103,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     check_k(k, None)
     check_n_bins(n_bins)
     datasets = [datasets] if isinstance(datasets, str) else list(datasets)
-    for name in datasets:
-        get_spec(name)  # every name is checked before any training
+    datasets = [get_spec(name).name for name in datasets]  # every name is checked before any training
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1; got {workers!r}.")
     if not isinstance(fresh_process, bool):
@@ -115,8 +114,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not progress)
     done = _finished_keys(read_rows(out))
     # a finished pair costs nothing: no dataset loaded, no process started
-    todo = [(get_spec(name).name, model) for name in datasets for model in models
-            if not _pair_keys(get_spec(name).name, model, grid) <= done]
+    todo = [(name, model) for name in datasets for model in models if not _pair_keys(name, model, grid) <= done]
     bar.update(len(datasets) * len(models) - len(todo))
     if workers > 1 or fresh_process:
         _run_pairs_in_workers(todo, grid, workers, bar, fresh=fresh_process)
