@@ -91,6 +91,7 @@ __all__ = [
     "feature_study_table",
     "study_progress",
     "feature_study_coverage",
+    "full_features_vs_chapter6",
     "paper_comparison",
     "part2_claims",
     "ws_summary",
@@ -996,6 +997,60 @@ def _chapter6_point_minutes(node_rows, full, models, budget) -> dict:
     return {m: (float(trials.get(m, 0.0)) * budget
                 + float(n.loc[(n["phase"] == "eval") & (n["model"] == m), "seconds"].sum())) / 60
             for m in models if m in finished}
+
+
+def full_features_vs_chapter6(feature_rows=None, node_rows=None, min_eval: int = 1):
+    """Each feature-study curve's last point (all the feature columns) beside chapter 6's tuning of
+    the same dataset and model on the same features.
+
+    The two are the same experiment (same protocol, search space and seeds), so they differ only by
+    the trial budget (TPE's first draws are the same seeded random configurations, so a larger budget
+    sees the smaller one's trials and more) and by the code version and host that trained them. A
+    difference here measures how much the feature study's small budget costs at full features.
+
+    Parameters
+    ----------
+    feature_rows, node_rows : pandas.DataFrame, str, os.PathLike or None
+        Feature-study rows (default ``results/part2_features.csv``) and chapter 6's rows (default
+        ``results/part2_node.csv``), or their files.
+    min_eval : int
+        A feature-study point counts once this many evaluation seeds have landed.
+
+    Returns
+    -------
+    pandas.DataFrame
+        ``dataset, model, features, feature study (%), study trials, chapter 6 (%), chapter 6 trials,
+        difference (points)`` (feature study minus chapter 6) and ``same configuration`` (both
+        selected the same hyperparameters); one row per curve that reached the full feature count,
+        chapter 6 columns empty where chapter 6 has no evaluated study.
+    """
+    cols = ["dataset", "model", "features", "feature study (%)", "study trials", "chapter 6 (%)",
+            "chapter 6 trials", "difference (points)", "same configuration"]
+    curves = feature_study_table(feature_rows, min_eval=min_eval)
+    points = _as_summary(feature_rows, "features")
+    node = summarize(_rows(node_rows, "node"))
+    out = []
+    for (ds, model), g in curves.groupby(["dataset", "model"]):
+        n = node[(node["dataset"] == ds) & (node["model"] == model)]
+        full = _full_feature_count(ds, g["num_features"].max(), *n["num_features"])
+        last = g[g["num_features"] == full]
+        if last.empty:
+            continue  # the curve has not reached the full features yet
+        last = last.iloc[0]
+        p = points[(points["dataset"] == ds) & (points["model"] == model) & (points["num_features"] == full)
+                   & (points["n_trials"] == last["n_trials"])]
+        c = n[n["num_features"] == full]
+        row = {"dataset": ds, "model": model, "features": full,
+               "feature study (%)": 100 * last["test_mean"], "study trials": int(last["n_trials"]),
+               "chapter 6 (%)": np.nan, "chapter 6 trials": np.nan, "difference (points)": np.nan,
+               "same configuration": None}
+        if len(c):
+            c = c.iloc[0]
+            row.update({"chapter 6 (%)": 100 * c["test_mean"], "chapter 6 trials": int(c["n_trials"]),
+                        "difference (points)": 100 * (last["test_mean"] - c["test_mean"]),
+                        "same configuration": bool(len(p)) and p.iloc[0]["params"] == c["params"]})
+        out.append(row)
+    return pd.DataFrame(out, columns=cols)
 
 
 def _feature_point_minutes(rows, finished) -> dict:

@@ -207,6 +207,32 @@ def test_feature_study_coverage_projects_a_partial_study_from_its_own_points():
     assert np.isnan(part2.feature_study_coverage(summary, node, datasets=("CiteSeer",)).iloc[0]["projected (h)"])
 
 
+def test_full_features_vs_chapter6_pairs_the_last_point_with_chapter6():
+    a, b = {"lr": 0.01}, {"lr": 0.1}
+    feats = _frame(_rows("Cora", "mlp", [[0.50]], num_features=200, params=a),
+                   _rows("Cora", "mlp", [[0.70]], num_features=1433, params=a),
+                   _rows("Cora", "gcn", [[0.80]], num_features=200, params=b),
+                   _rows("Cora", "gcn", [[0.85]], num_features=1433, params=b),
+                   _rows("Photo", "mlp", [[0.80]], num_features=100),   # stops short of the 745
+                   _rows("Photo", "mlp", [[0.85]], num_features=200),
+                   _rows("CiteSeer", "mlp", [[0.6]], num_features=600),  # no chapter 6 study
+                   _rows("CiteSeer", "mlp", [[0.7]], num_features=3703))
+    node = _frame(_rows("Cora", "mlp", [[0.72]], num_features=1433, params=a, n_trials=5,
+                        trial_vals=(0.5, 0.7, 0.6, 0.4, 0.3)),
+                  _rows("Cora", "gcn", [[0.88]], num_features=1433, params=a, n_trials=5,
+                        trial_vals=(0.5, 0.7, 0.6, 0.4, 0.3)))
+    t = part2.full_features_vs_chapter6(feats, node).set_index(["dataset", "model"])
+    assert sorted(t.index) == [("CiteSeer", "mlp"), ("Cora", "gcn"), ("Cora", "mlp")]
+    mlp, gcn = t.loc[("Cora", "mlp")], t.loc[("Cora", "gcn")]
+    assert (mlp["features"], mlp["study trials"], mlp["chapter 6 trials"]) == (1433, 3, 5)
+    assert mlp["feature study (%)"] == pytest.approx(70.0) and mlp["chapter 6 (%)"] == pytest.approx(72.0)
+    assert mlp["difference (points)"] == pytest.approx(-2.0) and mlp["same configuration"]
+    assert gcn["difference (points)"] == pytest.approx(-3.0) and not gcn["same configuration"]
+    citeseer = t.loc[("CiteSeer", "mlp")]
+    assert np.isnan(citeseer["chapter 6 (%)"]) and citeseer["same configuration"] is None
+    assert part2.full_features_vs_chapter6(feats.iloc[:0], node).empty
+
+
 def test_feature_points_count_once_fully_evaluated():
     """With ``min_eval`` (the book's n_eval), a point whose evaluation is still running is left out of the
     table and the claim, and named in the coverage status."""
