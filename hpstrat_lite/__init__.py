@@ -4,14 +4,14 @@ Data flow (one module per stage): ``datasets`` (raw files -> undirected simple g
 (node homophily, bins) -> ``folds`` (fold ids, rounds) / ``quality`` (SDD, CDD, CHD, W1) -> ``train``
 (batched GNN training) -> ``experiment`` (result rows) -> ``ranking`` / ``analysis`` (tables, tests).
 """
+__version__ = "0.1.0"  # first: hpstrat_lite.results reads it when imported
+
 from .folds import (SPLIT_METHODS, fold_masks, fold_rounds, hpstrat_folds, make_folds, random_folds,
                     stratified_folds)
 from .homophily import homophily_bins, mean_homophily, node_homophily
 from .quality import fold_quality, quality_table
 from .ranking import friedman_test, rank_methods, rank_tables
 from .splitters import HomophilyStratifiedKFold, HpStratSplit
-
-__version__ = "0.1.0"
 
 _LAZY = {"load_dataset": "datasets", "dataset_summary": "datasets", "available_datasets": "datasets"}
 

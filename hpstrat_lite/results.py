@@ -22,7 +22,11 @@ RESULTS_DIR = Path(os.environ.get("HPSTRAT_RESULTS", Path(__file__).resolve().pa
 
 @functools.lru_cache(maxsize=None)
 def code_version() -> str:
-    """``<package version>+<git short commit>[.dirty]`` of the library, or the version alone outside git."""
+    """``<package version>+<git short commit>[.dirty]`` of the library, or the version alone outside git.
+
+    Taken once per process, when the library is imported (the call below this function), and cached:
+    a long run stamps its rows with the commit of the code it loaded, even if the checkout moves on
+    while it runs."""
     from . import __version__
 
     here = Path(__file__).resolve().parent
@@ -36,6 +40,9 @@ def code_version() -> str:
     if not commit:
         return __version__
     return f"{__version__}+{commit}{'.dirty' if dirty else ''}"
+
+
+code_version()  # the version of the code this process imports
 
 
 def cpu_flags(cpuinfo="/proc/cpuinfo") -> set:

@@ -368,3 +368,14 @@ def test_sweep_wall_time_reconstructs_the_command_span():
         sweep_wall_time(rows.iloc[:0])
     with pytest.raises(ValueError, match="pause_min must be > 0"):
         sweep_wall_time(rows, pause_min=0)
+
+
+def test_code_version_is_taken_when_the_library_is_imported():
+    """A long run stamps the commit of the code it loaded, not whatever the checkout has moved to."""
+    import subprocess
+    import sys
+
+    probe = ("import hpstrat_lite.results as r; info = r.code_version.cache_info(); "
+             "print(info.misses, r.code_version() == r.code_version(), r.code_version().startswith('0.'))")
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["1", "True", "True"]  # computed once, at import, before any runner asked
