@@ -1026,9 +1026,9 @@ def full_features_vs_chapter6(feature_rows=None, node_rows=None, min_eval: int =
     """
     cols = ["dataset", "model", "features", "feature study (%)", "study trials", "chapter 6 (%)",
             "chapter 6 trials", "difference (points)", "same configuration"]
-    curves = feature_study_table(feature_rows, min_eval=min_eval)
-    points = _as_summary(feature_rows, "features")
-    node = summarize(_rows(node_rows, "node"))
+    points = _as_summary(feature_rows, "features")  # the rows are read and summarised once
+    curves = feature_study_table(points, min_eval=min_eval)
+    node = summarize(node_rows, "node")
     out = []
     for (ds, model), g in curves.groupby(["dataset", "model"]):
         n = node[(node["dataset"] == ds) & (node["model"] == model)]
