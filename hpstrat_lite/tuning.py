@@ -506,7 +506,10 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     results : str or os.PathLike, optional
         CSV file of result rows (appended atomically; a rerun resumes from it). The training batches
         of the trials and of the evaluation also save checkpoints beside it
-        (:func:`checkpoint_dir`), so a killed run continues a long batch where it stopped.
+        (:func:`checkpoint_dir`), so a killed run continues a long batch where it stopped. Evaluation
+        seed ``seed`` reuses the selected trial's own runs when that trial was trained by this call;
+        otherwise it is trained in a call of its own, so the other seeds' batches keep their
+        checkpoint names when a killed evaluation is resumed by a new process.
     dataset : str, optional
         Name written in the rows (default ``data.name``).
     eval_batch : int, optional
@@ -560,14 +563,20 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         reused = trained.get(_params_json(cfg), []) if seed in seeds else []
         fresh = [s for s in seeds if not (reused and s == seed)]
         rows = {seed: reused} if reused else {}
-        if fresh:
-            etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol, fresh, k, n_bins)
+        # The tuning seed, when it must be trained (its trial was read back from the results file, not
+        # trained in this process), is a call of its own: the other seeds then form the same batches,
+        # and so the same checkpoint names, whether or not a killed evaluation is resumed by a new process.
+        others = [s for s in fresh if s != seed]
+        for group in ([seed] if seed in fresh else [], others):
+            if not group:
+                continue
+            etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol, group, k, n_bins)
             t0 = time.perf_counter()
             runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed],
                               checkpoint=checkpoint, precision=precision,
                               **_engine_kwargs(cfg, max_epochs, device))
             sec = (time.perf_counter() - t0) / len(runs)
-            for s in fresh:
+            for s in group:
                 pick = np.flatnonzero(np.asarray(run_seed) == s)
                 rows[s] = eval_rows(s, np.asarray(run_round)[pick], [runs[i] for i in pick], sec)
         return [row for s in seeds for row in rows[s]]

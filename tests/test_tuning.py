@@ -84,6 +84,42 @@ def test_evaluation_seed_of_the_tuning_trial_reuses_its_runs(monkeypatch):
     assert ev["eval_seed"].to_list() == [0] * 5 + [1] * 5 + [2] * 5  # rows in seed order
 
 
+def test_killed_evaluation_resumes_with_the_same_batches(monkeypatch, tmp_path):
+    """A new process resuming a killed evaluation has not trained the best trial itself, so it trains the
+    tuning seed again, in a call of its own: the other seeds form the same call as in the killed process
+    (same run seeds and masks, hence the same checkpoint names), so its finished batches are reused."""
+    calls = []
+    fake = _fake_engine(calls)
+
+    def dies_in_evaluation(data, model, tr, va, te, seeds, **kw):
+        out = fake(data, model, tr, va, te, seeds, **kw)
+        if set(seeds) != {0}:
+            calls[-1]["masks"] = (tr.clone(), va.clone(), te.clone())
+            raise KeyboardInterrupt  # killed while the evaluation's fresh seeds trained
+        return out
+
+    data, path = _graph(), tmp_path / "res.csv"
+    monkeypatch.setattr(tuning, "train_runs", dies_in_evaluation)
+    with pytest.raises(KeyboardInterrupt):
+        tune_node_classifier(data, "gcn", n_trials=3, n_eval=4, results=path)
+    killed = calls[-1]
+    assert killed["seeds"] == [1] * 5 + [2] * 5 + [3] * 5  # seed 0 was the best trial's own call, reused
+    calls.clear()
+
+    def records_masks(data, model, tr, va, te, seeds, **kw):
+        out = fake(data, model, tr, va, te, seeds, **kw)
+        calls[-1]["masks"] = (tr.clone(), va.clone(), te.clone())
+        return out
+
+    monkeypatch.setattr(tuning, "train_runs", records_masks)
+    out = tune_node_classifier(data, "gcn", n_trials=3, n_eval=4, results=path)
+    assert [c["seeds"] for c in calls] == [[0] * 5, killed["seeds"]]  # trials read back; seed 0 alone
+    for before, now in zip(killed["masks"], calls[1]["masks"]):
+        assert torch.equal(before, now)
+    assert {k: v for k, v in calls[1].items() if k != "masks"} == {k: v for k, v in killed.items() if k != "masks"}
+    assert sorted(out["eval"]["eval_seed"].unique()) == [0, 1, 2, 3] and len(out["eval"]) == 20
+
+
 def test_reused_evaluation_rows_are_what_training_again_gives():
     """On the real engine, the seed-0 evaluation rows taken from the tuning trial equal a fresh training
     of the same configuration on the same masks and run seeds."""
