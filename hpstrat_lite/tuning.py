@@ -566,10 +566,8 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         # The tuning seed, when it must be trained (its trial was read back from the results file, not
         # trained in this process), is a call of its own: the other seeds then form the same batches,
         # and so the same checkpoint names, whether or not a killed evaluation is resumed by a new process.
-        others = [s for s in fresh if s != seed]
-        for group in ([seed] if seed in fresh else [], others):
-            if not group:
-                continue
+        groups = [[seed] if seed in fresh else [], [s for s in fresh if s != seed]]
+        for group in [g for g in groups if g]:
             etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol, group, k, n_bins)
             t0 = time.perf_counter()
             runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed],

@@ -91,27 +91,24 @@ def test_killed_evaluation_resumes_with_the_same_batches(monkeypatch, tmp_path):
     calls = []
     fake = _fake_engine(calls)
 
-    def dies_in_evaluation(data, model, tr, va, te, seeds, **kw):
-        out = fake(data, model, tr, va, te, seeds, **kw)
-        if set(seeds) != {0}:
+    def recording_masks(killed_in_evaluation):
+        def train_runs(data, model, tr, va, te, seeds, **kw):
+            out = fake(data, model, tr, va, te, seeds, **kw)
             calls[-1]["masks"] = (tr.clone(), va.clone(), te.clone())
-            raise KeyboardInterrupt  # killed while the evaluation's fresh seeds trained
-        return out
+            if killed_in_evaluation and set(seeds) != {0}:
+                raise KeyboardInterrupt  # killed while the evaluation's fresh seeds trained
+            return out
+        return train_runs
 
     data, path = _graph(), tmp_path / "res.csv"
-    monkeypatch.setattr(tuning, "train_runs", dies_in_evaluation)
+    monkeypatch.setattr(tuning, "train_runs", recording_masks(killed_in_evaluation=True))
     with pytest.raises(KeyboardInterrupt):
         tune_node_classifier(data, "gcn", n_trials=3, n_eval=4, results=path)
     killed = calls[-1]
     assert killed["seeds"] == [1] * 5 + [2] * 5 + [3] * 5  # seed 0 was the best trial's own call, reused
     calls.clear()
 
-    def records_masks(data, model, tr, va, te, seeds, **kw):
-        out = fake(data, model, tr, va, te, seeds, **kw)
-        calls[-1]["masks"] = (tr.clone(), va.clone(), te.clone())
-        return out
-
-    monkeypatch.setattr(tuning, "train_runs", records_masks)
+    monkeypatch.setattr(tuning, "train_runs", recording_masks(killed_in_evaluation=False))
     out = tune_node_classifier(data, "gcn", n_trials=3, n_eval=4, results=path)
     assert [c["seeds"] for c in calls] == [[0] * 5, killed["seeds"]]  # trials read back; seed 0 alone
     for before, now in zip(killed["masks"], calls[1]["masks"]):
