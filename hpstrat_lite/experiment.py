@@ -19,7 +19,7 @@ import pandas as pd
 from ._validate import check_k, check_n_bins, check_seeds
 from .folds import SPLIT_METHODS, fold_masks, make_folds
 from .homophily import node_homophily
-from .results import RESULTS_DIR, append_rows, code_version, host_cpu, read_rows
+from .results import RESULTS_DIR, append_rows, code_version, host_cpu, host_name, read_rows
 
 RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience"]
 """Columns that identify one run; a row with the same key is never trained twice."""
@@ -254,7 +254,7 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
                      "val_loss": res["val_loss"],
                      "test_homophily": float(np.nanmean(ht)) if np.isfinite(ht).any() else float("nan"),
                      "test_isolated": int(np.isnan(ht).sum()), "seconds": res["seconds"],
-                     "batch_size": res["batch_size"], "device": res["device"], "host": host_cpu(),
+                     "batch_size": res["batch_size"], "device": res["device"], "host": host_name(res["device"]),
                      "code_version": version, "finished_at": stamp})
     return rows
 

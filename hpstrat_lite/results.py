@@ -24,6 +24,9 @@ RESULTS_DIR = Path(os.environ.get("HPSTRAT_RESULTS", Path(__file__).resolve().pa
 def code_version() -> str:
     """``<package version>+<git short commit>[.dirty]`` of the library, or the version alone outside git.
 
+    A copy of a checkout without its ``.git`` folder (the tree sent to a GPU machine, say) names its
+    commit in ``$HPSTRAT_COMMIT``, and its rows read ``<version>+<commit>.copy``.
+
     Taken once per process, when the library is imported (the call below this function), and cached:
     a long run stamps its rows with the commit of the code it loaded, even if the checkout moves on
     while it runs."""
@@ -36,9 +39,10 @@ def code_version() -> str:
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=here, capture_output=True,
                                text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        return __version__
+        commit = ""
     if not commit:
-        return __version__
+        copied = os.environ.get("HPSTRAT_COMMIT", "").strip()
+        return f"{__version__}+{copied}.copy" if copied else __version__
     return f"{__version__}+{commit}{'.dirty' if dirty else ''}"
 
 
@@ -83,6 +87,17 @@ def host_cpu(cpuinfo="/proc/cpuinfo") -> str:
     if not model:
         return "unknown"
     return ", ".join(p for p in (model, f"{cpus} cpus", simd) if p)
+
+
+def host_name(device="cpu") -> str:
+    """:func:`host_cpu`, preceded by the GPU's name for rows trained on CUDA, e.g.
+    ``"NVIDIA H200 + AMD EPYC, 16 cpus, avx512"``: the ``host`` column of a row trained on ``device``."""
+    device = str(device)
+    if not device.startswith("cuda"):
+        return host_cpu()
+    import torch
+
+    return f"{torch.cuda.get_device_name(torch.device(device))} + {host_cpu()}"
 
 
 def read_rows(path) -> pd.DataFrame:

@@ -3,6 +3,7 @@ import signal
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pandas as pd
@@ -379,3 +380,30 @@ def test_code_version_is_taken_when_the_library_is_imported():
              "print(info.misses, r.code_version() == r.code_version(), r.code_version().startswith('0.'))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["1", "True", "True"]  # computed once, at import, before any runner asked
+
+
+@pytest.mark.parametrize("commit, expected", [("abc1234", "0.1.0+abc1234.copy"), ("", "0.1.0")])
+def test_code_version_of_a_copy_without_git_reads_hpstrat_commit(tmp_path, commit, expected):
+    """The tree sent to a GPU machine has no .git: its rows name the commit passed in $HPSTRAT_COMMIT."""
+    import shutil
+
+    import hpstrat_lite
+
+    shutil.copytree(Path(hpstrat_lite.__file__).parent, tmp_path / "hpstrat_lite",
+                    ignore=shutil.ignore_patterns("__pycache__"))
+    env = {**os.environ, "HPSTRAT_COMMIT": commit, "PYTHONPATH": str(tmp_path),
+           "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)}
+    probe = "import hpstrat_lite.results as r; print(r.code_version())"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
+                         env=env).stdout
+    assert out.strip() == expected
+
+
+def test_host_name_names_the_gpu_of_cuda_rows(monkeypatch):
+    import torch
+
+    from hpstrat_lite.results import host_name
+
+    assert host_name("cpu") == host_cpu() and host_name(torch.device("cpu")) == host_cpu()
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda dev=None: "NVIDIA H200")
+    assert host_name("cuda:0") == f"NVIDIA H200 + {host_cpu()}"

@@ -485,6 +485,20 @@ def test_cora_batch_equals_solo_sparse_equals_dense():
 
 
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
+@pytest.mark.parametrize("model", MODELS)
+def test_batched_run_equals_solo_run_on_cuda(toy, model):
+    """The batch-equals-alone check on a GPU (the PyTorch-op path; cuSPARSE and atomics sum in their own order)."""
+    data, tr, va, te = toy
+    seeds = [11, 12, 13]
+    batch = train_runs(data, model, tr, va, te, seeds, **dict(FAST, device="cuda"))
+    for r in range(3):
+        solo = train_runs(data, model, tr[:, r:r + 1], va[:, r:r + 1], te[:, r:r + 1], [seeds[r]],
+                          **dict(FAST, device="cuda"))
+        _assert_same_run(batch[r], solo[0])
+    assert len({(r["best_epoch"], r["val_loss"]) for r in batch}) == 3
+
+
+@pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_cuda_matches_cpu(toy):
     data, tr, va, te = toy
     cpu = train_runs(data, "GCN", tr, va, te, [0, 1, 2], **FAST)

@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# The timed k = 4, seed 0 sweep on a GPU machine, as one prepared script (issue 3: "if a GPU machine
+# is lent to your task, run the sweep there once ... and report its wall time next to the CPU time").
+#
+#   HPSTRAT_COMMIT=<commit> benchmarks/device_sweep.sh DATA.tar.xz OUT_CSV [LOG_DIR] [SECONDS]
+#
+# DATA.tar.xz  the dataset mirror's twelve folders, packed here beforehand, since the GPU machine
+#              reaches no network and the mirror beside the checkout does not travel with it:
+#                tar -C ../shared/datasets -cJf DATA.tar.xz Cornell ... (see results/README.md)
+# OUT_CSV      the results file `hpstrat experiment` writes (rows as runs finish; resumable)
+# LOG_DIR      where a copy of OUT_CSV (refreshed every 20 s, so a killed call keeps its rows) and the
+#              log go (default: OUT_CSV's folder)
+# SECONDS      wall-clock limit for the whole script (default 570); a sweep still running then gets
+#              SIGINT (finished pairs' rows are kept), and a rerun with the same arguments resumes it
+#
+# Steps: unpack the data, print the GPU and the package versions, run the CUDA tests of
+# tests/test_train.py (a run in a batch equals the run alone on the GPU; GPU against CPU), run the
+# sweep on device="cuda" (one process: a fresh process per pair would pay CUDA's start-up 96 times),
+# print analysis.sweep_wall_time of the rows. DATASETS and DEVICE (default: the twelve, cuda) make a
+# short rehearsal on a CPU possible: DATASETS=Texas DEVICE=cpu benchmarks/device_sweep.sh ...
+set -u
+data=$1 out=$2 logdir=${3:-$(dirname "$2")} limit=${4:-570}
+start=$(date +%s)
+py=${PYTHON:-python3}
+export PYTHONUNBUFFERED=1 HPSTRAT_DATA=/tmp/hpstrat_data HPSTRAT_CACHE=/tmp/hpstrat_cache_gpu
+mkdir -p "$HPSTRAT_DATA" "$logdir" "$(dirname "$out")"
+log=$logdir/device_sweep.log
+exec > >(tee -a "$log") 2>&1
+
+echo "== $(date -u +%FT%TZ) commit ${HPSTRAT_COMMIT:-unknown}"
+tar -C "$HPSTRAT_DATA" -xJf "$data" && ls "$HPSTRAT_DATA"
+nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+$py -c "import torch, torch_geometric, numpy, numba; print('torch', torch.__version__, 'cuda', torch.version.cuda,
+'pyg', torch_geometric.__version__, 'numpy', numpy.__version__, 'numba', numba.__version__,
+'gpu', torch.cuda.get_device_name(0))"
+
+echo "== CUDA tests"
+timeout 120 $py -m pytest -q -p no:cacheprovider -o addopts="" tests/test_train.py -k cuda
+
+echo "== sweep"
+( while sleep 20; do [ -f "$out" ] && cp "$out" "$logdir/" 2>/dev/null; done ) &
+copier=$!
+left=$(( limit - ($(date +%s) - start) - 20 ))
+datasets=${DATASETS:-Cornell Texas Wisconsin Chameleon Squirrel Cora CiteSeer Actor Photo CS Computers Physics}
+timeout --signal=INT "$left" $py -m hpstrat_lite.cli experiment --datasets $datasets \
+    --k 4 --seeds 0 --device "${DEVICE:-cuda}" --out "$out"
+echo "sweep exit code $?"
+kill "$copier" 2>/dev/null
+[ "$(cd "$(dirname "$out")" && pwd)" = "$(cd "$logdir" && pwd)" ] || cp "$out" "$logdir/"
+
+$py - "$out" <<'EOF'
+import sys
+from hpstrat_lite.analysis import sweep_wall_time
+from hpstrat_lite.results import read_rows
+
+rows = read_rows(sys.argv[1])
+t = sweep_wall_time(rows)
+print({k: v for k, v in t.items() if not hasattr(v, "shape")})
+print(rows.groupby("dataset", sort=False)["seconds"].sum().div(60).round(2).to_string())
+EOF
+echo "== $(date -u +%FT%TZ) done in $(( $(date +%s) - start )) s"
