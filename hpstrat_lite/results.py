@@ -24,14 +24,18 @@ RESULTS_DIR = Path(os.environ.get("HPSTRAT_RESULTS", Path(__file__).resolve().pa
 def code_version() -> str:
     """``<package version>+<git short commit>[.dirty]`` of the library, or the version alone outside git.
 
-    A copy of a checkout without its ``.git`` folder (the tree sent to a GPU machine, say) names its
-    commit in ``$HPSTRAT_COMMIT``, and its rows read ``<version>+<commit>.copy``.
+    A copy of a checkout sent elsewhere (the tree sent to a GPU machine, say, which may carry no ``.git``
+    or an older one) names its commit in ``$HPSTRAT_COMMIT``; when that is set it wins, and rows read
+    ``<version>+<commit>.copy``.
 
     Taken once per process, when the library is imported (the call below this function), and cached:
     a long run stamps its rows with the commit of the code it loaded, even if the checkout moves on
     while it runs."""
     from . import __version__
 
+    copied = os.environ.get("HPSTRAT_COMMIT", "").strip()
+    if copied:
+        return f"{__version__}+{copied}.copy"
     here = Path(__file__).resolve().parent
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
@@ -39,10 +43,9 @@ def code_version() -> str:
         dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=here, capture_output=True,
                                text=True, timeout=10).stdout.strip()
     except (OSError, subprocess.SubprocessError):
-        commit = ""
+        return __version__
     if not commit:
-        copied = os.environ.get("HPSTRAT_COMMIT", "").strip()
-        return f"{__version__}+{copied}.copy" if copied else __version__
+        return __version__
     return f"{__version__}+{commit}{'.dirty' if dirty else ''}"
 
 

@@ -383,8 +383,9 @@ def test_code_version_is_taken_when_the_library_is_imported():
 
 
 @pytest.mark.parametrize("commit, expected", [("abc1234", "0.1.0+abc1234.copy"), ("", "0.1.0")])
-def test_code_version_of_a_copy_without_git_reads_hpstrat_commit(tmp_path, commit, expected):
-    """The tree sent to a GPU machine has no .git: its rows name the commit passed in $HPSTRAT_COMMIT."""
+def test_code_version_of_a_copy_reads_hpstrat_commit(tmp_path, commit, expected):
+    """The tree sent to a GPU machine: its rows name the commit passed in $HPSTRAT_COMMIT (without it and
+    without .git, the version alone)."""
     import shutil
 
     import hpstrat_lite
@@ -407,3 +408,11 @@ def test_host_name_names_the_gpu_of_cuda_rows(monkeypatch):
     assert host_name("cpu") == host_cpu() and host_name(torch.device("cpu")) == host_cpu()
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda dev=None: "NVIDIA H200")
     assert host_name("cuda:0") == f"NVIDIA H200 + {host_cpu()}"
+
+
+def test_hpstrat_commit_wins_over_the_git_of_the_checkout():
+    """The GPU machine's copy carried the session's first .git: $HPSTRAT_COMMIT names the code that ran."""
+    env = {**os.environ, "HPSTRAT_COMMIT": "abc1234"}
+    probe = "import hpstrat_lite.results as r; print(r.code_version())"
+    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env).stdout
+    assert out.strip() == "0.1.0+abc1234.copy"
