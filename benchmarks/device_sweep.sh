@@ -17,22 +17,25 @@
 # tests/test_train.py (a run in a batch equals the run alone on the GPU; GPU against CPU), run the
 # sweep on device="cuda" (one process: a fresh process per pair would pay CUDA's start-up 96 times),
 # print analysis.sweep_wall_time of the rows. DATASETS and DEVICE (default: the twelve, cuda) make a
-# short rehearsal on a CPU possible: DATASETS=Texas DEVICE=cpu benchmarks/device_sweep.sh ...
+# short rehearsal on a CPU possible (tests/test_experiment.py runs one):
+#   DATASETS=Texas DEVICE=cpu benchmarks/device_sweep.sh ...
+# WORKDIR (default /tmp/hpstrat_device) holds the unpacked data and the dataset cache.
 set -u
 data=$1 out=$2 logdir=${3:-$(dirname "$2")} limit=${4:-570}
 start=$(date +%s)
 py=${PYTHON:-python3}
-export PYTHONUNBUFFERED=1 HPSTRAT_DATA=/tmp/hpstrat_data HPSTRAT_CACHE=/tmp/hpstrat_cache_gpu
+work=${WORKDIR:-/tmp/hpstrat_device}
+export PYTHONUNBUFFERED=1 HPSTRAT_DATA=$work/data HPSTRAT_CACHE=$work/cache
 mkdir -p "$HPSTRAT_DATA" "$logdir" "$(dirname "$out")"
 log=$logdir/device_sweep.log
 exec > >(tee -a "$log") 2>&1
 
 echo "== $(date -u +%FT%TZ) commit ${HPSTRAT_COMMIT:-unknown}"
 tar -C "$HPSTRAT_DATA" -xJf "$data" && ls "$HPSTRAT_DATA"
-nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
+command -v nvidia-smi > /dev/null && nvidia-smi --query-gpu=name,driver_version,memory.total --format=csv
 $py -c "import torch, torch_geometric, numpy, numba; print('torch', torch.__version__, 'cuda', torch.version.cuda,
 'pyg', torch_geometric.__version__, 'numpy', numpy.__version__, 'numba', numba.__version__,
-'gpu', torch.cuda.get_device_name(0))"
+'gpu', torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)"
 
 echo "== CUDA tests"
 timeout 120 $py -m pytest -q -p no:cacheprovider -o addopts="" tests/test_train.py -k cuda

@@ -416,3 +416,26 @@ def test_hpstrat_commit_wins_over_the_git_of_the_checkout():
     probe = "import hpstrat_lite.results as r; print(r.code_version())"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == "0.1.0+abc1234.copy"
+
+
+@pytest.mark.slow
+def test_device_sweep_script_rehearses_on_cpu(data_root, tmp_path):
+    """benchmarks/device_sweep.sh, the GPU machine's one prepared script, run on a CPU for Texas: it unpacks
+    the packed mirror, runs the CUDA tests (skipped here), trains every model and reports the wall time."""
+    import tarfile
+
+    repo = Path(__file__).resolve().parents[1]
+    with tarfile.open(tmp_path / "data.tar.xz", "w:xz") as tar:
+        tar.add(data_root / "texas", arcname="texas")
+    env = {**os.environ, "DATASETS": "Texas", "DEVICE": "cpu", "PYTHON": sys.executable, "HPSTRAT_COMMIT": "test",
+           "WORKDIR": str(tmp_path / "work")}
+    out, logs = tmp_path / "run" / "timed.csv", tmp_path / "logs"
+    done = subprocess.run(["bash", str(repo / "benchmarks" / "device_sweep.sh"), str(tmp_path / "data.tar.xz"),
+                           str(out), str(logs), "300"], cwd=repo, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
+    rows = read_rows(out)
+    assert len(rows) == 8 * 3 * 4 and set(rows["dataset"]) == {"Texas"}  # 8 models x 3 methods x 4 folds
+    assert (rows["host"] == host_cpu()).all() and (rows["code_version"] == "0.1.0+test.copy").all()
+    assert read_rows(logs / "timed.csv").equals(rows)
+    log = (logs / "device_sweep.log").read_text()
+    assert "== CUDA tests" in log and "sweep exit code 0" in log and "'pairs': 8" in log
