@@ -6,7 +6,8 @@
 #
 # DATA.tar.xz  the dataset mirror's twelve folders, packed here beforehand, since the GPU machine
 #              reaches no network and the mirror beside the checkout does not travel with it:
-#                tar -C ../shared/datasets -cJf DATA.tar.xz Cornell ... (see results/README.md)
+#                tar -C ../shared/datasets -cJf DATA.tar.xz Cora CiteSeer Computers Photo CS Physics \
+#                    cornell texas wisconsin Actor chameleon_filtered squirrel_filtered
 # OUT_CSV      the results file `hpstrat experiment` writes (rows as runs finish; resumable)
 # LOG_DIR      where a copy of OUT_CSV (refreshed every 20 s, so a killed call keeps its rows) and the
 #              log go (default: OUT_CSV's folder)
