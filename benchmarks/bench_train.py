@@ -18,7 +18,10 @@ Usage::
 
     HPSTRAT_DATA=../shared/datasets python benchmarks/bench_train.py [--datasets Cora CS]
         [--models GCN GAT] [--runs 12] [--epochs 200] [--baseline-runs 12] [--threads 2]
-        [--early-stop-datasets Cora Physics]
+        [--early-stop-datasets Cora Physics] [--device cuda]
+
+``--device cuda`` runs both sides on the GPU (the baseline's model, features and masks moved there), and
+the clocks wait for the GPU's queue before they stop.
 
 ``--early-stop-datasets`` additionally times one full early-stopped batch (max 1000 epochs, patience
 100) per model on each named dataset, to size the experiment sweep.
@@ -60,9 +63,10 @@ def _pyg_model(name: str, in_dim: int, num_classes: int) -> torch.nn.Module:
 
 
 def baseline_run(name, x, edge_index, y, train, val, test, seed, epochs):
-    """One run of a plain PyG training loop; returns its test accuracy at the best validation loss."""
+    """One run of a plain PyG training loop (on the tensors' device); returns its test accuracy at the best
+    validation loss."""
     torch.manual_seed(seed)
-    model = _pyg_model(name, x.shape[1], int(y.max()) + 1)
+    model = _pyg_model(name, x.shape[1], int(y.max()) + 1).to(x.device)
     opt = torch.optim.Adam(model.parameters(), lr=0.01, weight_decay=5e-4)
     best_loss, best_state = float("inf"), None
     for _ in range(epochs):
@@ -91,27 +95,31 @@ def _masks(data, runs):
 
 class _Clock:
     """Wall time and this process's CPU time (the latter is less sensitive to other processes on a
-    shared machine)."""
+    shared machine); with CUDA in use, both stop once the GPU has finished the work queued in the block."""
 
     def __enter__(self):
         self.wall, self.cpu = time.perf_counter(), time.process_time()
         return self
 
     def __exit__(self, *exc):
+        if torch.cuda.is_initialized():
+            torch.cuda.synchronize()
         self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
 
 
-def bench_case(data, name, runs, epochs, baseline_runs):
+def bench_case(data, name, runs, epochs, baseline_runs, device="cpu"):
     """(baseline wall, baseline cpu, batched wall, batched cpu, baseline acc, batched acc)."""
     tr, va, te = _masks(data, runs)
     seeds = list(range(runs))
-    x = data.x.to_dense() if data.x.layout != torch.strided else data.x
+    x = (data.x.to_dense() if data.x.layout != torch.strided else data.x).to(device)
+    edge_index, y = data.edge_index.to(device), data.y.to(device)
+    btr, bva, bte = (m.to(device) for m in (tr, va, te))
     with _Clock() as base:
-        accs = [baseline_run(name, x, data.edge_index, data.y, tr[:, r], va[:, r], te[:, r], seeds[r], epochs)
+        accs = [baseline_run(name, x, edge_index, y, btr[:, r], bva[:, r], bte[:, r], seeds[r], epochs)
                 for r in range(baseline_runs)]
     scale = runs / baseline_runs
     with _Clock() as batched:
-        rows = train_runs(data, name, tr, va, te, seeds, max_epochs=epochs, patience=None, device="cpu",
+        rows = train_runs(data, name, tr, va, te, seeds, max_epochs=epochs, patience=None, device=device,
                           num_threads=None)
     mean_b = sum(accs) / len(accs)
     mean_e = sum(r["test_acc"] for r in rows[:baseline_runs]) / baseline_runs
@@ -129,17 +137,19 @@ def main(argv=None):
     ap.add_argument("--threads", type=int, default=None, help="torch threads for both sides (default: torch's)")
     ap.add_argument("--early-stop-datasets", nargs="*", default=[])
     ap.add_argument("--es-models", nargs="+", default=list(MODELS), choices=list(MODELS))
+    ap.add_argument("--device", default="cpu", help="cpu or cuda: where both sides train (default cpu)")
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
-    print(f"torch {torch.__version__}, {torch.get_num_threads()} thread(s), {args.runs} runs, "
-          f"{args.epochs} epochs, no early stopping")
+    where = torch.cuda.get_device_name(args.device) if args.device.startswith("cuda") else \
+        f"cpu, {torch.get_num_threads()} thread(s)"
+    print(f"torch {torch.__version__}, {where}, {args.runs} runs, {args.epochs} epochs, no early stopping")
     tot = [0.0] * 4
     for ds in args.datasets:
         data = load_dataset(ds)
         for name in args.models:
             k = min(args.baseline_runs or args.runs, args.runs)
-            bw, bc, ew, ec, acc_b, acc_e = bench_case(data, name, args.runs, args.epochs, k)
+            bw, bc, ew, ec, acc_b, acc_e = bench_case(data, name, args.runs, args.epochs, k, args.device)
             tot = [a + b for a, b in zip(tot, (bw, bc, ew, ec))]
             note = "" if k == args.runs else f"  (baseline: {k} runs timed, scaled to {args.runs})"
             print(f"{ds:8s} {name:4s} wall: baseline {bw:8.1f} s, batched {ew:7.1f} s, ratio {bw / ew:5.1f}x | "
@@ -153,7 +163,7 @@ def main(argv=None):
         tr, va, te = _masks(data, args.runs)
         for name in args.es_models:
             with _Clock() as clock:
-                rows = train_runs(data, name, tr, va, te, list(range(args.runs)), device="cpu")
+                rows = train_runs(data, name, tr, va, te, list(range(args.runs)), device=args.device)
             ep = [r["epochs_run"] for r in rows]
             acc = sum(r["test_acc"] for r in rows) / len(rows)
             print(f"early-stopped {ds:8s} {name:9s} wall {clock.wall:8.1f} s cpu {clock.cpu:8.1f} s  "

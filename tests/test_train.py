@@ -878,3 +878,19 @@ def test_reused_memory_trains_the_same_numbers(data_root, monkeypatch):
         for a, b in zip(rows["0"], rows["1"]):
             for key in ("best_epoch", "val_loss", "test_loss", "val_acc", "test_acc", "train_loss"):
                 assert a[key] == b[key], (model, key)
+
+
+def test_bench_train_runs_and_prints_its_ratio(data_root, capsys, monkeypatch):
+    """Smoke run of benchmarks/bench_train.py (the >= 10x target's script) on Texas, 2 runs, 3 epochs."""
+    import importlib.util
+    from pathlib import Path
+
+    monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_train.py"
+    spec = importlib.util.spec_from_file_location("bench_train", path)
+    bench = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(bench)
+    bench.main(["--datasets", "Texas", "--runs", "2", "--epochs", "3", "--device", "cpu"])
+    out = capsys.readouterr().out
+    assert out.startswith(f"torch {torch.__version__}, cpu, ")
+    assert out.count("Texas ") == 2 and "overall wall: baseline" in out and out.rstrip().endswith("x")
