@@ -660,16 +660,22 @@ def test_unrolled_spmm_is_bit_identical_to_the_plain_loop(width):
     assert np.all(got[:, counts == 0] == 0)
 
 
-def test_bench_spmm_runs_on_real_operators(data_root, capsys, monkeypatch):
-    """Smoke run of benchmarks/bench_spmm.py on a small real graph: both kernels agree on every row."""
+def _benchmark_script(name: str):
+    """The module of ``benchmarks/<name>.py``, loaded from its file (the folder is not a package)."""
     import importlib.util
     from pathlib import Path
 
-    monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_spmm.py"
-    spec = importlib.util.spec_from_file_location("bench_spmm", path)
+    path = Path(__file__).resolve().parents[1] / "benchmarks" / f"{name}.py"
+    spec = importlib.util.spec_from_file_location(name, path)
     bench = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(bench)
+    return bench
+
+
+def test_bench_spmm_runs_on_real_operators(data_root, capsys, monkeypatch):
+    """Smoke run of benchmarks/bench_spmm.py on a small real graph: both kernels agree on every row."""
+    monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
+    bench = _benchmark_script("bench_spmm")
     bench.main(["--dataset", "Texas", "--runs", "2"])
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("H2GCN", "GCN", "  as two"))]
     assert len(lines) == 8 and all(ln.split()[-1] == "True" and ln.split()[-2].endswith("x") for ln in lines)
@@ -773,14 +779,8 @@ def test_precision_checks_and_checkpoint_keys(toy):
 def test_bench_precision_runs(data_root, capsys, monkeypatch):
     """Smoke run of benchmarks/bench_precision.py on a small real graph: one timing line per case, a
     ratio, and the accuracy check."""
-    import importlib.util
-    from pathlib import Path
-
     monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_precision.py"
-    spec = importlib.util.spec_from_file_location("bench_precision", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _benchmark_script("bench_precision")
     bench.main(["--datasets", "Texas", "--models", "MLP", "--epochs", "2", "--repeats", "1",
                 "--threads", "1", "--check-epochs", "20"])
     out = capsys.readouterr().out
@@ -794,14 +794,8 @@ def test_bench_precision_runs(data_root, capsys, monkeypatch):
 def test_bench_eval_batch_runs(data_root, capsys, monkeypatch):
     """Smoke run of benchmarks/bench_eval_batch.py on a small real graph: one line per case with both
     batch sizes and their ratio."""
-    import importlib.util
-    from pathlib import Path
-
     monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_eval_batch.py"
-    spec = importlib.util.spec_from_file_location("bench_eval_batch", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _benchmark_script("bench_eval_batch")
     bench.main(["--datasets", "Texas", "--models", "MLP", "GCN", "--k", "3", "--seeds", "2", "--epochs", "2",
                 "--repeats", "1", "--threads", "1"])
     lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("Texas")]
@@ -882,14 +876,8 @@ def test_reused_memory_trains_the_same_numbers(data_root, monkeypatch):
 
 def test_bench_train_runs_and_prints_its_ratio(data_root, capsys, monkeypatch):
     """Smoke run of benchmarks/bench_train.py (the >= 10x target's script) on Texas, 2 runs, 3 epochs."""
-    import importlib.util
-    from pathlib import Path
-
     monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
-    path = Path(__file__).resolve().parents[1] / "benchmarks" / "bench_train.py"
-    spec = importlib.util.spec_from_file_location("bench_train", path)
-    bench = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(bench)
+    bench = _benchmark_script("bench_train")
     bench.main(["--datasets", "Texas", "--runs", "2", "--epochs", "3", "--device", "cpu"])
     out = capsys.readouterr().out
     assert out.startswith(f"torch {torch.__version__}, cpu, ")
