@@ -9,6 +9,12 @@ width 128 it also times the kernel on the two 64-wide halves (what H2GCN's secon
 its trunk works on 64-wide pieces) against one 128-wide product: there the "plain s" column is the
 128-wide kernel and "kernel s" the two pieces together.
 
+The last two lines time H2GCN's last round as the engine runs it (:class:`hpstrat_lite.models.RunRows`,
+the sweep's 12 runs of k = 4 folds x 3 split methods): the 64-wide surplus product computed only at the
+rows a run reads (its training and validation nodes) against every row ("plain s": the full kernel), and
+its backward pass through a per-run copy of the matrix without the columns whose gradient is zero (the
+test and validation nodes) against the full transpose; "same" checks the floats at every row that is used.
+
 Usage::
 
     HPSTRAT_DATA=../shared/datasets python benchmarks/bench_spmm.py [--dataset Computers] [--threads 1]
@@ -33,6 +39,37 @@ def _time(kernel, csr, h, out, repeats):
     for _ in range(repeats):
         kernel(*csr, h, out)
     return (time.perf_counter() - start) / repeats
+
+
+def _time_selection(data, matrix, h, full, repeats):
+    """H2GCN's last round on the rows each run reads (forward) and the live columns (backward), against the
+    full products ``full = A h`` already computed; prints two lines."""
+    from hpstrat_lite.experiment import _labels_and_homophily, _run_masks
+    from hpstrat_lite.folds import SPLIT_METHODS, make_folds
+    from hpstrat_lite.kernels import _spmm_select
+
+    y, homophily = _labels_and_homophily(data)
+    tr, va, _ = _run_masks([(make_folds(m, homophily, y, 4, seed=0), f) for m in SPLIT_METHODS for f in range(4)], 4)
+    runs, n = h.shape[0], h.shape[1]
+    tr, va = tr.t()[:runs], va.t()[:runs]  # every run of the sweep's batch, or the first --runs of them
+    rows = models.RunRows(tr | va, tr)
+    need, need_ptr = rows.needed
+    crow, col, val = csr_arrays(matrix)
+    forward = (np.broadcast_to(crow.astype(np.int64), (runs, n + 1)), col, val)
+    out = np.zeros_like(full)
+    t_sel = _time(lambda *a: _spmm_select(*a, need, need_ptr), forward, h, out, repeats)
+    t_full = _time(_spmm, (crow, col, val), h, np.empty_like(full), repeats)
+    read = (tr | va).numpy()[:, :, None]
+    print(f"{'  rows a run reads':22s} {int(rows.needed[1][-1] / runs / n * 100):9d}% {h.shape[2]:5d} {t_full:8.3f} "
+          f"{t_sel:8.3f} {t_full / t_sel:5.2f}x  {np.array_equal(out, full * read)}")
+    g = h * tr.numpy()[:, :, None]  # a gradient that is zero outside the training rows
+    transpose = csr_arrays(matrix.t().to_sparse_csr())
+    filtered = rows.filtered(matrix.t().to_sparse_csr())
+    want, got = np.empty_like(full), np.zeros_like(full)
+    t_full = _time(_spmm, transpose, g, want, repeats)
+    t_sel = _time(lambda *a: _spmm_select(*a, *rows.every), filtered, g, got, repeats)
+    print(f"{'  backward, live cols':22s} {int(filtered[1].size / (col.size * runs) * 100):9d}% {h.shape[2]:5d} "
+          f"{t_full:8.3f} {t_sel:8.3f} {t_full / t_sel:5.2f}x  {np.array_equal(got, want)}")
 
 
 def main(argv=None):
@@ -62,6 +99,8 @@ def main(argv=None):
             t_fast = _time(_spmm, csr, h, fast, repeats)
             print(f"{name:22s} {csr[1].size:10d} {width:5d} {t_plain:8.3f} {t_fast:8.3f} {t_plain / t_fast:5.2f}x  "
                   f"{np.array_equal(plain, fast)}")
+            if width == 64 and name.startswith("H2GCN"):
+                _time_selection(data, surplus, h, fast, repeats)
             if width == 128:  # H2GCN's second round: one product on [A1 r || A2 r], or one per 64-wide piece
                 pieces = [np.ascontiguousarray(h[:, :, :64]), np.ascontiguousarray(h[:, :, 64:])]
                 outs = [np.empty_like(pieces[0]), np.empty_like(pieces[1])]

@@ -322,28 +322,51 @@ def apply_keep_mask(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     return MaskMul.apply(h, keep)
 
 
+@numba.njit(inline="always", fastmath=_FAST)
+def _row_sum(e, hi, col, val, hr, o):
+    """``o = sum_{e <= t < hi} val[t] * hr[col[t]]`` into the zeroed local accumulator ``o``.
+
+    Four entries per pass, added left to right: the same sum, in the same order, as one entry at a time,
+    so the results are bit-identical to the plain loop (and unchanged when zero terms are left out)."""
+    D = o.shape[0]
+    while e + 4 <= hi:
+        v0, v1, v2, v3 = val[e], val[e + 1], val[e + 2], val[e + 3]
+        x0, x1, x2, x3 = hr[col[e]], hr[col[e + 1]], hr[col[e + 2]], hr[col[e + 3]]
+        for c in range(D):
+            o[c] = o[c] + v0 * x0[c] + v1 * x1[c] + v2 * x2[c] + v3 * x3[c]
+        e += 4
+    while e < hi:
+        v, x = val[e], hr[col[e]]
+        for c in range(D):
+            o[c] = o[c] + v * x[c]
+        e += 1
+
+
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
 def _spmm(crow, col, val, h, out):
     R, N, D = out.shape
     for r in range(R):  # run-major: one run's operand stays in cache
         hr = h[r]
         for i in numba.prange(N):
-            # A fresh local accumulator (no alias with h or out, so it stays in registers) and four
-            # entries per pass over it, added left to right: the same sum, in the same order, as one
-            # entry at a time, so the results are bit-identical to the plain loop.
+            # a fresh local accumulator: no alias with h or out, so it stays in registers
             o = np.zeros(D, dtype=out.dtype)
-            e, hi = crow[i], crow[i + 1]
-            while e + 4 <= hi:
-                v0, v1, v2, v3 = val[e], val[e + 1], val[e + 2], val[e + 3]
-                x0, x1, x2, x3 = hr[col[e]], hr[col[e + 1]], hr[col[e + 2]], hr[col[e + 3]]
-                for c in range(D):
-                    o[c] = o[c] + v0 * x0[c] + v1 * x1[c] + v2 * x2[c] + v3 * x3[c]
-                e += 4
-            while e < hi:
-                v, x = val[e], hr[col[e]]
-                for c in range(D):
-                    o[c] = o[c] + v * x[c]
-                e += 1
+            _row_sum(crow[i], crow[i + 1], col, val, hr, o)
+            out[r, i] = o
+
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _spmm_select(crow, col, val, h, out, rows, rows_ptr):
+    """:func:`_spmm` with a matrix and a set of output rows per run: run r multiplies the matrix whose row
+    i holds the entries ``crow[r, i]:crow[r, i + 1]`` of ``col`` / ``val`` and writes only the rows
+    ``rows[rows_ptr[r]:rows_ptr[r + 1]]`` of ``out[r]`` (the others are left as they are)."""
+    R, N, D = out.shape
+    for r in range(R):
+        hr, cr = h[r], crow[r]
+        lo = rows_ptr[r]
+        for t in numba.prange(rows_ptr[r + 1] - lo):
+            i = rows[lo + t]
+            o = np.zeros(D, dtype=out.dtype)
+            _row_sum(cr[i], cr[i + 1], col, val, hr, o)
             out[r, i] = o
 
 
@@ -384,4 +407,18 @@ def spmm(csr: tuple, shape: tuple, h: torch.Tensor) -> torch.Tensor:
     h = h.contiguous()
     out = torch.empty(h.shape[0], shape[0], h.shape[2], dtype=h.dtype)
     _spmm(*csr, _np(h), _np(out))
+    return out
+
+
+def spmm_select(crow: np.ndarray, col: np.ndarray, val: np.ndarray, h: torch.Tensor, rows: np.ndarray,
+                rows_ptr: np.ndarray, n_out: int) -> torch.Tensor:
+    """``o_{r i} = \\sum_{e \\in \\mathrm{row}_r(i)} a_e h_{r, \\mathrm{col}(e)}`` for the rows
+    ``i \\in rows[rows_ptr[r]:rows_ptr[r + 1]]`` of each run r, zero elsewhere: ``h`` ``[R, n_in, d]``
+    (float32, CPU) -> ``[R, n_out, d]``, run r's matrix given by ``crow[r]`` (``[R, n_out + 1]`` offsets into
+    ``col`` / ``val``; see :func:`_spmm_select`). Each computed row is the same sum, in the same order, as
+    :func:`spmm` gives for it."""
+    _match_torch_threads()
+    h = h.contiguous()
+    out = torch.zeros(h.shape[0], n_out, h.shape[2], dtype=h.dtype)
+    _spmm_select(crow, col, val, _np(h), _np(out), rows, rows_ptr)
     return out

@@ -56,6 +56,7 @@ differ from float32 training at the level of run-to-run noise, not bit for bit.
 from __future__ import annotations
 
 import contextlib
+import functools
 import math
 import warnings
 import weakref
@@ -75,6 +76,9 @@ GAT_HEADS = 8
 FUSED_ATTENTION = True
 #: Sparse products on CPU with the numba kernel :func:`hpstrat_lite.kernels.spmm` (``torch.mm`` if False).
 NUMBA_SPMM = True
+#: Products whose output only the runs' training and validation rows read (H2GCN's last round) compute
+#: those rows only, with the same floats (:class:`RunRows`); False computes every row (tests, benchmarks).
+SELECT_ROWS = True
 MIXHOP_POWERS = (0, 1, 2)
 APPNP_K, APPNP_ALPHA = 10, 0.1
 GPRGNN_K, GPRGNN_ALPHA = 10, 0.1
@@ -162,6 +166,92 @@ class _ProjectSpMM(torch.autograd.Function):
         return None, None, gw.view(blocks, runs, -1, c).permute(1, 2, 0, 3).reshape(runs, -1, blocks * c), None
 
 
+class RunRows:
+    """The output rows each run of a batch reads, for products whose output only its training and
+    validation nodes use (H2GCN's last round, whose output goes straight to the classifier).
+
+    ``need[r, i]``: run r reads row i (its training and validation nodes: the training loss and the
+    validation loss of early stopping); ``live[r, i]``: the gradient of that output can be non-zero at
+    row i (its training nodes). :meth:`SparseOp.select` computes only the needed rows (zeros elsewhere),
+    and its backward pass gathers only the live rows of the gradient, through a copy of :math:`A^T` per
+    run that keeps only the entries of live columns. Every row that is read is the same float sum as the
+    full product's, and the dropped gradient terms are exact zeros, so training gives the same numbers
+    while the products read the entries of 75% of the rows forward and 50% of the columns backward
+    (k = 4 folds: train 2, validation 1, test 1). The final test pass uses the full products.
+
+    ``subset(keep)`` follows the batch when stopped runs are dropped (the per-run copies are shared).
+    """
+
+    def __init__(self, need: torch.Tensor, live: torch.Tensor):
+        if need.shape != live.shape or need.dim() != 2 or need.dtype != torch.bool or live.dtype != torch.bool:
+            raise ValueError(f"need and live must be boolean [runs, nodes] masks of one shape; got "
+                             f"{need.dtype} {tuple(need.shape)} and {live.dtype} {tuple(live.shape)}.")
+        self.need, self.live = need.cpu().numpy(), live.cpu().numpy()  # [R, N] bool, by original run
+        self.runs = np.arange(len(self.need))
+        self._filtered: dict = {}  # id(matrix) -> (crow [R0, n + 1], col, val) over the original runs
+
+    def subset(self, keep) -> "RunRows":
+        out = object.__new__(RunRows)
+        out.need, out.live, out._filtered = self.need, self.live, self._filtered
+        out.runs = self.runs[np.asarray(keep)]
+        return out
+
+    @functools.cached_property
+    def needed(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, rows_ptr)``: the needed rows of the current runs, concatenated (int64)."""
+        need = self.need[self.runs]
+        return np.nonzero(need)[1].astype(np.int64), np.concatenate([[0], np.cumsum(need.sum(1))]).astype(np.int64)
+
+    @functools.cached_property
+    def every(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, rows_ptr)`` listing every row for each current run."""
+        R, n = len(self.runs), self.need.shape[1]
+        return np.tile(np.arange(n, dtype=np.int64), R), np.arange(R + 1, dtype=np.int64) * n
+
+    def filtered(self, matrix: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+        """``(crow [R, n + 1], col, val)``: for each current run, ``matrix`` (CPU CSR) without the entries
+        of columns that are not live, in :func:`hpstrat_lite.kernels.spmm_select`'s layout."""
+        from .kernels import csr_arrays
+
+        key = id(matrix)
+        if key not in self._filtered:
+            crow, col, val = csr_arrays(matrix)
+            crows, cols, vals, offset = [], [], [], 0
+            for live in self.live:
+                keep = live[col]
+                seen = np.zeros(len(col) + 1, np.int64)
+                np.cumsum(keep, out=seen[1:])
+                crows.append(seen[crow] + offset)
+                cols.append(col[keep])
+                vals.append(val[keep])
+                offset += int(seen[-1])
+            self._filtered[key] = (np.stack(crows), np.concatenate(cols), np.concatenate(vals))
+        crow, col, val = self._filtered[key]
+        return crow[self.runs], col, val
+
+
+class _SelectSpMM(torch.autograd.Function):
+    """``A @ H[r]`` at the rows ``rows`` (a :class:`RunRows`) needs, zero elsewhere; the backward pass
+    multiplies by ``A^T`` without the columns of rows whose gradient is zero (not live)."""
+
+    @staticmethod
+    def forward(ctx, a, a_t, rows, h):
+        from .kernels import csr_arrays, spmm_select
+
+        ctx.a_t, ctx.rows = a_t, rows
+        crow, col, val = csr_arrays(a)
+        need, need_ptr = rows.needed
+        crow = np.broadcast_to(crow.astype(np.int64), (h.shape[0], len(crow)))
+        return spmm_select(crow, col, val, h, need, need_ptr, a.shape[0])
+
+    @staticmethod
+    def backward(ctx, grad):
+        from .kernels import spmm_select
+
+        crow, col, val = ctx.rows.filtered(ctx.a_t)
+        return None, None, None, spmm_select(crow, col, val, grad, *ctx.rows.every, ctx.a_t.shape[0])
+
+
 class SparseOp:
     """A constant sparse matrix ``A`` ``[n_out, n_in]`` (CSR) with its transpose for the backward pass.
 
@@ -180,6 +270,16 @@ class SparseOp:
 
     def __matmul__(self, h: torch.Tensor) -> torch.Tensor:
         return _SpMM.apply(self.matrix, self.transpose, h.contiguous())
+
+    def select(self, h: torch.Tensor, rows: "RunRows | None") -> torch.Tensor:
+        """``self @ h`` at the rows each run reads (see :class:`RunRows`), zero elsewhere; the full
+        product when ``rows`` is None, on CUDA, or for operands narrow enough to share one product
+        (:func:`_bmm_sparse`)."""
+        R, _, d = h.shape
+        if rows is None or not (SELECT_ROWS and NUMBA_SPMM) or h.device.type != "cpu" or (
+                1 < R and (R * d <= _STACK_COLUMNS or d <= _NARROW_COLUMNS)):
+            return self @ h
+        return _SelectSpMM.apply(self.matrix, self.transpose, rows, h.contiguous())
 
     def project(self, w: torch.Tensor, blocks: int = 1) -> torch.Tensor:
         """``self @ w[r]`` for weights ``w`` ``[R, n_in, blocks * c]``: ``[R, n_out, c]`` for one block,
@@ -283,6 +383,11 @@ class TwoHopOp:
     def __matmul__(self, h: torch.Tensor) -> torch.Tensor:
         y = h * self.scale
         return (self.adjacency @ (self.adjacency @ y) - self.surplus @ y).mul_(self.scale)
+
+    def select(self, h: torch.Tensor, rows: "RunRows | None") -> torch.Tensor:
+        """:meth:`SparseOp.select` of this operator: the outer products run on the needed rows only."""
+        y = h * self.scale
+        return (self.adjacency.select(self.adjacency @ y, rows) - self.surplus.select(y, rows)).mul_(self.scale)
 
     @property
     def nnz(self) -> int:
@@ -656,6 +761,8 @@ class BatchedModel(nn.Module):
         self.ops = ops
         self.no_decay: set = set()
         self._init = _RunInit(seeds)
+        #: :class:`RunRows` of the runs, set by the training loop (None: every row is computed)
+        self.rows: RunRows | None = None
 
     def forward(self, xw, rnd=None):
         return self.head(self.trunk(xw), rnd)
@@ -1000,8 +1107,10 @@ class H2GCN(BatchedModel):
         r = xw.add_(self.b0).relu_()
         pieces = [r]
         reps = [r]
-        for _ in range(self.num_layers):
-            pieces = [a1 @ p for p in pieces] + [a2 @ p for p in pieces]
+        for t in range(self.num_layers):
+            # the last round feeds only the classifier: its rows are computed where a run reads them
+            rows = self.rows if t == self.num_layers - 1 else None
+            pieces = [a1.select(p, rows) for p in pieces] + [a2.select(p, rows) for p in pieces]
             reps.extend(pieces)
         return torch.cat(reps, dim=2)
 

@@ -57,7 +57,7 @@ import torch
 
 from ._validate import check_int
 from . import models as _models
-from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, RunRandom, SparseOp, build_model, check_model,
+from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, RunRandom, RunRows, SparseOp, build_model, check_model,
                      check_precision, graph_operators, matmul_precision, native_bfloat16)
 
 __all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "resolve_device", "reuse_freed_memory", "train_runs"]
@@ -508,6 +508,8 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
         weights = all_weights[:, slots]
         start_epoch, spent = loop["epoch"] + 1, loop["seconds"]
     saved_at = time.perf_counter()
+    # between the test pass's full products, only the rows a run trains or validates on are computed
+    model.rows = RunRows(masks[0] | masks[1], masks[0]).subset(slots.cpu())
 
     def trunk():
         return model.trunk(feats.project(model.w_in, model.in_blocks))
@@ -557,6 +559,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
             del state
             opt = _compact(model, opt, keep, hp)
             rnd.gens = [rnd.gens[i] for i in keep.tolist()]
+            model.rows = model.rows.subset(keep.cpu())
             slots, weights = slots[keep], weights[:, keep]
             state = trunk()
         if checkpoint is not None and time.perf_counter() - saved_at >= CHECKPOINT_SECONDS:
@@ -571,7 +574,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     with torch.no_grad():  # test once, with each run's best weights
         for k in best:
             model._parameters[k] = torch.nn.Parameter(best[k])
-        model.R = R
+        model.R, model.rows = R, None
         logits = model.head(trunk(), None)
         losses = [_run_losses(logits, y, all_weights[i]) for i in range(3)]
         correct = (logits.argmax(-1) == y[None, :]).float()  # [R, N]

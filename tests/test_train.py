@@ -484,6 +484,71 @@ def test_cora_batch_equals_solo_sparse_equals_dense():
         _assert_same_run(a, b, loss_rtol=1e-3)
 
 
+def _cora_rows():
+    """Cora, and :class:`RunRows` of k = 4 random folds' four rounds (train + validation read, train live)."""
+    from hpstrat_lite import load_dataset
+
+    data = load_dataset("Cora")
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    return data, tr.t(), va.t()
+
+
+@pytest.mark.skipif(not mirror_has("Cora", "raw"), reason="HPSTRAT_DATA with Cora is not available")
+@pytest.mark.parametrize("share", [0.8, 0.0])  # factorised (TwoHopOp) and explicit (SparseOp) 2-hop operator
+def test_selected_product_equals_the_full_one_where_it_is_read(share):
+    """``op.select(h, rows)``: the full product's floats at the rows a run reads, zeros elsewhere; its
+    backward (entries of non-live columns left out) gives exactly the full backward of a gradient that is
+    zero outside the live rows."""
+    from hpstrat_lite.models import RunRows
+
+    data, tr, va = _cora_rows()
+    op = two_hop_operator(data, "cpu", factor_share=share)
+    rows = RunRows(tr | va, tr)
+    h = torch.randn(4, data.num_nodes, 64, generator=torch.Generator().manual_seed(0))
+    g = torch.randn(h.shape, generator=torch.Generator().manual_seed(1)) * tr[:, :, None]
+    outs, grads = [], []
+    for select in (False, True):
+        x = h.clone().requires_grad_()
+        out = op.select(x, rows) if select else op @ x
+        out.backward(g)
+        outs.append(out.detach())
+        grads.append(x.grad)
+    need = (tr | va)[:, :, None]
+    assert torch.equal(outs[1], outs[0] * need)
+    assert torch.equal(grads[1], grads[0])
+    # a subset follows dropped runs: runs 3 and 1 of the batch, in that order
+    sub = rows.subset(torch.tensor([3, 1]))
+    x = h[[3, 1]].clone().requires_grad_()
+    op.select(x, sub).backward(g[[3, 1]])
+    assert torch.equal(x.grad, grads[0][[3, 1]])
+
+
+@pytest.mark.skipif(not mirror_has("Cora", "raw"), reason="HPSTRAT_DATA with Cora is not available")
+def test_h2gcn_trains_the_same_with_and_without_row_selection(monkeypatch):
+    """H2GCN's last round computed only where the runs read it: the same runs, float for float."""
+    import hpstrat_lite.models as M
+
+    data, tr, va = _cora_rows()
+    te = ~(tr | va)
+    kw = dict(max_epochs=60, patience=10, device="cpu")
+    got = {}
+    for select in (False, True):
+        monkeypatch.setattr(M, "SELECT_ROWS", select)
+        got[select] = train_runs(data, "H2GCN", tr.t(), va.t(), te.t(), [0, 1, 2, 3], **kw)
+    keys = ("best_epoch", "epochs_run", "train_loss", "val_loss", "test_loss", "train_acc", "val_acc", "test_acc")
+    assert [[r[k] for k in keys] for r in got[True]] == [[r[k] for k in keys] for r in got[False]]
+    assert len({r["epochs_run"] for r in got[True]}) > 1  # runs stopped at different epochs: subsets were used
+
+
+def test_run_rows_rejects_masks_of_other_shapes():
+    from hpstrat_lite.models import RunRows
+
+    with pytest.raises(ValueError, match=r"boolean \[runs, nodes\] masks of one shape.*\(3, 5\).*\(3, 4\)"):
+        RunRows(torch.zeros(3, 5, dtype=torch.bool), torch.zeros(3, 4, dtype=torch.bool))
+    with pytest.raises(ValueError, match="torch.float32"):
+        RunRows(torch.zeros(3, 5), torch.zeros(3, 5, dtype=torch.bool))
+
+
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 @pytest.mark.parametrize("model", MODELS)
 def test_batched_run_equals_solo_run_on_cuda(toy, model):
@@ -677,9 +742,12 @@ def test_bench_spmm_runs_on_real_operators(data_root, capsys, monkeypatch):
     monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
     bench = _benchmark_script("bench_spmm")
     bench.main(["--dataset", "Texas", "--runs", "2"])
-    lines = [ln for ln in capsys.readouterr().out.splitlines() if ln.startswith(("H2GCN", "GCN", "  as two"))]
+    out = capsys.readouterr().out.splitlines()
+    lines = [ln for ln in out if ln.startswith(("H2GCN", "GCN", "  as two"))]
     assert len(lines) == 8 and all(ln.split()[-1] == "True" and ln.split()[-2].endswith("x") for ln in lines)
     assert sum(ln.startswith("  as two 64-wide pieces") for ln in lines) == 2
+    selection = [ln for ln in out if ln.startswith(("  rows a run reads", "  backward, live cols"))]
+    assert len(selection) == 2 and all(ln.split()[-1] == "True" for ln in selection)
 
 
 # ----------------------------------------------------------------------------------------------
