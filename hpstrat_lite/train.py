@@ -21,6 +21,11 @@ How R runs become one model
   only product with the feature matrix, and for instance GCN's first propagation or all of H2GCN's
   1- and 2-hop products) depends on the weights only, not on dropout, so it is computed once per
   epoch: the evaluation of epoch t and the training step of epoch t + 1 share it.
+* Products whose output only the runs' training and validation rows read (H2GCN's last round, which
+  feeds the classifier alone) compute those rows only, and their backward pass gathers only the training
+  rows, where the gradient can be non-zero (:class:`hpstrat_lite.models.RunRows`): the same floats, and
+  1.4x / 2.4x less time for those products on Amazon-Computers (``benchmarks/bench_spmm.py``). The final
+  test pass computes every row.
 * Runs whose activations would not fit a memory budget (H2GCN on large graphs; GAT on CUDA, where
   its attention is a few tensors per edge, run and head) are split into several batches; results
   do not depend on the split. On CPU, GAT's attention is one fused kernel per layer
