@@ -63,8 +63,8 @@ def _time_selection(data, matrix, h, full, repeats):
     print(f"{'  rows a run reads':22s} {int(rows.needed[1][-1] / runs / n * 100):9d}% {h.shape[2]:5d} {t_full:8.3f} "
           f"{t_sel:8.3f} {t_full / t_sel:5.2f}x  {np.array_equal(out, full * read)}")
     g = h * tr.numpy()[:, :, None]  # a gradient that is zero outside the training rows
-    transpose = csr_arrays(matrix.t().to_sparse_csr())
-    filtered = rows.filtered(matrix.t().to_sparse_csr())
+    transposed = matrix.t().to_sparse_csr()
+    transpose, filtered = csr_arrays(transposed), rows.filtered(transposed)
     want, got = np.empty_like(full), np.zeros_like(full)
     t_full = _time(_spmm, transpose, g, want, repeats)
     t_sel = _time(lambda *a: _spmm_select(*a, *rows.every), filtered, g, got, repeats)

@@ -485,7 +485,7 @@ def test_cora_batch_equals_solo_sparse_equals_dense():
 
 
 def _cora_rows():
-    """Cora, and :class:`RunRows` of k = 4 random folds' four rounds (train + validation read, train live)."""
+    """Cora and the ``[runs, nodes]`` train and validation masks of the four rounds of k = 4 random folds."""
     from hpstrat_lite import load_dataset
 
     data = load_dataset("Cora")
