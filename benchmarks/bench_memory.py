@@ -25,18 +25,10 @@ import time
 import torch
 
 from hpstrat_lite import datasets, train
-from hpstrat_lite.experiment import _labels_and_homophily, _run_masks
-from hpstrat_lite.folds import SPLIT_METHODS, make_folds
+from hpstrat_lite.experiment import sweep_masks
 
 PAIRS = ["Computers/H2GCN", "Physics/H2GCN", "Physics/MixHop", "Computers/MixHop", "Computers/GAT", "Physics/GAT"]
 KEYS = ("best_epoch", "train_loss", "val_loss", "test_loss", "test_acc")
-
-
-def _masks(data, k=4):
-    """The sweep's 12 runs of a dataset: every round of the three split methods' k-fold (seed 0)."""
-    y, h = _labels_and_homophily(data)
-    return _run_masks([(make_folds(method, h, y, k, seed=0), fold) for method in SPLIT_METHODS
-                       for fold in range(k)], k)
 
 
 def _measure(pair, args, reuse):
@@ -53,7 +45,7 @@ def _child(pair, args):
     name, model = pair.split("/")
     torch.set_num_threads(args.threads)
     data = datasets.load_dataset(name)
-    masks = _masks(data)  # made once, outside the timed calls
+    masks = sweep_masks(data)  # the sweep's 12 runs, made once, outside the timed calls
     times, rows = [], None
     for epochs in (args.short, args.long):
         start = time.perf_counter()

@@ -44,12 +44,10 @@ def _time(kernel, csr, h, out, repeats):
 def _time_selection(data, matrix, h, full, repeats):
     """H2GCN's last round on the rows each run reads (forward) and the live columns (backward), against the
     full products ``full = A h`` already computed; prints two lines."""
-    from hpstrat_lite.experiment import _labels_and_homophily, _run_masks
-    from hpstrat_lite.folds import SPLIT_METHODS, make_folds
+    from hpstrat_lite.experiment import sweep_masks
     from hpstrat_lite.kernels import _spmm_select
 
-    y, homophily = _labels_and_homophily(data)
-    tr, va, _ = _run_masks([(make_folds(m, homophily, y, 4, seed=0), f) for m in SPLIT_METHODS for f in range(4)], 4)
+    tr, va, _ = sweep_masks(data)
     runs, n = h.shape[0], h.shape[1]
     tr, va = tr.t()[:runs], va.t()[:runs]  # every run of the sweep's batch, or the first --runs of them
     rows = models.RunRows(tr | va, tr)

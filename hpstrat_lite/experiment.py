@@ -278,6 +278,15 @@ def _run_masks(fold_runs, k: int):
     return tuple(torch.stack(m, dim=1) for m in masks)
 
 
+def sweep_masks(data, k: int = 4, seed: int = 0):
+    """``(train, val, test)`` masks ``[N, 3 k]`` of one dataset's runs in the sweep: every round of the three
+    split methods' k-fold (:data:`hpstrat_lite.folds.SPLIT_METHODS`, in that order) with split seed ``seed``,
+    the batch one (dataset, model) pair trains (for the benchmarks that time it)."""
+    y, h = _labels_and_homophily(data)
+    return _run_masks([(make_folds(method, h, y, k, seed=seed), fold) for method in SPLIT_METHODS
+                       for fold in range(k)], k)
+
+
 def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, threads: int = 2, short: int = 2,
                        long: int = 10, root=None, out=None, progress: bool = True) -> pd.DataFrame:
     """What the finished (dataset, model) pairs of a sweep would cost with the engine imported now.

@@ -381,11 +381,11 @@ class TwoHopOp:
         self.shape = adjacency.shape
 
     def __matmul__(self, h: torch.Tensor) -> torch.Tensor:
-        y = h * self.scale
-        return (self.adjacency @ (self.adjacency @ y) - self.surplus @ y).mul_(self.scale)
+        return self.select(h, None)
 
     def select(self, h: torch.Tensor, rows: "RunRows | None") -> torch.Tensor:
-        """:meth:`SparseOp.select` of this operator: the outer products run on the needed rows only."""
+        """:meth:`SparseOp.select` of this operator: the outer products run on the needed rows only (every
+        row when ``rows`` is None)."""
         y = h * self.scale
         return (self.adjacency.select(self.adjacency @ y, rows) - self.surplus.select(y, rows)).mul_(self.scale)
 

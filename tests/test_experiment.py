@@ -439,3 +439,26 @@ def test_device_sweep_script_rehearses_on_cpu(data_root, tmp_path):
     assert read_rows(logs / "timed.csv").equals(rows)
     log = (logs / "device_sweep.log").read_text()
     assert "== CUDA tests" in log and "sweep exit code 0" in log and "'pairs': 8" in log
+
+
+
+def test_sweep_masks_are_every_round_of_the_three_split_methods(data_root, monkeypatch):
+    """The 12 runs of one (dataset, model) pair at k = 4: method after method (SPLIT_METHODS' order), round i
+    tests on fold i, validates on fold i + 1 mod 4 and trains on the rest."""
+    import torch
+
+    from hpstrat_lite import load_dataset
+    from hpstrat_lite.experiment import _labels_and_homophily, sweep_masks
+    from hpstrat_lite.folds import SPLIT_METHODS, make_folds
+
+    monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
+    data = load_dataset("Texas")
+    tr, va, te = sweep_masks(data)
+    assert tr.shape == va.shape == te.shape == (data.num_nodes, 3 * 4)
+    assert ((tr.int() + va.int() + te.int()) == 1).all()
+    y, h = _labels_and_homophily(data)
+    for m, method in enumerate(SPLIT_METHODS):
+        folds = torch.as_tensor(make_folds(method, h, y, 4, seed=0))
+        for i in range(4):
+            assert torch.equal(te[:, 4 * m + i], folds == i)
+            assert torch.equal(va[:, 4 * m + i], folds == (i + 1) % 4)
