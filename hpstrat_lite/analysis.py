@@ -10,6 +10,8 @@ import pandas as pd
 
 from .ranking import friedman_test, rank_methods, rank_tables
 
+RUN_ID = ["dataset", "model", "method", "k", "seed", "fold"]  # one run across results files of one protocol
+
 PAPER_GLOBAL_MEAN_RANK = {"hpstrat": 1.49, "stratified": 2.20, "random": 2.31}
 """HpStrat paper, Section 5.2: global mean rank of each split method over 15 datasets x 7 models."""
 PAPER_HPSTRAT_FIRST_DATASETS = (13, 15)
@@ -82,8 +84,7 @@ def rerun_comparison(committed: pd.DataFrame, rerun: pd.DataFrame, projection: p
     can move an early-stopping epoch on a flat validation curve; the ranks show whether the HpStrat
     comparison survives that noise.
     """
-    key = ["dataset", "model", "method", "k", "seed", "fold"]
-    both = rerun.merge(committed, on=key, suffixes=("_rerun", "_committed"))
+    both = rerun.merge(committed, on=RUN_ID, suffixes=("_rerun", "_committed"))
     if both.empty:
         raise ValueError("no run of `rerun` is in `committed` (matched on dataset, model, method, k, seed, fold).")
     latest = (projection.drop_duplicates(["dataset", "model"], keep="last").set_index(["dataset", "model"])
@@ -182,6 +183,45 @@ def sweep_wall_time(rows: pd.DataFrame, pause_min: float = 5.0) -> dict:
             "finished": batches.index[-1],
             "hosts": sorted(rows["host"].dropna().unique()) if "host" in rows else [],
             "code_versions": sorted(rows["code_version"].unique()) if "code_version" in rows else []}
+
+
+def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, pause_min: float = 5.0) -> dict:
+    """A timed sweep's wall time with some pairs' training replaced by a re-timing of the same runs.
+
+    When other jobs shared the machine while some (dataset, model) pairs of a timed sweep trained, those
+    pairs trained again alone (same engine, same kind of host, another results file) say what the sweep
+    would have taken undisturbed. With :math:`P` the re-timed pairs and :math:`s` a run's ``seconds``,
+
+    .. math:: T' = T_\\mathrm{wall} - \\sum_{r \\in P} s^\\mathrm{timed}_r + \\sum_{r \\in P} s^\\mathrm{retimed}_r
+
+    (:func:`sweep_wall_time` gives :math:`T_\\mathrm{wall}`). Every re-timed pair must hold exactly the runs
+    the timed file has for it. Returns ``wall_min`` (:math:`T_\\mathrm{wall}`), ``retimed_wall_min``
+    (:math:`T'`), ``pairs`` (``"dataset / model"``), ``timed_min`` and ``retimed_min`` (those pairs'
+    training in each file), ``runs`` and ``same_results`` (runs with the same best epoch and test accuracy
+    in both files).
+    """
+    for name, frame in (("timed_rows", timed_rows), ("retimed_rows", retimed_rows)):
+        if frame.empty:
+            raise ValueError(f"{name} is empty: there are no results to compare.")
+        missing = set(RUN_ID + ["seconds"]) - set(frame.columns)
+        if missing:
+            raise ValueError(f"{name} lack the column(s) {sorted(missing)}: they were not written by hpstrat_lite.experiment.")
+    pairs = retimed_rows[["dataset", "model"]].drop_duplicates()
+    in_pairs = timed_rows.merge(pairs, on=["dataset", "model"])
+    timed_keys = set(map(tuple, in_pairs[RUN_ID].to_numpy().tolist()))
+    retimed_keys = set(map(tuple, retimed_rows[RUN_ID].to_numpy().tolist()))
+    if timed_keys != retimed_keys or len(retimed_keys) != len(retimed_rows):
+        raise ValueError(f"the re-timed rows are not the timed file's runs of their pairs: {len(retimed_rows)} re-timed "
+                         f"rows ({len(retimed_keys)} distinct runs) against {len(timed_keys)} timed runs of the same "
+                         f"{len(pairs)} pair(s); re-time whole (dataset, model) pairs with the timed command's --k and --seeds.")
+    both = in_pairs.merge(retimed_rows, on=RUN_ID, suffixes=("", "_retimed"))
+    same = int(((both["best_epoch"] == both["best_epoch_retimed"]) & (both["test_acc"] == both["test_acc_retimed"])).sum()
+               ) if {"best_epoch", "test_acc"} <= set(retimed_rows.columns) & set(timed_rows.columns) else 0
+    wall = sweep_wall_time(timed_rows, pause_min=pause_min)["wall_min"]
+    timed_min, retimed_min = in_pairs["seconds"].sum() / 60, retimed_rows["seconds"].sum() / 60
+    return {"wall_min": wall, "retimed_wall_min": float(wall - timed_min + retimed_min),
+            "pairs": [f"{d} / {m}" for d, m in pairs.itertuples(index=False)], "timed_min": float(timed_min),
+            "retimed_min": float(retimed_min), "runs": len(retimed_rows), "same_results": same}
 
 
 def homophily_regression(rows: pd.DataFrame, x: str = "test_homophily", y: str = "test_acc") -> dict:

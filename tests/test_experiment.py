@@ -371,6 +371,35 @@ def test_sweep_wall_time_reconstructs_the_command_span():
         sweep_wall_time(rows, pause_min=0)
 
 
+def test_retimed_wall_time_swaps_the_retimed_pairs_training():
+    from hpstrat_lite.analysis import retimed_wall_time
+
+    # the sweep of test_sweep_wall_time_reconstructs_the_command_span (95 s of wall time), plus run keys;
+    # pair d1 / B (two runs of 30 s, disturbed) trained again alone in 12 s each
+    timed = pd.DataFrame({"dataset": ["d1", "d1", "d1", "d1", "d2"], "model": ["A", "A", "B", "B", "A"],
+                          "method": ["random", "hpstrat", "random", "hpstrat", "random"], "k": 4, "seed": 0,
+                          "fold": 0, "best_epoch": [3, 4, 5, 6, 7], "test_acc": [0.5, 0.6, 0.7, 0.8, 0.9],
+                          "seconds": [10.0, 10.0, 30.0, 30.0, 5.0],
+                          "finished_at": ["2026-01-01T12:00:20"] * 2 + ["2026-01-01T12:01:30"] * 2
+                          + ["2026-01-01T12:11:35"]})
+    retimed = timed.iloc[2:4].assign(seconds=12.0, finished_at="2026-01-02T09:00:00")
+    t = retimed_wall_time(timed, retimed.assign(best_epoch=[5, 9]))
+    assert t["wall_min"] == pytest.approx(95 / 60)
+    assert t["retimed_wall_min"] == pytest.approx((95 - 60 + 24) / 60)
+    assert (t["timed_min"], t["retimed_min"]) == (pytest.approx(1.0), pytest.approx(0.4))
+    assert (t["pairs"], t["runs"], t["same_results"]) == (["d1 / B"], 2, 1)
+    with pytest.raises(ValueError, match="not the timed file's runs of their pairs"):
+        retimed_wall_time(timed, retimed.iloc[:1])  # half a pair
+    with pytest.raises(ValueError, match="not the timed file's runs of their pairs"):
+        retimed_wall_time(timed, retimed.assign(fold=1))  # runs the timed file does not have
+    with pytest.raises(ValueError, match="not the timed file's runs of their pairs"):
+        retimed_wall_time(timed, pd.concat([retimed, retimed]))  # a run twice
+    with pytest.raises(ValueError, match=r"retimed_rows lack the column\(s\) \['seconds'\]"):
+        retimed_wall_time(timed, retimed.drop(columns="seconds"))
+    with pytest.raises(ValueError, match="timed_rows is empty"):
+        retimed_wall_time(timed.iloc[:0], retimed)
+
+
 def test_code_version_is_taken_when_the_library_is_imported():
     """A long run stamps the commit of the code it loaded, not whatever the checkout has moved to."""
     import subprocess
