@@ -203,7 +203,7 @@ def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, paus
     for name, frame in (("timed_rows", timed_rows), ("retimed_rows", retimed_rows)):
         if frame.empty:
             raise ValueError(f"{name} is empty: there are no results to compare.")
-        missing = set(RUN_ID + ["seconds"]) - set(frame.columns)
+        missing = set(RUN_ID + ["seconds", "best_epoch", "test_acc"]) - set(frame.columns)
         if missing:
             raise ValueError(f"{name} lack the column(s) {sorted(missing)}: they were not written by hpstrat_lite.experiment.")
     pairs = retimed_rows[["dataset", "model"]].drop_duplicates()
@@ -215,8 +215,7 @@ def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, paus
                          f"rows ({len(retimed_keys)} distinct runs) against {len(timed_keys)} timed runs of the same "
                          f"{len(pairs)} pair(s); re-time whole (dataset, model) pairs with the timed command's --k and --seeds.")
     both = in_pairs.merge(retimed_rows, on=RUN_ID, suffixes=("", "_retimed"))
-    same = int(((both["best_epoch"] == both["best_epoch_retimed"]) & (both["test_acc"] == both["test_acc_retimed"])).sum()
-               ) if {"best_epoch", "test_acc"} <= set(retimed_rows.columns) & set(timed_rows.columns) else 0
+    same = int(((both["best_epoch"] == both["best_epoch_retimed"]) & (both["test_acc"] == both["test_acc_retimed"])).sum())
     wall = sweep_wall_time(timed_rows, pause_min=pause_min)["wall_min"]
     timed_min, retimed_min = in_pairs["seconds"].sum() / 60, retimed_rows["seconds"].sum() / 60
     return {"wall_min": wall, "retimed_wall_min": float(wall - timed_min + retimed_min),
