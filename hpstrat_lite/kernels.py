@@ -36,6 +36,10 @@ The weights themselves come from node-level exponentials (:func:`_forward_factor
 and head instead of one per edge; 1.5x per GAT epoch on Amazon-Computers), unless a (run, head)'s source
 scores span more than :data:`FACTORED_SPAN`, where :func:`_forward` takes one exponential per edge.
 
+While training, the evaluation pass and the next training step see the same inputs at the first layer:
+:func:`gat_aggregate_ahead` computes both outputs (without, and with that step's mask drawn ahead) in one
+pass over the edges, which saves about 12 % of GAT's epoch on Coauthor-CS.
+
 The torch path (:class:`hpstrat_lite.models._AttentionSpMM`) stays in use on CUDA; a test checks that
 both give the same outputs and gradients.
 """
@@ -64,14 +68,46 @@ def _score_max(lo, hi, src, a_src_r, ad, m):
                 m[h] = l
 
 
+@numba.njit(inline="always", fastmath=_FAST)
+def _accumulate(o, oe, h, w, xh, d, use_mask, dual, t):
+    """Edge weight ``w`` of head ``h``: ``t[h] += w``, ``o[h] += d w x_h`` (``d`` the keep-mask bit) and, with
+    ``dual``, ``oe += w x_h`` (``oe`` = the evaluation output's row of head ``h``)."""
+    t[h] += w
+    wd = w * d if use_mask else w  # branch-free: a dropped edge adds 0 * x
+    C = xh.shape[0]
+    for c in range(C):
+        o[h, c] += wd * xh[c]
+    if dual:
+        for c in range(C):
+            oe[c] += w * xh[c]
+
+
+@numba.njit(inline="always", fastmath=_FAST)
+def _normalise(o, oe, k, t, dual):
+    """``o[h] *= k / t[h]`` (and, with ``dual``, ``oe[h] *= 1 / t[h]``): the softmax's normalisation."""
+    H, C = o.shape
+    for h in range(H):
+        scale = k / t[h]
+        for c in range(C):
+            o[h, c] *= scale
+        if dual:
+            scale = np.float32(1.0) / t[h]
+            for c in range(C):
+                oe[h, c] *= scale
+
+
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
-def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total):
+def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, dual, out_eval):
+    """With ``dual``, ``out_eval`` also receives the output without mask and scale (evaluation mode),
+    from the same weights in the same pass."""
     R, N, H, C = x.shape
     for r in range(R):  # run-major: one run's features (N x H x C) stay in cache
         for i in numba.prange(N):
             lo, hi = crow[i], crow[i + 1]
             m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
             o[:] = _ZERO
+            if dual:
+                out_eval[r, i] = _ZERO
             _score_max(lo, hi, src, a_src[r], ad, m)
             t[:] = _ZERO
             for e in range(lo, hi):
@@ -81,15 +117,9 @@ def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total):
                     s = a[h] + ad[h]
                     l = s if s > 0 else _NEG * s
                     w = np.exp(l - m[h])
-                    t[h] += w
-                    if use_mask:  # branch-free: a dropped edge adds 0 * x
-                        w *= mask[r, h, e]
-                    for c in range(C):
-                        o[h, c] += w * xj[h, c]
-            for h in range(H):
-                scale = k / t[h]
-                for c in range(C):
-                    o[h, c] *= scale
+                    _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
+                                else np.uint8(1), use_mask, dual, t)
+            _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -137,7 +167,7 @@ FACTORED_SPAN = 60.0
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
 def _forward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, c, mask, use_mask, k, out, top, total, f_pos,
-                      f_neg):
+                      f_neg, dual, out_eval):
     """:func:`_forward` with the edge weights as products of node-level exponentials.
 
     With :math:`c = \\max_j a^{src}_j` (per run and head), :math:`E^+_j = e^{a^{src}_j - c}`,
@@ -157,6 +187,8 @@ def _forward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, c, mask, use_mas
             m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
             fp, fn = f_pos[r, i], f_neg[r, i]
             o[:] = _ZERO
+            if dual:
+                out_eval[r, i] = _ZERO
             _score_max(lo, hi, src, a_src[r], ad, m)
             for h in range(H):
                 fp[h] = np.exp(ad[h] + c[r, h] - m[h])
@@ -167,15 +199,9 @@ def _forward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, c, mask, use_mas
                 a, xj, ep, en = a_src[r, j], x[r, j], e_pos[r, j], e_neg[r, j]
                 for h in range(H):
                     w = ep[h] * fp[h] if a[h] + ad[h] > 0 else en[h] * fn[h]
-                    t[h] += w
-                    if use_mask:
-                        w *= mask[r, h, e]
-                    for c_ in range(C):
-                        o[h, c_] += w * xj[h, c_]
-            for h in range(H):
-                scale = k / t[h]
-                for c_ in range(C):
-                    o[h, c_] *= scale
+                    _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
+                                else np.uint8(1), use_mask, dual, t)
+            _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -228,38 +254,78 @@ def _match_torch_threads():
     numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
 
 
+def _gat_forward(x, a_src, a_dst, keep, k, graph, dual=False):
+    """The fused forward pass: ``(out, aux, out_eval)`` with ``aux = (top, total, extra, factored)`` for the
+    backward pass, and with ``dual`` the evaluation-mode output (no mask, no scale) from the same pass."""
+    _match_torch_threads()
+    R, N, H, C = x.shape
+    out = torch.empty(R, N, H, C, dtype=x.dtype)
+    out_eval = torch.empty(R, N, H, C, dtype=x.dtype) if dual else torch.zeros(1, 1, 1, 1, dtype=x.dtype)
+    top = torch.empty(R, N, H, dtype=x.dtype)
+    total = torch.empty(R, N, H, dtype=x.dtype)
+    use_mask = keep is not None
+    mask = _mask_array(keep)
+    crow, src = graph.cpu_index()
+    c, low = a_src.amax(dim=1), a_src.amin(dim=1)  # [R, H]
+    factored = bool((c - low).max() <= FACTORED_SPAN)
+    if factored:
+        shifted = a_src - c[:, None]
+        e_pos, e_neg = shifted.exp(), shifted.mul(float(_NEG)).exp_()
+        f_pos, f_neg = torch.empty_like(top), torch.empty_like(top)
+        _forward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), _np(e_pos), _np(e_neg), _np(c), mask,
+                          use_mask, np.float32(k), out.numpy(), top.numpy(), total.numpy(), f_pos.numpy(),
+                          f_neg.numpy(), dual, out_eval.numpy())
+        extra = (e_pos, e_neg, f_pos, f_neg)
+    else:
+        _forward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, use_mask, np.float32(k), out.numpy(),
+                 top.numpy(), total.numpy(), dual, out_eval.numpy())
+        extra = ()
+    return out, (top, total, extra, factored), out_eval if dual else None
+
+
+class PreparedAggregate:
+    """A training-mode :class:`GATAggregate` output computed ahead, by :func:`gat_aggregate_ahead` in the
+    evaluation pass on the same inputs; :meth:`matches` says whether a later call may use it."""
+
+    def __init__(self, x, a_src, a_dst, keep, k, out, aux):
+        self.key = tuple((t.data_ptr(), tuple(t.shape)) for t in (x, a_src, a_dst)) + (float(k),)
+        self.keep, self.out, self.aux = keep, out, aux
+
+    def matches(self, x, a_src, a_dst, keep, k) -> bool:
+        key = tuple((t.data_ptr(), tuple(t.shape)) for t in (x, a_src, a_dst)) + (float(k),)
+        return keep is self.keep and key == self.key
+
+
+def gat_aggregate_ahead(x, a_src, a_dst, keep, k, graph):
+    """Evaluation-mode output of the fused aggregation, and (one pass over the edges for both) the
+    training-mode output for dropout mask ``keep`` and scale ``k`` as a :class:`PreparedAggregate`.
+
+    The evaluation of epoch t and the training step of epoch t + 1 see the same weights, so their
+    attention weights are the same: computed once, and the second edge pass (about 0.1 s per epoch for
+    GAT's first layer on Coauthor-CS, 12 runs) is saved. Both outputs are the floats the separate calls
+    give."""
+    x, a_src, a_dst = x.detach(), a_src.detach(), a_dst.detach()
+    out, aux, out_eval = _gat_forward(x, a_src, a_dst, keep, k, graph, dual=True)
+    return out_eval, PreparedAggregate(x, a_src, a_dst, keep, k, out, aux)
+
+
 class GATAggregate(torch.autograd.Function):
-    """``o = GATAggregate.apply(x, a_src, a_dst, keep, k, graph)``: the fused attention aggregation above.
+    """``o = GATAggregate.apply(x, a_src, a_dst, keep, k, graph, prepared=None)``: the fused attention
+    aggregation above.
 
     ``x`` ``[R, N, H, C]``, ``a_src`` / ``a_dst`` ``[R, N, H]`` (float32, CPU), ``keep`` a ``[R, H, E]``
     uint8 keep-mask over ``graph``'s edges in target order, or ``None``; ``k`` the dropout scale;
-    ``graph`` an :class:`hpstrat_lite.models.AttentionGraph`. Returns ``[R, N, H, C]``.
+    ``graph`` an :class:`hpstrat_lite.models.AttentionGraph`; ``prepared`` a :class:`PreparedAggregate`
+    (used when it :meth:`~PreparedAggregate.matches` these inputs). Returns ``[R, N, H, C]``.
     """
 
     @staticmethod
-    def forward(ctx, x, a_src, a_dst, keep, k, graph):
-        _match_torch_threads()
-        R, N, H, C = x.shape
-        out = torch.empty(R, N, H, C, dtype=x.dtype)
-        top = torch.empty(R, N, H, dtype=x.dtype)
-        total = torch.empty(R, N, H, dtype=x.dtype)
-        use_mask = keep is not None
-        mask = _mask_array(keep)
-        crow, src = graph.cpu_index()
-        c, low = a_src.amax(dim=1), a_src.amin(dim=1)  # [R, H]
-        factored = bool((c - low).max() <= FACTORED_SPAN)
-        if factored:
-            shifted = a_src - c[:, None]
-            e_pos, e_neg = shifted.exp(), shifted.mul(float(_NEG)).exp_()
-            f_pos, f_neg = torch.empty_like(top), torch.empty_like(top)
-            _forward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), _np(e_pos), _np(e_neg), _np(c), mask,
-                              use_mask, np.float32(k), out.numpy(), top.numpy(), total.numpy(), f_pos.numpy(),
-                              f_neg.numpy())
-            extra = (e_pos, e_neg, f_pos, f_neg)
+    def forward(ctx, x, a_src, a_dst, keep, k, graph, prepared=None):
+        if prepared is not None and prepared.matches(x, a_src, a_dst, keep, k):
+            out, (top, total, extra, factored) = prepared.out, prepared.aux
         else:
-            _forward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, use_mask, np.float32(k), out.numpy(),
-                     top.numpy(), total.numpy())
-            extra = ()
+            out, (top, total, extra, factored), _ = _gat_forward(x, a_src, a_dst, keep, k, graph)
+        use_mask = keep is not None
         ctx.save_for_backward(x, a_src, a_dst, out, top, total, keep if use_mask else torch.empty(0), *extra)
         ctx.k, ctx.use_mask, ctx.graph, ctx.factored = float(k), use_mask, graph, factored
         return out
@@ -278,7 +344,7 @@ class GATAggregate(torch.autograd.Function):
         else:
             _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out),
                       _np(top), _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
-        return g_x, g_src, g_dst, None, None, None
+        return g_x, g_src, g_dst, None, None, None, None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -320,6 +386,96 @@ def apply_keep_mask(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     if h.is_cuda or h.dtype != torch.float32 or h.shape != keep.shape:
         return h * keep
     return MaskMul.apply(h, keep)
+
+
+
+# ----------------------------------------------------------------------------------------------
+# GAT's hidden activation: bias, ELU and dropout in two passes
+# ----------------------------------------------------------------------------------------------
+
+_ROWS_PER_BLOCK = 512  # rows of one run per parallel block of the passes below
+
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _bias_keep(h, b, keep, use_mask, out):
+    """``out[r, i] = (h[r, i] + b[r]) * keep[r, i]`` (``h``, ``out`` ``[R, N, D]``, ``b`` ``[R, D]``)."""
+    R, N, D = h.shape
+    blocks = (N + _ROWS_PER_BLOCK - 1) // _ROWS_PER_BLOCK
+    for t in numba.prange(R * blocks):
+        r, lo = t // blocks, (t % blocks) * _ROWS_PER_BLOCK
+        br = b[r]
+        for i in range(lo, min(N, lo + _ROWS_PER_BLOCK)):
+            hi, oi = h[r, i], out[r, i]
+            if use_mask:
+                ki = keep[r, i]
+                for c in range(D):
+                    oi[c] = (hi[c] + br[c]) * ki[c]
+            else:
+                for c in range(D):
+                    oi[c] = hi[c] + br[c]
+
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _elu_keep_backward(grad, y, keep, use_mask, g_h, g_b_blocks):
+    """``g_h = grad * ELU'(v) * keep`` with ``ELU'(v) = 1`` if ``y > 0`` else ``y + 1`` (``y = ELU(v)``:
+    :math:`\\frac{d}{dv}(e^v - 1) = e^v = y + 1`), and per block of rows the column sums of ``g_h``
+    (``g_b_blocks`` ``[R * blocks, D]``): the bias gradient, summed by the caller."""
+    R, N, D = grad.shape
+    blocks = (N + _ROWS_PER_BLOCK - 1) // _ROWS_PER_BLOCK
+    for t in numba.prange(R * blocks):
+        r, lo = t // blocks, (t % blocks) * _ROWS_PER_BLOCK
+        acc = np.zeros(D, dtype=grad.dtype)
+        for i in range(lo, min(N, lo + _ROWS_PER_BLOCK)):
+            gi, yi, oi = grad[r, i], y[r, i], g_h[r, i]
+            for c in range(D):
+                v = gi[c] if yi[c] > _ZERO else gi[c] * (yi[c] + np.float32(1.0))
+                if use_mask:
+                    v = v * keep[r, i, c]
+                oi[c] = v
+                acc[c] += v
+        g_b_blocks[t] = acc
+
+
+class BiasEluKeep(torch.autograd.Function):
+    """``y = BiasEluKeep.apply(h, b, keep)`` = ``ELU(h + b) * keep`` for ``h`` ``[R, N, D]``, ``b`` ``[R, 1, D]``
+    and a uint8 0/1 ``keep`` of ``h``'s shape (or ``None``): GAT's hidden activation and the dropout after it.
+
+    Forward: one pass writes ``(h + b) * keep``, then PyTorch's vectorised ELU runs in place on it
+    (:math:`\\mathrm{ELU}(0) = 0`, so masking first is exact). Backward: one pass for ``h``'s gradient and
+    the bias gradient's partial sums, from ``y`` alone. Three passes in all instead of the six of
+    ``add``, ``elu``, the mask and their backwards (and one new ``[R, N, D]`` tensor each way, not three).
+    """
+
+    @staticmethod
+    def forward(ctx, h, b, keep):
+        _match_torch_threads()
+        use_mask = keep is not None
+        y = torch.empty(h.shape, dtype=h.dtype)
+        _bias_keep(_np(h), _np(b)[:, 0], _mask_array(keep), use_mask, y.numpy())
+        torch.nn.functional.elu(y, inplace=True)
+        ctx.save_for_backward(y, keep if use_mask else torch.empty(0))
+        ctx.use_mask = use_mask
+        return y
+
+    @staticmethod
+    def backward(ctx, grad):
+        y, keep = ctx.saved_tensors
+        _match_torch_threads()
+        R, N, D = y.shape
+        blocks = -(-N // _ROWS_PER_BLOCK)
+        g_h, g_b = torch.empty_like(y), torch.empty(R * blocks, D, dtype=y.dtype)
+        _elu_keep_backward(_np(grad), _np(y), _mask_array(keep if ctx.use_mask else None), ctx.use_mask,
+                           g_h.numpy(), g_b.numpy())
+        return g_h, g_b.view(R, blocks, D).sum(1, keepdim=True), None
+
+
+def bias_elu_keep(h: torch.Tensor, b: torch.Tensor, keep: torch.Tensor | None) -> torch.Tensor:
+    """``ELU(h + b) * keep`` (``keep`` ``None``: no dropout): :class:`BiasEluKeep` on CPU float32, PyTorch's
+    ops otherwise."""
+    if h.is_cuda or h.dtype != torch.float32 or h.dim() != 3 or (keep is not None and keep.shape != h.shape):
+        y = torch.nn.functional.elu(h + b)
+        return y if keep is None else y * keep
+    return BiasEluKeep.apply(h, b, keep)
 
 
 @numba.njit(inline="always", fastmath=_FAST)
@@ -407,6 +563,38 @@ def spmm(csr: tuple, shape: tuple, h: torch.Tensor) -> torch.Tensor:
     h = h.contiguous()
     out = torch.empty(h.shape[0], shape[0], h.shape[2], dtype=h.dtype)
     _spmm(*csr, _np(h), _np(out))
+    return out
+
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _spmm_t(crow, col, val, g, out):
+    R, N, D = g.shape
+    for r in numba.prange(R):  # each thread owns whole runs: the scatter into out[r] never races
+        o, gr = out[r], g[r]
+        o[:] = _ZERO
+        for i in range(N):
+            gi = gr[i]
+            for e in range(crow[i], crow[i + 1]):
+                v, oj = val[e], o[col[e]]
+                for c in range(D):
+                    oj[c] += v * gi[c]
+
+
+def spmm_t(csr: tuple, shape: tuple, g: torch.Tensor) -> torch.Tensor:
+    """``A^T @ g[r]`` for every run r, from ``A``'s own CSR (:func:`csr_arrays`; ``A`` ``[n_out, n_in]``,
+    ``g`` ``[R, n_out, d]`` -> ``[R, n_in, d]``): row i of ``A`` scatters ``a_e g_{r i}`` into row
+    ``col(e)`` of run r's output, parallel over runs.
+
+    The same sums in the same order (each output row adds its terms by increasing i) as :func:`spmm` on
+    the transposed CSR, so the same floats; faster when ``A^T``'s output is the smaller operand and there
+    are runs for every thread: the gradient of the sparse-feature projection on Coauthor-CS (1.1 M
+    entries, 12 runs x 64 columns, 2 threads) takes 49 ms against 61 ms, because the rows of ``g`` stream
+    in order and the scattered-into ``[n_in, d]`` output stays in cache.
+    """
+    _match_torch_threads()
+    g = g.contiguous()
+    out = torch.empty(g.shape[0], shape[1], g.shape[2], dtype=g.dtype)
+    _spmm_t(*csr, _np(g), out.numpy())
     return out
 
 

@@ -150,7 +150,7 @@ class _ProjectSpMM(torch.autograd.Function):
     def forward(ctx, a, a_t, w, blocks):
         runs, n_in, width = w.shape
         c = width // blocks
-        ctx.a_t = a_t
+        ctx.a, ctx.a_t = a, a_t
         if blocks == 1:
             return _bmm_sparse(a, w)
         w_blocks = w.view(runs, n_in, blocks, c).permute(2, 0, 1, 3).reshape(blocks * runs, n_in, c)
@@ -160,10 +160,24 @@ class _ProjectSpMM(torch.autograd.Function):
     def backward(ctx, grad):
         grad = grad.contiguous()
         if grad.dim() == 3:
-            return None, None, _bmm_sparse(ctx.a_t, grad), None
+            return None, None, _bmm_sparse_t(ctx.a, ctx.a_t, grad), None
         blocks, runs, n, c = grad.shape
-        gw = _bmm_sparse(ctx.a_t, grad.view(blocks * runs, n, c))
+        gw = _bmm_sparse_t(ctx.a, ctx.a_t, grad.view(blocks * runs, n, c))
         return None, None, gw.view(blocks, runs, -1, c).permute(1, 2, 0, 3).reshape(runs, -1, blocks * c), None
+
+
+def _bmm_sparse_t(a: torch.Tensor, a_t: torch.Tensor, g: torch.Tensor) -> torch.Tensor:
+    """``a^T @ g[r]`` for every run r (``a_t`` is ``a^T`` in CSR): the gradient of a sparse product.
+
+    On CPU, with at least two runs per thread and wide rows, :func:`hpstrat_lite.kernels.spmm_t` scatters
+    from ``a``'s rows, parallel over runs (the same floats, 1.25x faster for the sparse-feature projection
+    on Coauthor-CS); otherwise :func:`_bmm_sparse` on ``a_t``."""
+    R, _, d = g.shape
+    if NUMBA_SPMM and g.device.type == "cpu" and d > _NARROW_COLUMNS and R >= 2 * torch.get_num_threads():
+        from .kernels import csr_arrays, spmm_t
+
+        return spmm_t(csr_arrays(a), a.shape, g)
+    return _bmm_sparse(a_t, g)
 
 
 class RunRows:
@@ -630,6 +644,18 @@ class RunRandom:
     def __init__(self, seeds, device):
         self.device = torch.device(device)
         self.gens = [torch.Generator(device=self.device).manual_seed(run_seeds(s)[1]) for s in seeds]
+        self._ahead: list = []  # masks drawn by peek(), not yet taken by keep()
+        self._states_before_ahead = None
+
+    def peek(self, shape, p: float) -> torch.Tensor:
+        """Draw the next :meth:`keep` mask now: the next ``keep(shape, p)`` returns this very tensor, so each
+        generator's sequence of draws is unchanged (GAT's evaluation pass computes the next training step's
+        first attention layer with it, :func:`hpstrat_lite.kernels.gat_aggregate_ahead`)."""
+        if not self._ahead:
+            self._states_before_ahead = [g.get_state() for g in self.gens]
+        mask = self._draw(shape, p)
+        self._ahead.append((tuple(shape), p, mask))
+        return mask
 
     def keep(self, shape, p: float) -> torch.Tensor:
         """Keep-mask ``[R, *shape]`` of 0/1 (uint8): 1 with probability ``1 - p``.
@@ -639,6 +665,15 @@ class RunRandom:
         ``p = 0.5`` uses one random bit per entry (fast path); other ``p`` compare a uniform draw.
         Run r's mask comes from run r's generator only.
         """
+        if self._ahead:
+            want, p_ahead, mask = self._ahead.pop(0)
+            if want != tuple(shape) or p_ahead != p:
+                raise RuntimeError(f"keep({tuple(shape)}, {p}) after peek({want}, {p_ahead}): masks drawn ahead "
+                                   "must be taken in the order they were drawn.")
+            return mask
+        return self._draw(shape, p)
+
+    def _draw(self, shape, p: float) -> torch.Tensor:
         n = math.prod(shape)
         out = torch.empty(len(self.gens), n, dtype=torch.uint8, device=self.device)
         for r, g in enumerate(self.gens):
@@ -647,6 +682,21 @@ class RunRandom:
             else:
                 torch.ge(torch.rand(n, generator=g, device=self.device), p, out=out[r])
         return out.view(len(self.gens), *shape)
+
+    def subset(self, index) -> None:
+        """Keep the runs ``index`` (a list of positions): their generators and masks drawn ahead."""
+        self.gens = [self.gens[i] for i in index]
+        idx = torch.as_tensor(index, dtype=torch.long, device=self.device)
+        self._ahead = [(shape, p, mask.index_select(0, idx)) for shape, p, mask in self._ahead]
+        if self._states_before_ahead is not None:
+            self._states_before_ahead = [self._states_before_ahead[i] for i in index]
+
+    def states(self) -> list:
+        """Each generator's state as it was before the masks drawn ahead and not yet taken (what a
+        checkpoint saves: a resumed batch draws those masks again, the same bits)."""
+        if self._ahead:
+            return [s.clone() for s in self._states_before_ahead]
+        return [g.get_state() for g in self.gens]
 
 
 # ----------------------------------------------------------------------------------------------
@@ -763,6 +813,11 @@ class BatchedModel(nn.Module):
         self._init = _RunInit(seeds)
         #: :class:`RunRows` of the runs, set by the training loop (None: every row is computed)
         self.rows: RunRows | None = None
+        #: the batch's :class:`RunRandom` while the training loop evaluates: a model may draw the next
+        #: training step's first mask from it ahead (GAT on CPU), None otherwise
+        self.lookahead: RunRandom | None = None
+        #: work an evaluation pass prepared for the next training step (GAT on CPU), or None
+        self.ahead = None
 
     def forward(self, xw, rnd=None):
         return self.head(self.trunk(xw), rnd)
@@ -894,6 +949,11 @@ class GraphSAGE(BatchedModel):
         return h
 
 
+#: GAT on CPU: the evaluation pass also computes the next training step's first attention layer
+#: (:func:`hpstrat_lite.kernels.gat_aggregate_ahead`); the same numbers either way (tested)
+GAT_AHEAD = True
+
+
 class GAT(BatchedModel):
     """GATConv stack (Velickovic et al. 2018): hidden layers with 8 heads of ``hidden // 8`` channels
     (concatenated, ELU), output layer with 1 head.
@@ -957,17 +1017,24 @@ class GAT(BatchedModel):
 
     def _aggregate(self, scores, i, rnd):
         """:math:`h_i' = \\sum_j d_{ij} w_{ij} x_j / ((1-p) \\sum_j w_{ij})` with dropout mask d: dropout on
-        the softmax :math:`\\alpha`, normalised after aggregation."""
+        the softmax :math:`\\alpha`, normalised after aggregation. The bias :math:`b_i` is added by the caller
+        (:meth:`_activate` for hidden layers, fused with ELU and dropout)."""
         dropping = rnd is not None and self.p > 0
         if scores[0].dim() == 4:  # CPU: fused kernel
-            from .kernels import GATAggregate
+            from .kernels import GATAggregate, gat_aggregate_ahead
 
             x, a_src, a_dst = scores
             R, n, heads, ch = x.shape
-            keep = rnd.keep((heads, self.ops["gat"].num_edges), self.p) if dropping else None
-            out = GATAggregate.apply(x, a_src, a_dst, keep, 1.0 / (1.0 - self.p) if dropping else 1.0,
-                                     self.ops["gat"])
-            return out.view(R, n, heads * ch) + getattr(self, f"b{i}")
+            shape, scale = (heads, self.ops["gat"].num_edges), (1.0 / (1.0 - self.p) if self.p > 0 else 1.0)
+            if i == 0 and rnd is None and self.lookahead is not None and self.p > 0 and GAT_AHEAD:
+                # evaluation while training: the next step's first layer from the same pass over the edges
+                keep = self.lookahead.peek(shape, self.p)
+                out, self.ahead = gat_aggregate_ahead(x, a_src, a_dst, keep, scale, self.ops["gat"])
+                return out.view(R, n, heads * ch)
+            keep = rnd.keep(shape, self.p) if dropping else None
+            prepared, self.ahead = (self.ahead, None) if i == 0 and dropping else (None, self.ahead)
+            out = GATAggregate.apply(x, a_src, a_dst, keep, scale if dropping else 1.0, self.ops["gat"], prepared)
+            return out.view(R, n, heads * ch)
         w, total, x = scores
         R, heads, n = total.shape
         if dropping:
@@ -975,7 +1042,15 @@ class GAT(BatchedModel):
             total = total * (1.0 - self.p)
         out = _AttentionSpMM.apply(w.reshape(R * heads, -1), x, self.ops["gat"])
         out = out.view(R, heads, n, -1) / total.unsqueeze(-1)
-        return out.transpose(1, 2).reshape(R, n, -1) + getattr(self, f"b{i}")
+        return out.transpose(1, 2).reshape(R, n, -1)
+
+    def _activate(self, h, i, rnd):
+        """:math:`\\mathrm{ELU}(h + b_i)`, then dropout: one fused op on CPU
+        (:func:`hpstrat_lite.kernels.bias_elu_keep`)."""
+        from .kernels import bias_elu_keep
+
+        keep = rnd.keep(h.shape[1:], self.p) if rnd is not None and self.p > 0 else None
+        return bias_elu_keep(h, getattr(self, f"b{i}"), keep)
 
     def trunk(self, xw):
         return self._scores(xw, 0)
@@ -983,9 +1058,9 @@ class GAT(BatchedModel):
     def head(self, scores, rnd=None):
         h = self._aggregate(scores, 0, rnd)
         for i in range(1, self.num_layers):
-            z = _blin(self.drop(F.elu(h), rnd), self.scaled(f"w{i}", rnd))
+            z = _blin(self._activate(h, i - 1, rnd), self.scaled(f"w{i}", rnd))
             h = self._aggregate(self._scores(z, i), i, rnd)
-        return h
+        return h + getattr(self, f"b{self.num_layers - 1}")
 
 
 class MixHop(BatchedModel):

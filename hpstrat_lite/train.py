@@ -20,7 +20,10 @@ How R runs become one model
 * Everything before a model's first dropout (its *trunk*: the input projection ``X @ W_in``, the
   only product with the feature matrix, and for instance GCN's first propagation or all of H2GCN's
   1- and 2-hop products) depends on the weights only, not on dropout, so it is computed once per
-  epoch: the evaluation of epoch t and the training step of epoch t + 1 share it.
+  epoch: the evaluation of epoch t and the training step of epoch t + 1 share it. GAT on CPU goes one
+  step further: its first attention layer sees the same inputs in both passes, so the evaluation pass
+  draws the next step's dropout mask ahead (:meth:`hpstrat_lite.models.RunRandom.peek`, the same bits)
+  and computes both outputs in one pass over the edges (:func:`hpstrat_lite.kernels.gat_aggregate_ahead`).
 * Products whose output only the runs' training and validation rows read (H2GCN's last round, which
   feeds the classifier alone) compute those rows only, and their backward pass gathers only the training
   rows, where the gradient can be non-zero (:class:`hpstrat_lite.models.RunRows`): the same floats, and
@@ -451,7 +454,7 @@ def _save_checkpoint(path, model, opt, rnd, loop, fingerprint=None) -> None:
     state = {"params": {k: p.detach().cpu() for k, p in params.items()}, "R": model.R,
              "adam": {k: {key: (v.cpu() if torch.is_tensor(v) else v) for key, v in opt.state.get(p, {}).items()}
                       for k, p in params.items()},
-             "gens": [g.get_state() for g in rnd.gens], "data": fingerprint,
+             "gens": rnd.states(), "data": fingerprint,
              "loop": {k: (v.cpu() if torch.is_tensor(v) else
                           {kk: vv.cpu() for kk, vv in v.items()} if isinstance(v, dict) else v)
                       for k, v in loop.items()}}
@@ -522,7 +525,11 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     def evaluate(state, epoch):
         """Early-stopping bookkeeping for the weights after ``epoch`` training steps."""
         with torch.no_grad():
-            vl = _run_losses(model.head(_detach(state), None), y, weights[1])
+            model.lookahead = rnd
+            try:
+                vl = _run_losses(model.head(_detach(state), None), y, weights[1])
+            finally:
+                model.lookahead = None
             active = ~stopped[slots]
             improved = (vl < best_loss[slots]) & active
             if bool(improved.any()):
@@ -563,7 +570,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
         if keep.numel() < slots.numel():  # drop the runs that stopped this epoch from the batch
             del state
             opt = _compact(model, opt, keep, hp)
-            rnd.gens = [rnd.gens[i] for i in keep.tolist()]
+            rnd.subset(keep.tolist())
             model.rows = model.rows.subset(keep.cpu())
             slots, weights = slots[keep], weights[:, keep]
             state = trunk()
@@ -579,7 +586,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     with torch.no_grad():  # test once, with each run's best weights
         for k in best:
             model._parameters[k] = torch.nn.Parameter(best[k])
-        model.R, model.rows = R, None
+        model.R, model.rows, model.ahead = R, None, None
         logits = model.head(trunk(), None)
         losses = [_run_losses(logits, y, all_weights[i]) for i in range(3)]
         correct = (logits.argmax(-1) == y[None, :]).float()  # [R, N]

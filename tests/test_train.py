@@ -279,6 +279,67 @@ def test_fused_attention_matches_per_edge_reference(scale, factored, monkeypatch
     assert chosen == ["_forward_factored" if factored else "_forward"] * 2
 
 
+@pytest.mark.parametrize("scale", [2.0, 40.0])  # factorised and per-edge exponentials
+def test_gat_aggregate_ahead_gives_the_floats_of_the_separate_calls(scale):
+    """One pass for the evaluation output and the next training step's output: bit for bit the two separate
+    kernel calls, and the prepared output (forward and gradients) is used only for its own inputs and mask."""
+    from hpstrat_lite.kernels import GATAggregate, gat_aggregate_ahead
+    from hpstrat_lite.models import AttentionGraph
+
+    data = _toy_graph(n=50)
+    graph = AttentionGraph(data, "cpu")
+    R, H, C, N, E = 3, 2, 5, 50, graph.num_edges
+    gen = torch.Generator().manual_seed(1)
+    x = torch.randn(R, N, H, C, generator=gen, requires_grad=True)
+    a_src = (scale * torch.randn(R, N, H, generator=gen)).requires_grad_()
+    a_dst = (scale * torch.randn(R, N, H, generator=gen)).requires_grad_()
+    keep = (torch.rand(R, H, E, generator=gen) > 0.5).to(torch.uint8)
+    upstream = torch.randn(R, N, H, C, generator=gen)
+    with torch.no_grad():
+        out_eval, prepared = gat_aggregate_ahead(x, a_src, a_dst, keep, 2.0, graph)
+        assert torch.equal(out_eval, GATAggregate.apply(x, a_src, a_dst, None, 1.0, graph))
+    results = []
+    for ahead in (prepared, None):
+        out = GATAggregate.apply(x, a_src, a_dst, keep, 2.0, graph, ahead)
+        results.append((out,) + torch.autograd.grad((out * upstream).sum(), (x, a_src, a_dst)))
+    for got, want in zip(*results):
+        assert torch.equal(got, want)
+    assert results[0][0].data_ptr() == prepared.out.data_ptr()  # the prepared output itself was used
+    other = keep.clone()  # same bits, another mask object: computed afresh
+    assert not prepared.matches(x, a_src, a_dst, other, 2.0) and not prepared.matches(x, a_src, a_dst, keep, 1.0)
+    assert GATAggregate.apply(x, a_src, a_dst, other, 2.0, graph, prepared).data_ptr() != prepared.out.data_ptr()
+
+
+def test_masks_drawn_ahead_are_the_masks_drawn_later():
+    from hpstrat_lite.models import RunRandom
+
+    plain, ahead = RunRandom([0, 1, 2], "cpu"), RunRandom([0, 1, 2], "cpu")
+    first = [plain.keep((4, 6), 0.5), plain.keep((5,), 0.3), plain.keep((4, 6), 0.5)]
+    before = ahead.states()
+    peeked = ahead.peek((4, 6), 0.5)
+    assert all(torch.equal(a, b) for a, b in zip(ahead.states(), before))  # what a checkpoint saves
+    assert ahead.keep((4, 6), 0.5) is peeked and torch.equal(peeked, first[0])
+    assert torch.equal(ahead.keep((5,), 0.3), first[1])
+    ahead.peek((4, 6), 0.5)
+    ahead.subset([0, 2])  # runs 0 and 2 remain: their generators and their rows of the mask drawn ahead
+    assert torch.equal(ahead.keep((4, 6), 0.5), first[2][[0, 2]]) and len(ahead.gens) == 2
+    ahead.peek((4, 6), 0.5)
+    with pytest.raises(RuntimeError, match=r"keep\(\(5,\), 0.5\) after peek\(\(4, 6\), 0.5\)"):
+        ahead.keep((5,), 0.5)
+
+
+def test_gat_trains_the_same_runs_with_and_without_the_lookahead(toy, monkeypatch):
+    import hpstrat_lite.models as models
+
+    data, tr, va, te = toy
+    ahead = train_runs(data, "GAT", tr, va, te, [0, 1, 2], **FAST)
+    monkeypatch.setattr(models, "GAT_AHEAD", False)
+    plain = train_runs(data, "GAT", tr, va, te, [0, 1, 2], **FAST)
+    for a, b in zip(ahead, plain):
+        assert (a["best_epoch"], a["test_acc"], a["val_acc"]) == (b["best_epoch"], b["test_acc"], b["val_acc"])
+        assert a["val_loss"] == b["val_loss"]
+
+
 def test_keep_mask_kernel_equals_torch_mul():
     from hpstrat_lite.kernels import apply_keep_mask
 
@@ -331,6 +392,24 @@ def test_numba_spmm_matches_torch_mm_with_gradients(runs, width, monkeypatch):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
     for got, want in zip(results[True][:2], expected):
         torch.testing.assert_close(got, want, rtol=1e-5, atol=1e-5)
+
+
+@pytest.mark.parametrize("runs, width", [(1, 64), (4, 17), (12, 40)])
+def test_scattered_transposed_product_equals_the_gathered_one(runs, width):
+    """``spmm_t`` (scatter from A's rows, parallel over runs) gives the floats of ``spmm`` on A^T's CSR, bit for
+    bit, and the projection's backward takes it with two or more runs per thread."""
+    import hpstrat_lite.models as models
+    from hpstrat_lite.kernels import csr_arrays, spmm, spmm_t
+
+    g = torch.Generator().manual_seed(3)
+    dense = torch.rand(60, 45, generator=g) * (torch.rand(60, 45, generator=g) < 0.3)
+    idx = dense.nonzero().T
+    op = models.SparseOp.from_edges(idx[0], idx[1], dense[idx[0], idx[1]], (60, 45), "cpu")
+    grad = torch.randn(runs, 60, width, generator=g)
+    got = spmm_t(csr_arrays(op.matrix), tuple(op.matrix.shape), grad)
+    assert torch.equal(got, spmm(csr_arrays(op.transpose), tuple(op.transpose.shape), grad))
+    torch.testing.assert_close(got, torch.einsum("ij,rid->rjd", dense, grad), rtol=1e-5, atol=1e-5)
+    assert torch.equal(models._bmm_sparse_t(op.matrix, op.transpose, grad), got)
 
 
 def test_gprgnn_and_h2gcn_match_dense_formulas():
