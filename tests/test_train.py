@@ -1029,3 +1029,6 @@ def test_bench_train_runs_and_prints_its_ratio(data_root, capsys, monkeypatch):
     out = capsys.readouterr().out
     assert out.startswith(f"torch {torch.__version__}, cpu, ")
     assert out.count("Texas ") == 2 and "overall wall: baseline" in out and out.rstrip().endswith("x")
+    assert out.count("(warm-up ") == 2  # both cases warmed up, untimed
+    bench.main(["--datasets", "Texas", "--runs", "2", "--epochs", "2", "--models", "GCN", "--warmup-epochs", "0"])
+    assert "warm-up" not in capsys.readouterr().out
