@@ -302,12 +302,15 @@ class PreparedAggregate:
     evaluation pass on the same inputs; :meth:`matches` says whether a later call may use it."""
 
     def __init__(self, x, a_src, a_dst, keep, k, out, aux):
-        self.key = tuple((t.data_ptr(), tuple(t.shape)) for t in (x, a_src, a_dst)) + (float(k),)
-        self.keep, self.out, self.aux = keep, out, aux
+        self.key, self.keep, self.out, self.aux = self._key(x, a_src, a_dst, k), keep, out, aux
+
+    @staticmethod
+    def _key(x, a_src, a_dst, k) -> tuple:
+        """The inputs' storage and shapes, and the scale: a detached view of the same tensor has the same key."""
+        return tuple((t.data_ptr(), tuple(t.shape)) for t in (x, a_src, a_dst)) + (float(k),)
 
     def matches(self, x, a_src, a_dst, keep, k) -> bool:
-        key = tuple((t.data_ptr(), tuple(t.shape)) for t in (x, a_src, a_dst)) + (float(k),)
-        return keep is self.keep and key == self.key
+        return keep is self.keep and self._key(x, a_src, a_dst, k) == self.key
 
 
 def gat_aggregate_ahead(x, a_src, a_dst, keep, k, graph):
@@ -400,7 +403,6 @@ def apply_keep_mask(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     if h.is_cuda or h.dtype != torch.float32 or h.shape != keep.shape:
         return h * keep
     return MaskMul.apply(h, keep)
-
 
 
 # ----------------------------------------------------------------------------------------------

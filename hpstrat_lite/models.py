@@ -1032,7 +1032,9 @@ class GAT(BatchedModel):
                 out, self.ahead = gat_aggregate_ahead(x, a_src, a_dst, keep, scale, self.ops["gat"])
                 return out.view(R, n, heads * ch)
             keep = rnd.keep(shape, self.p) if dropping else None
-            prepared, self.ahead = (self.ahead, None) if i == 0 and dropping else (None, self.ahead)
+            prepared = None
+            if i == 0 and dropping:  # a training step takes what the last evaluation prepared, once
+                prepared, self.ahead = self.ahead, None
             out = GATAggregate.apply(x, a_src, a_dst, keep, scale if dropping else 1.0, self.ops["gat"], prepared)
             return out.view(R, n, heads * ch)
         w, total, x = scores
