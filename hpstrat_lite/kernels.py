@@ -34,7 +34,7 @@ thread). The forward pass is parallel over target nodes, one run after the other
 stay in cache).
 
 The weights themselves come from node-level exponentials (:func:`_forward_factored`: 4 per node, run
-and head instead of one per edge; 1.5x per GAT epoch on Amazon-Computers), unless a (run, head)'s source
+and head instead of one per edge, and no pass for the per-target maxima), unless a (run, head)'s source
 scores span more than :data:`FACTORED_SPAN`, where :func:`_forward` takes one exponential per edge.
 
 While training, the evaluation pass and the next training step see the same inputs at the first layer:
@@ -166,54 +166,58 @@ def _backward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, gr
 
 
 #: The factorised exponentials (:func:`_forward_factored`) are used while every (run, head)'s source
-#: scores span at most this much (:math:`\\max_j a^{src} - \\min_j a^{src}`), so that no node-level
-#: factor leaves float32's range (:math:`e^{\\pm 88}`); wider spans take the per-edge exponentials.
-FACTORED_SPAN = 60.0
+#: scores span at most this much (:math:`\\max_j a^{src} - \\min_j a^{src}`): then every edge weight is at
+#: least :math:`e^{-80} \\approx 1.8 \\cdot 10^{-35}`, inside float32's normal range (from
+#: :math:`1.2 \\cdot 10^{-38} \\approx e^{-87.3}`); wider spans take the per-edge exponentials. On Coauthor-CS
+#: (12 runs, 200 epochs) the first layer's scores span up to about 85 early in training: 15 of 202 calls
+#: span more than 80 (51 more than 60).
+FACTORED_SPAN = 80.0
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
-def _forward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, c, mask, use_mask, k, out, top, total, f_pos,
-                      f_neg, dual, out_eval):
-    """:func:`_forward` with the edge weights as products of node-level exponentials.
+def _forward_factored(crow, src, x, e_src, f_dst, mask, use_mask, k, out, total, dual, out_eval):
+    """:func:`_forward` with the edge weights as products of node-level exponentials, and no pass for the
+    per-target maxima.
 
-    With :math:`c = \\max_j a^{src}_j` (per run and head), :math:`E^+_j = e^{a^{src}_j - c}`,
-    :math:`E^-_j = e^{0.2 (a^{src}_j - c)}` (``e_pos``, ``e_neg``, computed by the caller) and, per target,
-    :math:`F^+_i = e^{a^{dst}_i + c - m_i}`, :math:`F^-_i = e^{0.2 (a^{dst}_i + c) - m_i}`:
+    With :math:`c = \\max_j a^{src}_j` per run and head, the shift :math:`m'_i = \\mathrm{LeakyReLU}(a^{dst}_i + c)`
+    bounds every score of target i from above (LeakyReLU is increasing), so the softmax (shift-invariant)
+    may take it instead of :math:`m_i`. Then, with the source factors
+    :math:`E^+_j = e^{a^{src}_j - c}`, :math:`E^-_j = e^{0.2 (a^{src}_j - c)}` (``e_src[r, j] = (E^+, E^-)``)
+    and the target factors :math:`F^+_i = e^{a^{dst}_i + c - m'_i}`, :math:`F^-_i = e^{0.2 (a^{dst}_i + c) - m'_i}`
+    (``f_dst[r, i]``), all computed by the caller,
 
-    .. math:: w_e = e^{\\mathrm{LeakyReLU}(s_e) - m_i} = E^+_j F^+_i \\text{ if } s_e > 0 \\text{ else } E^-_j F^-_i,
+    .. math:: w_e = e^{\\mathrm{LeakyReLU}(s_e) - m'_i} = \\max(E^+_j F^+_i,\\ E^-_j F^-_i),
 
-    so the exponentials are 4 per (node, run, head) instead of one per (edge, run, head), and the edge
-    loop is multiply-adds only. The same weights up to float rounding (two rounded exponentials and a
-    product instead of one exponential). ``f_pos``, ``f_neg`` receive :math:`F^\\pm` for the backward pass.
+    since :math:`e^{\\max(s, 0.2 s)} = \\max(e^s, e^{0.2 s})`. Every factor and weight is at most 1, and,
+    LeakyReLU being increasing and 1-Lipschitz, every weight is at least :math:`e^{-(c - \\min_j a^{src}_j)}`,
+    which the span check of :data:`FACTORED_SPAN` keeps inside float32's normal range. The edge loop gathers only the source's
+    features and its two factors (no scores, no exponentials): 1.2-1.4x faster than :func:`_forward` on
+    Coauthor-CS (12 runs x 8 heads). The same weights up to float rounding.
     """
     R, N, H, C = x.shape
     for r in range(R):
         for i in numba.prange(N):
-            lo, hi = crow[i], crow[i + 1]
-            m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
-            fp, fn = f_pos[r, i], f_neg[r, i]
+            t, o, f = total[r, i], out[r, i], f_dst[r, i]
             o[:] = _ZERO
             if dual:
                 out_eval[r, i] = _ZERO
-            _score_max(lo, hi, src, a_src[r], ad, m)
-            for h in range(H):
-                fp[h] = np.exp(ad[h] + c[r, h] - m[h])
-                fn[h] = np.exp(_NEG * (ad[h] + c[r, h]) - m[h])
             t[:] = _ZERO
-            for e in range(lo, hi):
+            for e in range(crow[i], crow[i + 1]):
                 j = src[e]
-                a, xj, ep, en = a_src[r, j], x[r, j], e_pos[r, j], e_neg[r, j]
+                ej, xj = e_src[r, j], x[r, j]
                 for h in range(H):
-                    w = ep[h] * fp[h] if a[h] + ad[h] > 0 else en[h] * fn[h]
+                    w = max(ej[0, h] * f[0, h], ej[1, h] * f[1, h])
                     _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
                                 else np.uint8(1), use_mask, dual, t)
             _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
-def _backward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, f_pos, f_neg, mask, use_mask, k, out, total,
-                       grad, g_x, g_src, g_dst):
-    """:func:`_backward` with the weights of :func:`_forward_factored` (no exponentials at all)."""
+def _backward_factored(crow, src, x, a_src, a_dst, e_src, f_dst, mask, use_mask, k, out, total, grad, g_x, g_src,
+                       g_dst):
+    """:func:`_backward` with the weights of :func:`_forward_factored` (no exponentials at all). The
+    LeakyReLU branch is the sign of :math:`s_e` itself, as in PyG, not the larger of the two products (which
+    can differ where :math:`|s_e|` is within rounding of 0)."""
     R, N, H, C = x.shape
     for r in numba.prange(R):
         go = np.empty(H, dtype=x.dtype)
@@ -231,16 +235,16 @@ def _backward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, f_pos, f_neg, m
                     live |= gi[h, c] != _ZERO
                 go[h] = v
                 # the target's factors divided by its total once, not once per edge
-                fp[h] = f_pos[r, i, h] / t[h]
-                fn[h] = f_neg[r, i, h] / t[h]
+                fp[h] = f_dst[r, i, 0, h] / t[h]
+                fn[h] = f_dst[r, i, 1, h] / t[h]
             if not live:
                 continue
             for e in range(crow[i], crow[i + 1]):
                 j = src[e]
-                a, xj, gx, gs, ep, en = a_src[r, j], x[r, j], g_x[r, j], g_src[r, j], e_pos[r, j], e_neg[r, j]
+                a, xj, gx, gs, ej = a_src[r, j], x[r, j], g_x[r, j], g_src[r, j], e_src[r, j]
                 for h in range(H):
                     positive = a[h] + ad[h] > 0
-                    w = ep[h] * fp[h] if positive else en[h] * fn[h]
+                    w = ej[0, h] * fp[h] if positive else ej[1, h] * fn[h]
                     kd = k * mask[r, h, e] if use_mask else k
                     alpha = kd * w
                     dot = _ZERO
@@ -252,6 +256,22 @@ def _backward_factored(crow, src, x, a_src, a_dst, e_pos, e_neg, f_pos, f_neg, m
                         ds *= _NEG
                     gd[h] += ds
                     gs[h] += ds
+
+
+def _factors(a_src, a_dst, c):
+    """The node-level factors of :func:`_forward_factored`: ``e_src`` ``[R, N, 2, H]`` = :math:`(E^+, E^-)` and
+    ``f_dst`` ``[R, N, 2, H]`` = :math:`(F^+, F^-)` for the per-(run, head) maxima ``c`` ``[R, H]``; interleaved,
+    so one node's factors are one cache line for 8 heads."""
+    R, N, H = a_src.shape
+    c = c[:, None]
+    e_src, f_dst = torch.empty(R, N, 2, H, dtype=a_src.dtype), torch.empty(R, N, 2, H, dtype=a_src.dtype)
+    torch.sub(a_src, c, out=e_src[:, :, 0])
+    torch.mul(e_src[:, :, 0], float(_NEG), out=e_src[:, :, 1])
+    z = a_dst + c
+    shift = torch.nn.functional.leaky_relu(z, float(_NEG))  # m' = LeakyReLU(a_dst + c)
+    torch.sub(z, shift, out=f_dst[:, :, 0])
+    torch.mul(z, float(_NEG), out=f_dst[:, :, 1]).sub_(shift)
+    return e_src.exp_(), f_dst.exp_()
 
 
 def _np(t: torch.Tensor) -> np.ndarray:
@@ -283,13 +303,10 @@ def _gat_forward(x, a_src, a_dst, keep, k, graph, dual=False):
     c, low = a_src.amax(dim=1), a_src.amin(dim=1)  # [R, H]
     factored = bool((c - low).max() <= FACTORED_SPAN)
     if factored:
-        shifted = a_src - c[:, None]
-        e_pos, e_neg = shifted.exp(), shifted.mul(float(_NEG)).exp_()
-        f_pos, f_neg = torch.empty_like(top), torch.empty_like(top)
-        _forward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), _np(e_pos), _np(e_neg), _np(c), mask,
-                          use_mask, np.float32(k), out.numpy(), top.numpy(), total.numpy(), f_pos.numpy(),
-                          f_neg.numpy(), dual, out_eval.numpy())
-        extra = (e_pos, e_neg, f_pos, f_neg)
+        e_src, f_dst = _factors(a_src, a_dst, c)
+        _forward_factored(crow, src, _np(x), e_src.numpy(), f_dst.numpy(), mask, use_mask, np.float32(k),
+                          out.numpy(), total.numpy(), dual, out_eval.numpy())
+        extra = (e_src, f_dst)
     else:
         _forward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, use_mask, np.float32(k), out.numpy(),
                  top.numpy(), total.numpy(), dual, out_eval.numpy())
