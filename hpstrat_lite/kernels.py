@@ -274,6 +274,38 @@ def _factors(a_src, a_dst, c):
     return e_src.exp_(), f_dst.exp_()
 
 
+#: Byte value -> its 8 bits as 8 bytes of 0/1 (least significant bit first), each row one uint64.
+_BYTE_BITS = np.array([[(v >> b) & 1 for b in range(8)] for v in range(256)], np.uint8).view(np.uint64).ravel()
+
+
+@numba.njit(parallel=True, cache=True)
+def _unpack_bits(words, out, table):
+    """``out[r, k] = table[words[r, k]]``: each byte of ``words`` (uint8) to its 8 bits, 8 bytes at a time."""
+    R, W = out.shape
+    blocks = (W + 4095) // 4096
+    for t in numba.prange(R * blocks):
+        r, lo = t // blocks, (t % blocks) * 4096
+        w, o = words[r], out[r]
+        for k in range(lo, min(lo + 4096, W)):
+            o[k] = table[w[k]]
+
+
+def unpack_bits(words: torch.Tensor, n: int) -> torch.Tensor:
+    """The first ``n`` bits of each row of ``words`` (``[R, W]`` int64, CPU) as uint8 0/1 ``[R, n]``, least
+    significant bit of each byte first, bytes in memory order: what ``torch.bitwise_right_shift`` of the
+    bytes by ``0..7`` and ``& 1`` give (``models._random_bits``), through a 256-entry table in one parallel
+    pass. Drawing GAT's first-layer mask on Coauthor-CS (12 runs x 8 heads x 182 k edges, 2 threads) takes
+    2.5 ms this way against 9.6 ms with the shifts (of which 1.1 ms are the random words)."""
+    R, W = words.shape
+    if n > W * 64:
+        raise ValueError(f"{n} bits asked of {W} 64-bit words per row.")
+    _match_torch_threads()
+    n8 = (n + 7) // 8
+    out = torch.empty(R, 8 * n8, dtype=torch.uint8)
+    _unpack_bits(words.contiguous().view(torch.uint8).numpy(), out.numpy().view(np.uint64), _BYTE_BITS)
+    return out if 8 * n8 == n else out[:, :n].contiguous()
+
+
 def _np(t: torch.Tensor) -> np.ndarray:
     return t.detach().contiguous().numpy()
 
@@ -300,7 +332,7 @@ def _gat_forward(x, a_src, a_dst, keep, k, graph, dual=False):
     use_mask = keep is not None
     mask = _mask_array(keep)
     crow, src = graph.cpu_index()
-    c, low = a_src.amax(dim=1), a_src.amin(dim=1)  # [R, H]
+    low, c = torch.aminmax(a_src, dim=1)  # [R, H] each
     factored = bool((c - low).max() <= FACTORED_SPAN)
     if factored:
         e_src, f_dst = _factors(a_src, a_dst, c)

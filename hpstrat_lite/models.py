@@ -675,6 +675,13 @@ class RunRandom:
 
     def _draw(self, shape, p: float) -> torch.Tensor:
         n = math.prod(shape)
+        if p == 0.5 and self.device.type == "cpu":  # the bits of _random_bits, unpacked in one kernel
+            from .kernels import unpack_bits
+
+            words = torch.empty(len(self.gens), (n + 63) // 64, dtype=torch.int64)
+            for r, g in enumerate(self.gens):
+                torch.randint(-2 ** 63, 2 ** 63 - 1, words.shape[1:], dtype=torch.int64, generator=g, out=words[r])
+            return unpack_bits(words, n).view(len(self.gens), *shape)
         out = torch.empty(len(self.gens), n, dtype=torch.uint8, device=self.device)
         for r, g in enumerate(self.gens):
             if p == 0.5:

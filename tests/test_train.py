@@ -313,6 +313,25 @@ def test_gat_aggregate_ahead_gives_the_floats_of_the_separate_calls(scale):
     assert GATAggregate.apply(x, a_src, a_dst, other, 2.0, graph, prepared).data_ptr() != prepared.out.data_ptr()
 
 
+def test_dropout_bits_are_the_bits_of_the_random_words():
+    """The CPU fast path of ``RunRandom`` (random words unpacked by ``kernels.unpack_bits``) gives the bits of
+    ``models._random_bits`` (shifts of the same words), for lengths that are and are not multiples of 8."""
+    from hpstrat_lite.kernels import unpack_bits
+    from hpstrat_lite.models import RunRandom, _random_bits
+
+    for shape in [(8, 1000), (13,), (3, 7, 5), (64,)]:
+        fast, plain = RunRandom([0, 4, 9], "cpu"), RunRandom([0, 4, 9], "cpu")
+        n = math.prod(shape)
+        for _ in range(2):  # the generators advance alike
+            want = torch.stack([_random_bits(n, g, "cpu") for g in plain.gens]).view(3, *shape)
+            assert torch.equal(fast.keep(shape, 0.5), want)
+    words = torch.tensor([[0b1011_0001 - 2 ** 63]], dtype=torch.int64)  # the top bit set: bit 63
+    bits = unpack_bits(words, 64)[0]
+    assert bits[:8].tolist() == [1, 0, 0, 0, 1, 1, 0, 1] and bits[63] == 1 and int(bits.sum()) == 5
+    with pytest.raises(ValueError, match="65 bits asked of 1 64-bit words"):
+        unpack_bits(words, 65)
+
+
 def test_masks_drawn_ahead_are_the_masks_drawn_later():
     from hpstrat_lite.models import RunRandom
 
