@@ -327,7 +327,7 @@ def _gat_forward(x, a_src, a_dst, keep, k, graph, dual=False):
     R, N, H, C = x.shape
     out = torch.empty(R, N, H, C, dtype=x.dtype)
     out_eval = torch.empty(R, N, H, C, dtype=x.dtype) if dual else torch.zeros(1, 1, 1, 1, dtype=x.dtype)
-    top = torch.empty(R, N, H, dtype=x.dtype)
+    top = torch.empty(R, N, H, dtype=x.dtype)  # the per-target maxima: written by the per-edge path only
     total = torch.empty(R, N, H, dtype=x.dtype)
     use_mask = keep is not None
     mask = _mask_array(keep)
