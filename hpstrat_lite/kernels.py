@@ -294,7 +294,7 @@ def _unpack_bits(words, out, table):
 def unpack_bits(words: torch.Tensor, n: int) -> torch.Tensor:
     """The first ``n`` bits of each row of ``words`` (``[R, W]`` int64, CPU) as uint8 0/1 ``[R, n]``, least
     significant bit of each byte first, bytes in memory order: what ``torch.bitwise_right_shift`` of the
-    bytes by ``0..7`` and ``& 1`` give (``models._random_bits``), through a 256-entry table in one parallel
+    bytes by ``0..7`` and ``& 1`` give (``models._shift_bits``, used off CPU), through a 256-entry table in one parallel
     pass. Drawing GAT's first-layer mask on Coauthor-CS (12 runs x 8 heads x 182 k edges, 2 threads) takes
     2.5 ms this way against 9.6 ms with the shifts (of which 1.1 ms are the random words)."""
     R, W = words.shape

@@ -618,15 +618,15 @@ def _kaiming(fan_in) -> float:
 _SHIFTS: dict = {}
 
 
-def _random_bits(n: int, gen: torch.Generator, device) -> torch.Tensor:
-    """``n`` fair random bits (uint8 0/1) from 64-bit draws of ``gen``: 64 bits per draw."""
-    words = torch.randint(-2 ** 63, 2 ** 63 - 1, ((n + 63) // 64,), dtype=torch.int64, generator=gen,
-                          device=device)
-    dev = str(device)
+def _shift_bits(words: torch.Tensor, n: int) -> torch.Tensor:
+    """The first ``n`` bits of each row of ``words`` (``[R, W]`` int64) as uint8 0/1 ``[R, n]``, least
+    significant bit of each byte first, bytes in memory order, by PyTorch's shifts (any device; on CPU
+    :func:`hpstrat_lite.kernels.unpack_bits` gives the same bits in one pass)."""
+    dev = str(words.device)
     if dev not in _SHIFTS:
-        _SHIFTS[dev] = torch.arange(8, dtype=torch.uint8, device=device)
-    bits = torch.bitwise_right_shift(words.view(torch.uint8).unsqueeze(1), _SHIFTS[dev])
-    return bits.bitwise_and_(1).view(-1)[:n]
+        _SHIFTS[dev] = torch.arange(8, dtype=torch.uint8, device=words.device)
+    bits = torch.bitwise_right_shift(words.contiguous().view(torch.uint8).unsqueeze(-1), _SHIFTS[dev])
+    return bits.bitwise_and_(1).view(words.shape[0], -1)[:, :n].contiguous()
 
 
 class RunRandom:
@@ -674,21 +674,20 @@ class RunRandom:
         return self._draw(shape, p)
 
     def _draw(self, shape, p: float) -> torch.Tensor:
-        n = math.prod(shape)
-        if p == 0.5 and self.device.type == "cpu":  # the bits of _random_bits, unpacked in one kernel
-            from .kernels import unpack_bits
-
-            words = torch.empty(len(self.gens), (n + 63) // 64, dtype=torch.int64)
+        n, runs = math.prod(shape), len(self.gens)
+        if p == 0.5:  # one random bit per entry: 64 per draw of run r's generator
+            words = torch.empty(runs, (n + 63) // 64, dtype=torch.int64, device=self.device)
             for r, g in enumerate(self.gens):
                 torch.randint(-2 ** 63, 2 ** 63 - 1, words.shape[1:], dtype=torch.int64, generator=g, out=words[r])
-            return unpack_bits(words, n).view(len(self.gens), *shape)
-        out = torch.empty(len(self.gens), n, dtype=torch.uint8, device=self.device)
+            if self.device.type == "cpu":
+                from .kernels import unpack_bits
+
+                return unpack_bits(words, n).view(runs, *shape)
+            return _shift_bits(words, n).view(runs, *shape)
+        out = torch.empty(runs, n, dtype=torch.uint8, device=self.device)
         for r, g in enumerate(self.gens):
-            if p == 0.5:
-                out[r] = _random_bits(n, g, self.device)
-            else:
-                torch.ge(torch.rand(n, generator=g, device=self.device), p, out=out[r])
-        return out.view(len(self.gens), *shape)
+            torch.ge(torch.rand(n, generator=g, device=self.device), p, out=out[r])
+        return out.view(runs, *shape)
 
     def subset(self, index) -> None:
         """Keep the runs ``index`` (a list of positions): their generators and masks drawn ahead."""

@@ -314,17 +314,19 @@ def test_gat_aggregate_ahead_gives_the_floats_of_the_separate_calls(scale):
 
 
 def test_dropout_bits_are_the_bits_of_the_random_words():
-    """The CPU fast path of ``RunRandom`` (random words unpacked by ``kernels.unpack_bits``) gives the bits of
-    ``models._random_bits`` (shifts of the same words), for lengths that are and are not multiples of 8."""
+    """The CPU path of ``RunRandom`` (random words unpacked by ``kernels.unpack_bits``) gives the bits that
+    PyTorch's shifts (``models._shift_bits``, the path off CPU) take from the same generators' words, for
+    lengths that are and are not multiples of 8."""
     from hpstrat_lite.kernels import unpack_bits
-    from hpstrat_lite.models import RunRandom, _random_bits
+    from hpstrat_lite.models import RunRandom, _shift_bits
 
     for shape in [(8, 1000), (13,), (3, 7, 5), (64,)]:
         fast, plain = RunRandom([0, 4, 9], "cpu"), RunRandom([0, 4, 9], "cpu")
         n = math.prod(shape)
         for _ in range(2):  # the generators advance alike
-            want = torch.stack([_random_bits(n, g, "cpu") for g in plain.gens]).view(3, *shape)
-            assert torch.equal(fast.keep(shape, 0.5), want)
+            words = torch.stack([torch.randint(-2 ** 63, 2 ** 63 - 1, ((n + 63) // 64,), dtype=torch.int64,
+                                               generator=g) for g in plain.gens])
+            assert torch.equal(fast.keep(shape, 0.5), _shift_bits(words, n).view(3, *shape))
     words = torch.tensor([[0b1011_0001 - 2 ** 63]], dtype=torch.int64)  # the top bit set: bit 63
     bits = unpack_bits(words, 64)[0]
     assert bits[:8].tolist() == [1, 0, 0, 0, 1, 1, 0, 1] and bits[63] == 1 and int(bits.sum()) == 5
