@@ -22,10 +22,10 @@ import warnings
 
 import torch
 
-from hpstrat_lite.datasets import load_dataset
-from hpstrat_lite.results import host_cpu
-from hpstrat_lite.train import train_runs
-from hpstrat_lite.tuning import protocol_masks
+from hpstrat_lite.data.datasets import load_dataset
+from hpstrat_lite._host import host_cpu
+from hpstrat_lite.engine.train import train_runs
+from hpstrat_lite.experiments.tuning import protocol_masks
 
 
 def _seconds_per_run(data, model, masks, epochs, threads):

@@ -1,6 +1,6 @@
 """Training with glibc's allocator reusing freed memory against its default, on the sweep's largest pairs.
 
-:func:`hpstrat_lite.train.reuse_freed_memory` (on by default inside :func:`~hpstrat_lite.train.train_runs`)
+:func:`hpstrat_lite.engine.train.reuse_freed_memory` (on by default inside :func:`~hpstrat_lite.engine.train.train_runs`)
 keeps the large activations an epoch frees in mapped memory, so the next epoch does not page-fault them
 in again. For each (dataset, model) this times the same 12 runs (k = 4 folds x 3 split methods, as in
 the sweep) for ``--short`` and ``--long`` fixed epochs, off and on alternately (``HPSTRAT_REUSE_MEMORY``
@@ -24,8 +24,9 @@ import time
 
 import torch
 
-from hpstrat_lite import datasets, train
-from hpstrat_lite.experiment import sweep_masks
+from hpstrat_lite.data import datasets
+from hpstrat_lite.engine import train
+from hpstrat_lite.experiments.sweep import sweep_masks
 
 PAIRS = ["Computers/H2GCN", "Physics/H2GCN", "Physics/MixHop", "Computers/MixHop", "Computers/GAT", "Physics/GAT"]
 KEYS = ("best_epoch", "train_loss", "val_loss", "test_loss", "test_acc")

@@ -13,7 +13,7 @@ The default cases are Part II's tuned shapes (hidden 256, 2-3 layers; dense feat
 Computers, sparse on CS) and Part I's GCN (64 wide, 2 layers). The gain needs a CPU with bfloat16
 matrix units (AMX, Intel Sapphire Rapids and later; ``lscpu | grep amx``) or a GPU; elsewhere
 bfloat16 products are emulated and far slower than float32 (the script prints which case it runs on:
-:func:`hpstrat_lite.models.native_bfloat16`).
+:func:`hpstrat_lite.engine.models.native_bfloat16`).
 
 Usage::
 
@@ -29,11 +29,11 @@ import warnings
 import numpy as np
 import torch
 
-from hpstrat_lite.datasets import load_dataset
-from hpstrat_lite.models import BF16_CPU_FLAGS, native_bfloat16
-from hpstrat_lite.results import cpu_flags
-from hpstrat_lite.train import train_runs
-from hpstrat_lite.tuning import protocol_masks
+from hpstrat_lite.data.datasets import load_dataset
+from hpstrat_lite.engine.models import BF16_CPU_FLAGS, native_bfloat16
+from hpstrat_lite._host import cpu_flags
+from hpstrat_lite.engine.train import train_runs
+from hpstrat_lite.experiments.tuning import protocol_masks
 
 #: (hidden, num_layers) of each timed case: Part II's tuned width, and Part I's protocol.
 SHAPES = ((256, 3), (64, 2))

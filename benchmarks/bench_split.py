@@ -94,7 +94,7 @@ def main():
     n, m = int(N_NODES * args.scale), int(N_EDGES * args.scale)
     t0 = time.perf_counter()
     ei, y = make_graph(n, m, N_CLASSES)
-    from hpstrat_lite.homophily import simple_undirected_pairs
+    from hpstrat_lite.core.homophily import simple_undirected_pairs
 
     a, b = simple_undirected_pairs(ei, n)
     simple = np.stack([np.concatenate([a, b]), np.concatenate([b, a])])

@@ -1,7 +1,7 @@
 """The CPU sparse kernel behind every propagation against the plain loop it replaced, on real operators.
 
-:func:`hpstrat_lite.kernels._spmm` (local accumulator, four entries per pass) and
-:func:`hpstrat_lite.kernels._spmm_plain` (one entry at a time into the output) compute the same
+:func:`hpstrat_lite.engine.kernels._spmm` (local accumulator, four entries per pass) and
+:func:`hpstrat_lite.engine.kernels._spmm_plain` (one entry at a time into the output) compute the same
 floats; this prints both times and the ratio, measured in the same process, for H2GCN's 2-hop surplus
 matrix and the GCN operator of a dataset, 12 runs, operand widths 64, 128 (H2GCN's two rounds) and the
 number of classes (APPNP / GPR-GNN propagate logits), and checks the outputs are bit-identical. For
@@ -9,7 +9,7 @@ width 128 it also times the kernel on the two 64-wide halves (what H2GCN's secon
 its trunk works on 64-wide pieces) against one 128-wide product: there the "plain s" column is the
 128-wide kernel and "kernel s" the two pieces together.
 
-The last two lines time H2GCN's last round as the engine runs it (:class:`hpstrat_lite.models.RunRows`,
+The last two lines time H2GCN's last round as the engine runs it (:class:`hpstrat_lite.engine.operators.RunRows`,
 the sweep's 12 runs of k = 4 folds x 3 split methods): the 64-wide surplus product computed only at the
 rows a run reads (its training and validation nodes) against every row ("plain s": the full kernel), and
 its backward pass through a per-run copy of the matrix without the columns whose gradient is zero (the
@@ -29,8 +29,10 @@ import numba
 import numpy as np
 import torch
 
-from hpstrat_lite import datasets, models
-from hpstrat_lite.kernels import _spmm, _spmm_plain, csr_arrays
+from hpstrat_lite.data import datasets
+from hpstrat_lite.engine import models
+from hpstrat_lite.engine.kernels import _spmm, _spmm_plain, csr_arrays
+from hpstrat_lite.engine import operators
 
 
 def _time(kernel, csr, h, out, repeats):
@@ -44,13 +46,13 @@ def _time(kernel, csr, h, out, repeats):
 def _time_selection(data, matrix, h, full, repeats):
     """H2GCN's last round on the rows each run reads (forward) and the live columns (backward), against the
     full products ``full = A h`` already computed; prints two lines."""
-    from hpstrat_lite.experiment import sweep_masks
-    from hpstrat_lite.kernels import _spmm_select
+    from hpstrat_lite.experiments.sweep import sweep_masks
+    from hpstrat_lite.engine.kernels import _spmm_select
 
     tr, va, _ = sweep_masks(data)
     runs, n = h.shape[0], h.shape[1]
     tr, va = tr.t()[:runs], va.t()[:runs]  # every run of the sweep's batch, or the first --runs of them
-    rows = models.RunRows(tr | va, tr)
+    rows = operators.RunRows(tr | va, tr)
     need, need_ptr = rows.needed
     crow, col, val = csr_arrays(matrix)
     forward = (np.broadcast_to(crow.astype(np.int64), (runs, n + 1)), col, val)
@@ -80,15 +82,15 @@ def main(argv=None):
     numba.set_num_threads(args.threads)
     data = datasets.load_dataset(args.dataset)
     # the operators exactly as the engine builds them (factor_share=inf: the factorised 2-hop form always)
-    surplus = models.two_hop_operator(data, "cpu", factor_share=math.inf).surplus.matrix
-    gcn = models.gcn_operator(data, "cpu").matrix
-    operators = {"H2GCN 2-hop surplus": csr_arrays(surplus), "GCN operator": csr_arrays(gcn)}
+    surplus = operators.two_hop_operator(data, "cpu", factor_share=math.inf).surplus.matrix
+    gcn = operators.gcn_operator(data, "cpu").matrix
+    matrices = {"H2GCN 2-hop surplus": csr_arrays(surplus), "GCN operator": csr_arrays(gcn)}
     n = data.num_nodes
     classes = int(data.y.max()) + 1
     rng = np.random.default_rng(0)
     print(f"{args.dataset}: {n} nodes, {args.runs} runs, {args.threads} thread(s)")
     print(f"{'operator':22s} {'entries':>10s} {'width':>5s} {'plain s':>8s} {'kernel s':>8s} {'ratio':>6s}  same")
-    for name, csr in operators.items():
+    for name, csr in matrices.items():
         repeats = 2 if csr[1].size > 5_000_000 else 20
         for width in (64, 128, classes):
             h = rng.standard_normal((args.runs, n, width)).astype(np.float32)

@@ -2,7 +2,7 @@
 
 The committed sweep (``results/gnn_k4_seed0.csv``) was trained over several sessions by several
 engine versions, so the ``seconds`` in its rows do not say what one pass of today's code costs.
-:func:`hpstrat_lite.experiment.project_sweep_time` measures it per (dataset, model): per-epoch and
+:func:`hpstrat_lite.experiments.sweep.project_sweep_time` measures it per (dataset, model): per-epoch and
 setup cost of the same 12 runs (k = 4 folds x 3 split methods) on CPU, times the epochs the committed
 runs trained (a low and a high bound, see its docstring). The rows go to
 ``results/sweep_projection.csv`` (resumable; chapter 03 reads them) and the totals are printed next
@@ -19,9 +19,9 @@ import argparse
 
 import torch
 
-from hpstrat_lite.experiment import PROJECTION_FILE, project_sweep_time
-from hpstrat_lite.models import MODELS
-from hpstrat_lite.results import RESULTS_DIR, read_rows
+from hpstrat_lite.experiments.sweep import PROJECTION_FILE, project_sweep_time
+from hpstrat_lite.engine.models import MODELS
+from hpstrat_lite.experiments.results import RESULTS_DIR, read_rows
 
 BUDGET_MINUTES = 180
 

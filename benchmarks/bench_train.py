@@ -6,7 +6,7 @@ of epochs (no early stopping on either side), in the same process, with the same
 * baseline: the way reference scripts do it: one PyG model at a time (``GCNConv`` / ``GATConv``
   stack), dense feature matrix, Adam, and per epoch one training step, one evaluation forward pass
   for the validation loss, and a copy of the state dict when it improves; test with the best state;
-* batched: :func:`hpstrat_lite.train.train_runs` with all R runs in one batched model (sparse
+* batched: :func:`hpstrat_lite.engine.train.train_runs` with all R runs in one batched model (sparse
   features stay sparse).
 
 Before the clocks start, each case trains both sides for ``--warmup-epochs`` epochs (default 2), untimed,
@@ -40,9 +40,9 @@ import torch
 import torch.nn.functional as F
 
 from hpstrat_lite import fold_masks, random_folds
-from hpstrat_lite.datasets import load_dataset
-from hpstrat_lite.models import MODELS
-from hpstrat_lite.train import train_runs
+from hpstrat_lite.data.datasets import load_dataset
+from hpstrat_lite.engine.models import MODELS
+from hpstrat_lite.engine.train import train_runs
 
 
 def _pyg_model(name: str, in_dim: int, num_classes: int) -> torch.nn.Module:

@@ -54,8 +54,8 @@ kill "$copier" 2>/dev/null
 
 $py - "$out" <<'EOF'
 import sys
-from hpstrat_lite.analysis import sweep_wall_time
-from hpstrat_lite.results import read_rows
+from hpstrat_lite.reports.hpstrat import sweep_wall_time
+from hpstrat_lite.experiments.results import read_rows
 
 rows = read_rows(sys.argv[1])
 t = sweep_wall_time(rows)

@@ -1,19 +1,31 @@
 """hpstrat_lite: homophily-aware stratified k-fold evaluation of graph neural networks.
 
-Data flow (one module per stage): ``datasets`` (raw files -> undirected simple graph) -> ``homophily``
-(node homophily, bins) -> ``folds`` (fold ids, rounds) / ``quality`` (SDD, CDD, CHD, W1) -> ``train``
-(batched GNN training) -> ``experiment`` (result rows) -> ``ranking`` / ``analysis`` (tables, tests).
+The package follows the data flow, one sub-package per stage::
+
+    data/         raw dataset files -> undirected simple graph (PyG ``Data``); synthetic Watts-Strogatz graphs
+      |
+    core/         node homophily -> bins -> folds (random, stratified, HpStrat) -> rounds;
+      |           fold quality (SDD, CDD, CHD, W1); ranking and the Friedman test.  numpy only.
+    engine/       batched GNN training: sparse operators, per-run randomness, models, kernels,
+      |           the training loop, link prediction
+    experiments/  runners that write result rows under results/: the HpStrat sweep (sweep),
+      |           Optuna tuning (tuning), Part II's studies (necessity), the results store
+    reports/      rows -> tables, tests, claims and figures: Part I (hpstrat), Part II (necessity),
+                  study progress, the reproduction scorecard, plots
+
+``book`` runs the notebooks with papermill and builds the Jupyter Book; ``cli`` is the ``hpstrat``
+command. The paper's method (``core``) imports without torch; the names below are its public API.
 """
-__version__ = "0.1.0"  # first: hpstrat_lite.results reads it when imported
+__version__ = "0.1.0"  # first: hpstrat_lite.experiments.results reads it when imported
 
-from .folds import (SPLIT_METHODS, fold_masks, fold_rounds, hpstrat_folds, make_folds, random_folds,
-                    stratified_folds)
-from .homophily import homophily_bins, mean_homophily, node_homophily
-from .quality import fold_quality, quality_table
-from .ranking import friedman_test, rank_methods, rank_tables
-from .splitters import HomophilyStratifiedKFold, HpStratSplit
+from .core.folds import (SPLIT_METHODS, fold_masks, fold_rounds, hpstrat_folds, make_folds, random_folds,
+                         stratified_folds)
+from .core.homophily import homophily_bins, mean_homophily, node_homophily
+from .core.quality import fold_quality, quality_table
+from .core.ranking import friedman_test, rank_methods, rank_tables
+from .core.splitters import HomophilyStratifiedKFold, HpStratSplit
 
-_LAZY = {"load_dataset": "datasets", "dataset_summary": "datasets", "available_datasets": "datasets"}
+_LAZY = {"load_dataset": "data.datasets", "dataset_summary": "data.datasets", "available_datasets": "data.datasets"}
 
 
 def __getattr__(name):  # torch_geometric is imported only when a dataset is asked for

@@ -6,6 +6,8 @@
     hpstrat experiment --datasets Cora Texas --models GCN GAT --k 4 --seeds 0
     hpstrat progress --k 4 --seeds 0 1 2 3 4 5         # pairs complete, hours left, commands that finish it
     hpstrat progress --k 4 --seeds 0 1 2 3 4 5 --per-seed   # one command per (dataset, seed), with minutes
+    hpstrat tune node --datasets Cora CiteSeer         # Part II: tuned MLP and GCN (also link, features)
+    hpstrat tune progress                              # how far the Part II studies are
     hpstrat book [--profile smoke] [--force]           # execute notebooks, build the HTML book
 """
 from __future__ import annotations
@@ -16,7 +18,7 @@ from pathlib import Path
 
 
 def _cmd_datasets(args) -> int:
-    from .datasets import dataset_summary
+    from .data.datasets import dataset_summary
 
     table = dataset_summary(args.names or None, root=args.root, download=args.download)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -24,8 +26,8 @@ def _cmd_datasets(args) -> int:
 
 
 def _load_with_homophily(name, root):
-    from .datasets import load_dataset
-    from .homophily import node_homophily
+    from .data.datasets import load_dataset
+    from .core.homophily import node_homophily
 
     data = load_dataset(name, root=root)
     y = data.y.numpy()
@@ -35,7 +37,7 @@ def _load_with_homophily(name, root):
 def _cmd_split(args) -> int:
     import numpy as np
 
-    from .folds import make_folds
+    from .core.folds import make_folds
 
     data, y, h = _load_with_homophily(args.dataset, args.root)
     folds = make_folds(args.method, h, y, args.k, seed=args.seed, n_bins=args.bins)
@@ -53,8 +55,8 @@ def _cmd_split(args) -> int:
 
 
 def _cmd_quality(args) -> int:
-    from ._validate import check_int
-    from .quality import quality_table
+    from .core._validate import check_int
+    from .core.quality import quality_table
 
     check_int(args.seeds, "--seeds")
     table = quality_table([args.dataset], k=args.k, seeds=range(args.seeds), n_bins=args.bins, root=args.root)
@@ -65,7 +67,7 @@ def _cmd_quality(args) -> int:
 
 
 def _cmd_experiment(args) -> int:
-    from .experiment import run_experiment
+    from .experiments.sweep import run_experiment
 
     run_experiment(datasets=args.datasets, models=args.models, k=args.k, seeds=args.seeds,
                    methods=args.methods, n_bins=args.bins, out=args.out, root=args.root,
@@ -75,8 +77,8 @@ def _cmd_experiment(args) -> int:
 
 
 def _cmd_progress(args) -> int:
-    from .experiment import PROJECTION_FILE, protocol_files, protocol_progress, resume_commands, seed_commands
-    from .results import read_rows
+    from .experiments.sweep import PROJECTION_FILE, protocol_files, protocol_progress, resume_commands, seed_commands
+    from .experiments.results import read_rows
 
     files = [Path(f) for f in args.results] if args.results else protocol_files(args.k)
     projection_file = Path(args.projection) if args.projection else PROJECTION_FILE
@@ -105,6 +107,98 @@ def _cmd_progress(args) -> int:
         return 0
     for command in resume_commands(table, args.k):
         print(command)
+    return 0
+
+
+def _tune_progress(results_dir, n_eval) -> int:
+    """``hpstrat tune progress``: the node and link studies, the feature study, then the commands that
+    finish what is left."""
+    import pandas as pd
+
+    from .data.datasets import available_datasets
+    from .experiments.necessity import results_file
+    from .experiments.results import read_rows
+    from .reports.progress import feature_study_coverage, study_progress
+
+    commands = []
+    rows = {task: read_rows(results_file(task, results_dir)) for task in ("node", "link", "features")}
+    with pd.option_context("display.width", 200, "display.max_columns", 20):
+        for task in ("node", "link"):
+            table = study_progress(task, rows[task], n_eval=n_eval)
+            done = int((table["status"] == "done").sum())
+            print(f"{task}: {done} of {len(table)} studies done ({results_file(task, results_dir)})")
+            print(table.drop(columns="command").to_string(index=False), end="\n\n")
+            commands += [c for c, st in zip(table["command"], table["status"]) if c and st != "raw files absent"]
+        cov = feature_study_coverage(rows["features"], rows["node"], min_eval=n_eval)
+        print(f"feature study ({results_file('features', results_dir)})")
+        print(cov[["dataset", "status", "increment", "points", "trials", "projected (h)"]].round(1)
+              .to_string(index=False), end="\n\n")
+    present = set(available_datasets())
+    todo = cov["status"].str.startswith("partial") | ((cov["status"] == "not run") & cov["dataset"].isin(present))
+    for ds, hours in cov.loc[todo, ["dataset", "projected (h)"]].itertuples(index=False):
+        estimate = f"  # about {hours:.1f} h left here" if pd.notna(hours) else ""
+        commands.append(f"hpstrat tune features --datasets {ds}{estimate}")
+    print("to finish (each resumes where it stopped):" if commands else "nothing left to run.")
+    for c in commands:
+        print(" ", c)
+    return 0
+
+
+def _cmd_tune(args) -> int:
+    """``hpstrat tune {node,link,features} --datasets ...``: tune MLP and GCN with Optuna, evaluate the best
+    configuration and append rows to ``results/part2_<task>.csv``; the same command again resumes.
+    ``hpstrat tune progress`` prints how far the default studies are."""
+    import logging
+    import time
+
+    from .experiments.necessity import (FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, NODE_MAX_EPOCHS, WS_DATASETS,
+                                        _check_datasets, _check_models, run_feature_studies, run_link_benchmarks,
+                                        run_node_benchmarks)
+    from .experiments.tuning import log as tuning_log
+
+    datasets = _check_datasets(args.datasets, labelled=args.what in ("node", "features")) if args.datasets else None
+    _check_models(args.models, ("mlp", "gcn"))
+    if args.what == "link" and args.precision != "float32":
+        raise ValueError("--precision applies to node and features; link prediction trains in float32")
+    if args.eval_batch is not None and args.eval_batch < 1:
+        raise ValueError(f"--eval-batch must be >= 1, got {args.eval_batch}")
+    steps = {}
+    for item in args.steps or ():
+        ds, _, step = item.partition("=")
+        if not step.isdigit() or int(step) < 1:
+            raise ValueError(f"--steps entries must look like DATASET=STEP with STEP >= 1, got {item!r}")
+        steps[ds] = int(step)
+    if args.what == "progress":
+        return _tune_progress(args.results_dir, args.n_eval)
+    import torch
+
+    torch.set_num_threads(args.threads)
+
+    def log(msg):
+        print(time.strftime("%H:%M:%S"), msg, flush=True)
+
+    handler = logging.StreamHandler(sys.stdout)  # one line per trial (hpstrat_lite.experiments.tuning.log)
+    handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
+    tuning_log.addHandler(handler)
+    tuning_log.setLevel(logging.INFO)
+    try:
+        if args.what == "node":
+            run_node_benchmarks(datasets or NODE_DATASETS, args.models, args.n_trials, n_eval=args.n_eval,
+                                protocol=args.protocol, max_epochs=args.max_epochs or NODE_MAX_EPOCHS,
+                                results_dir=args.results_dir, device=args.device, eval_batch=args.eval_batch,
+                                precision=args.precision, log=log)
+        elif args.what == "link":
+            run_link_benchmarks(datasets or WS_DATASETS + LINK_DATASETS, args.models, args.n_trials,
+                                n_eval=args.n_eval, max_epochs=args.max_epochs, results_dir=args.results_dir,
+                                device=args.device, log=log)
+        else:
+            run_feature_studies(datasets or ("Cora", "CiteSeer"), args.models, args.n_trials or FEATURE_BUDGET,
+                                steps=steps, n_eval=args.n_eval, protocol=args.protocol,
+                                max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
+                                device=args.device, eval_batch=args.eval_batch, precision=args.precision, log=log)
+    finally:
+        tuning_log.removeHandler(handler)
+    log("done")
     return 0
 
 
@@ -171,6 +265,45 @@ def build_parser() -> argparse.ArgumentParser:
                    help="one command per (dataset, seed) with its minutes, instead of one per dataset")
     p.set_defaults(func=_cmd_progress)
 
+    p = sub.add_parser(
+        "tune", help="Part II: tune MLP and GCN with Optuna and append rows to results/part2_<task>.csv (resumable)",
+        description="Part II runs: tune MLP and GCN with Optuna, evaluate the best configuration and append one "
+                    "row per trial and per evaluation run to results/part2_<task>.csv; the same command again "
+                    "resumes where a stopped run ended.",
+        epilog="examples:\n"
+               "  hpstrat tune node --datasets Cora CiteSeer\n"
+               "  hpstrat tune link --datasets WS1000 WS1000_0.4 --n-trials 12\n"
+               "  hpstrat tune features --datasets Cora --steps Cora=400\n"
+               "  hpstrat tune progress",
+        formatter_class=argparse.RawDescriptionHelpFormatter)
+    p.add_argument("what", choices=("node", "link", "features", "progress"),
+                   help="node classification (chapter 6), link prediction (chapters 8-9), the feature-subset "
+                        "study (chapter 7), or progress: how far the default studies are and the commands that "
+                        "finish them")
+    p.add_argument("--datasets", nargs="+", default=None,
+                   help="node/features: e.g. Computers Photo CS Physics...; link: WS1000, WS1000_<gamma>, "
+                        "Twitch-PTBR, Twitch-EN, Facebook (default: all of the task's)")
+    p.add_argument("--models", nargs="+", default=["mlp", "gcn"], help="mlp and/or gcn (default both)")
+    p.add_argument("--n-trials", type=int, default=None,
+                   help="Optuna trial budget (default: per dataset, experiments.necessity.NODE_BUDGETS / "
+                        "LINK_BUDGETS; features: FEATURE_BUDGET)")
+    p.add_argument("--n-eval", type=int, default=5, help="evaluation seeds of the best configuration (default 5)")
+    p.add_argument("--eval-batch", type=int, default=None,
+                   help="node, features: evaluation seeds trained together, their rows written when the batch ends "
+                        "(default all; 1 lands each seed's runs as they finish, for large graphs)")
+    p.add_argument("--protocol", default="hpstrat", choices=("hpstrat", "random"),
+                   help="node splits: HpStrat k=5 rounds (default) or random 60/20/20")
+    p.add_argument("--max-epochs", type=int, default=None, help="epoch cap (default: node 500, link per dataset)")
+    p.add_argument("--results-dir", default=None, help="folder of the part2_*.csv files (default results/)")
+    p.add_argument("--steps", nargs="+", default=None, metavar="DATASET=STEP",
+                   help="feature-study increments, e.g. Cora=400 (default: the paper's)")
+    p.add_argument("--precision", default="float32", choices=("float32", "bfloat16"),
+                   help="node, features: precision of the dense matrix products (default float32; bfloat16 "
+                        "is mixed-precision training, faster on CPUs with AMX; written in each row)")
+    p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
+    p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
+    p.set_defaults(func=_cmd_tune)
+
     p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")
     p.add_argument("--profile", default="full", help="parameter profile from the book config (full, smoke)")
     p.add_argument("--force", action="store_true", help="re-execute every notebook, changed or not")
@@ -184,7 +317,8 @@ def main(argv=None) -> int:
     try:
         return args.func(args)
     except (ValueError, FileNotFoundError) as err:
-        print(f"hpstrat {args.command}: error: {err}", file=sys.stderr)
+        what = f" {args.what}" if args.command == "tune" else ""
+        print(f"hpstrat {args.command}{what}: error: {err}", file=sys.stderr)
         return 2
 
 

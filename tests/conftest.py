@@ -3,7 +3,7 @@ from pathlib import Path
 
 import pytest
 
-from hpstrat_lite.datasets import _env_path
+from hpstrat_lite.data.datasets import _env_path
 
 REPO = Path(__file__).resolve().parents[1]
 _MIRROR = REPO.parent / "shared" / "datasets"  # the layout CI uses: ../shared beside the clone

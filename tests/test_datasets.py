@@ -1,4 +1,4 @@
-"""Tests of the dataset layer (hpstrat_lite.datasets).
+"""Tests of the dataset layer (hpstrat_lite.data.datasets).
 
 Real-data tests read the mirror named by HPSTRAT_DATA (CI: ../shared/datasets) and skip, saying why,
 when it is unset or lacks a dataset (PubMed, Roman-empire and Amazon-ratings are not in the mirror).
@@ -19,9 +19,8 @@ import pytest
 import scipy.sparse as sp
 import torch
 
-from hpstrat_lite import datasets as ds
-from hpstrat_lite.datasets import (DATASETS, HPSTRAT_DATASETS, LINK_DATASETS, available_datasets, dataset_summary,
-                                   feature_tensor, get_spec, load_dataset, read_musae, simple_undirected)
+from hpstrat_lite.data import datasets as ds
+from hpstrat_lite.data.datasets import DATASETS, HPSTRAT_DATASETS, LINK_DATASETS, available_datasets, dataset_summary, feature_tensor, get_spec, load_dataset, read_musae, simple_undirected
 
 from conftest import DATA_ROOT as MIRROR
 
@@ -320,7 +319,7 @@ def test_mirror_dataset_counts_and_graph_form(name, loaded):
 def test_feature_study_counts_are_the_checked_feature_counts():
     """tuning.FEATURE_COUNTS (when a feature study is complete) agrees with EXPECTED, which
     test_mirror_dataset_counts_and_graph_form checks against the raw files."""
-    from hpstrat_lite.tuning import FEATURE_COUNTS, FEATURE_STEPS
+    from hpstrat_lite.experiments.tuning import FEATURE_COUNTS, FEATURE_STEPS
 
     assert set(FEATURE_COUNTS) == set(FEATURE_STEPS)
     assert FEATURE_COUNTS == {name: EXPECTED[name][2] for name in FEATURE_COUNTS}

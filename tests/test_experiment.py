@@ -9,10 +9,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.analysis import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
-from hpstrat_lite.experiment import (RUN_KEY, project_remaining, protocol_files, protocol_progress, resume_commands,
-                                     run_experiment, seed_commands)
-from hpstrat_lite.results import host_cpu, read_rows
+from hpstrat_lite.reports.hpstrat import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
+from hpstrat_lite.experiments.sweep import RUN_KEY, project_remaining, protocol_files, protocol_progress, resume_commands, run_experiment, seed_commands
+from hpstrat_lite._host import host_cpu
+from hpstrat_lite.experiments.results import read_rows
 
 GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5,
             progress=False)
@@ -20,7 +20,7 @@ GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epoch
 
 def test_killed_sweep_resumes_without_losing_or_repeating_runs(data_root, tmp_path):
     out = tmp_path / "sweep.csv"
-    code = ("import sys; from hpstrat_lite.experiment import run_experiment; "
+    code = ("import sys; from hpstrat_lite.experiments.sweep import run_experiment; "
             f"run_experiment(out=sys.argv[1], root=sys.argv[2], **{GRID!r})")
     proc = subprocess.Popen([sys.executable, "-c", code, str(out), str(data_root)], env=os.environ.copy())
     deadline = time.time() + 120
@@ -50,7 +50,7 @@ def _check_run_columns(rows, data_root):
     """Each row's test-fold homophily, isolated count and run seed are those of its own split: the
     fold of make_folds(method, seed) that the row names (Appendix B regresses on test_homophily)."""
     from hpstrat_lite import load_dataset, make_folds, node_homophily
-    from hpstrat_lite.experiment import run_seed
+    from hpstrat_lite.experiments.sweep import run_seed
 
     for name, part in rows.groupby("dataset"):
         data = load_dataset(name, root=data_root)
@@ -90,7 +90,7 @@ def test_worker_processes_give_the_serial_rows_and_resume(data_root, tmp_path, p
 def test_finished_pairs_load_nothing(data_root, tmp_path, monkeypatch):
     """A call whose pairs are all in the results file trains nothing and loads no dataset; a new model
     loads its dataset once and trains only its own runs."""
-    from hpstrat_lite import experiment
+    from hpstrat_lite.experiments import sweep as experiment
 
     out = tmp_path / "runs.csv"
     first = run_experiment(out=out, root=data_root, **{**GRID, "models": ["MLP"]})
@@ -170,7 +170,7 @@ def test_analysis_rejects_empty_rows():
 
 
 def test_homophily_regression_recovers_a_known_slope():
-    from hpstrat_lite.analysis import homophily_regression, regression_table
+    from hpstrat_lite.reports.hpstrat import homophily_regression, regression_table
 
     rng = np.random.default_rng(0)
     h = rng.uniform(0.2, 0.8, 200)
@@ -187,7 +187,7 @@ def test_homophily_regression_recovers_a_known_slope():
 
 
 def _append_many(path, worker, count):
-    from hpstrat_lite.results import append_rows
+    from hpstrat_lite.experiments.results import append_rows
 
     for i in range(count):
         append_rows(path, [{"worker": worker, "i": i}])
@@ -197,7 +197,7 @@ def test_concurrent_appends_from_several_processes_lose_no_rows(tmp_path):
     """Two sweeps (or a sweep and a Part II runner) may append to one results file at once."""
     import multiprocessing as mp
 
-    from hpstrat_lite.results import read_rows
+    from hpstrat_lite.experiments.results import read_rows
 
     path = tmp_path / "rows.csv"
     ctx = mp.get_context("spawn")
@@ -213,7 +213,7 @@ def test_concurrent_appends_from_several_processes_lose_no_rows(tmp_path):
 
 
 def test_read_rows_concatenates_a_list_of_files_and_skips_missing_ones(tmp_path):
-    from hpstrat_lite.results import append_rows, read_rows
+    from hpstrat_lite.experiments.results import append_rows, read_rows
 
     append_rows(tmp_path / "a.csv", [{"seed": 0, "acc": 0.5}])
     append_rows(tmp_path / "b.csv", [{"seed": 1, "acc": 0.6}, {"seed": 2, "acc": 0.7}])
@@ -223,7 +223,7 @@ def test_read_rows_concatenates_a_list_of_files_and_skips_missing_ones(tmp_path)
 
 
 def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
-    from hpstrat_lite.experiment import project_sweep_time
+    from hpstrat_lite.experiments.sweep import project_sweep_time
 
     rows = run_experiment(out=tmp_path / "sweep.csv", root=data_root, **GRID)
     out = tmp_path / "projection.csv"
@@ -245,7 +245,7 @@ def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
 
 
 def test_projection_history_sums_each_measurement_in_order():
-    from hpstrat_lite.experiment import projection_history
+    from hpstrat_lite.experiments.sweep import projection_history
 
     projection = pd.DataFrame({
         "dataset": ["A", "B", "A", "B", "A"], "model": "GCN", "low_min": [1.0, 2.0, 4.0, 8.0, 16.0],
@@ -267,7 +267,7 @@ def test_projection_history_sums_each_measurement_in_order():
 def test_results_files_get_the_usual_permissions(tmp_path):
     import stat
 
-    from hpstrat_lite.results import append_rows
+    from hpstrat_lite.experiments.results import append_rows
 
     path = tmp_path / "rows.csv"
     append_rows(path, [{"a": 1}])
@@ -339,7 +339,7 @@ def test_protocol_files_are_the_seed_files_of_one_k(tmp_path):
 
 
 def test_sweep_wall_time_reconstructs_the_command_span():
-    from hpstrat_lite.analysis import sweep_wall_time
+    from hpstrat_lite.reports.hpstrat import sweep_wall_time
 
     # batch 1: 2 runs, 10 s each, done at 12:00:20; batch 2: 2 runs, 30 s each, done at 12:01:30
     # (60 s of training in the 70 s since the previous stamp: 10 s untracked); batch 3: 1 run of 5 s
@@ -372,7 +372,7 @@ def test_sweep_wall_time_reconstructs_the_command_span():
 
 
 def test_retimed_wall_time_swaps_the_retimed_pairs_training():
-    from hpstrat_lite.analysis import retimed_wall_time
+    from hpstrat_lite.reports.hpstrat import retimed_wall_time
 
     # the sweep of test_sweep_wall_time_reconstructs_the_command_span (95 s of wall time), plus run keys;
     # pair d1 / B (two runs of 30 s, disturbed) trained again alone in 12 s each
@@ -405,7 +405,7 @@ def test_code_version_is_taken_when_the_library_is_imported():
     import subprocess
     import sys
 
-    probe = ("import hpstrat_lite.results as r; info = r.code_version.cache_info(); "
+    probe = ("import hpstrat_lite.experiments.results as r; info = r.code_version.cache_info(); "
              "print(info.misses, r.code_version() == r.code_version(), r.code_version().startswith('0.'))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
     assert out.split() == ["1", "True", "True"]  # computed once, at import, before any runner asked
@@ -423,7 +423,7 @@ def test_code_version_of_a_copy_reads_hpstrat_commit(tmp_path, commit, expected)
                     ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "HPSTRAT_COMMIT": commit, "PYTHONPATH": str(tmp_path),
            "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)}
-    probe = "import hpstrat_lite.results as r; print(r.code_version())"
+    probe = "import hpstrat_lite.experiments.results as r; print(r.code_version())"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
                          env=env).stdout
     assert out.strip() == expected
@@ -432,7 +432,7 @@ def test_code_version_of_a_copy_reads_hpstrat_commit(tmp_path, commit, expected)
 def test_host_name_names_the_gpu_of_cuda_rows(monkeypatch):
     import torch
 
-    from hpstrat_lite.results import host_name
+    from hpstrat_lite._host import host_name
 
     assert host_name("cpu") == host_cpu() and host_name(torch.device("cpu")) == host_cpu()
     monkeypatch.setattr(torch.cuda, "get_device_name", lambda dev=None: "NVIDIA H200")
@@ -442,7 +442,7 @@ def test_host_name_names_the_gpu_of_cuda_rows(monkeypatch):
 def test_hpstrat_commit_wins_over_the_git_of_the_checkout():
     """The GPU machine's copy carried the session's first .git: $HPSTRAT_COMMIT names the code that ran."""
     env = {**os.environ, "HPSTRAT_COMMIT": "abc1234"}
-    probe = "import hpstrat_lite.results as r; print(r.code_version())"
+    probe = "import hpstrat_lite.experiments.results as r; print(r.code_version())"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == "0.1.0+abc1234.copy"
 
@@ -477,8 +477,8 @@ def test_sweep_masks_are_every_round_of_the_three_split_methods(data_root, monke
     import torch
 
     from hpstrat_lite import load_dataset
-    from hpstrat_lite.experiment import _labels_and_homophily, sweep_masks
-    from hpstrat_lite.folds import SPLIT_METHODS, make_folds
+    from hpstrat_lite.experiments.sweep import _labels_and_homophily, sweep_masks
+    from hpstrat_lite.core.folds import SPLIT_METHODS, make_folds
 
     monkeypatch.setenv("HPSTRAT_DATA", str(data_root))
     data = load_dataset("Texas")

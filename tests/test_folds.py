@@ -5,9 +5,8 @@ import pytest
 import torch
 from hypothesis import given, settings, strategies as st
 
-from hpstrat_lite import (HomophilyStratifiedKFold, HpStratSplit, fold_masks, fold_rounds, homophily_bins,
-                          hpstrat_folds, make_folds, random_folds, stratified_folds)
-from hpstrat_lite.folds import hpstrat_folds_reference
+from hpstrat_lite import HomophilyStratifiedKFold, HpStratSplit, fold_masks, fold_rounds, homophily_bins, hpstrat_folds, make_folds, random_folds, stratified_folds
+from hpstrat_lite.core.folds import hpstrat_folds_reference
 from conftest import bins_oracle
 
 

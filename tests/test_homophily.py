@@ -4,7 +4,7 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 from hpstrat_lite import homophily_bins, mean_homophily, node_homophily
-from hpstrat_lite.homophily import is_sorted_simple_undirected, simple_undirected_pairs
+from hpstrat_lite.core.homophily import is_sorted_simple_undirected, simple_undirected_pairs
 
 
 def naive_homophily(edges, y, n):

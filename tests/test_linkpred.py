@@ -4,9 +4,8 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-from hpstrat_lite.linkpred import (edge_split, gcn_adjacency, run_link_prediction,
-                                   sample_negative_pairs)
-from hpstrat_lite.synthetic import watts_strogatz_graph
+from hpstrat_lite.engine.linkpred import edge_split, gcn_adjacency, run_link_prediction, sample_negative_pairs
+from hpstrat_lite.data.synthetic import watts_strogatz_graph
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -198,7 +197,8 @@ def test_run_link_prediction_bad_inputs(kwargs, match):
 def test_link_prediction_trains_with_freed_memory_reused_and_the_same_numbers(monkeypatch):
     # the training loop runs inside train.reuse_freed_memory (glibc keeps freed activations mapped),
     # and where the memory comes from does not change a number
-    from hpstrat_lite import linkpred, train
+    from hpstrat_lite.engine import linkpred
+    from hpstrat_lite.engine import train
 
     data = _sbm()
     calls = []

@@ -15,8 +15,9 @@ import pytest
 import yaml
 
 from hpstrat_lite import book
-from hpstrat_lite.plots import stratum_spread
+from hpstrat_lite.reports.plots import stratum_spread
 from conftest import bins_oracle
+from hpstrat_lite.reports import scorecard
 
 PART2_PREFIXES = ("06_", "07_", "08_", "09_")  # Part II chapters train and tune models
 
@@ -103,7 +104,7 @@ def test_write_toc_writes_only_when_the_toc_changes(tmp_path):
 def test_bins_table_computes_hpstrat_per_b_and_the_references_once(data_root):
     from hpstrat_lite import quality_table
 
-    t = book.bins_table(["Cornell"], bins=(2, 10), k=4, seeds=range(2))
+    t = scorecard.bins_table(["Cornell"], bins=(2, 10), k=4, seeds=range(2))
     hp = t[t["method"] == "hpstrat"]
     assert sorted(hp["n_bins"].unique()) == [2, 10] and len(hp) == 4
     ref = t[t["method"] != "hpstrat"]
@@ -115,13 +116,13 @@ def test_bins_table_computes_hpstrat_per_b_and_the_references_once(data_root):
 
 
 def test_unavailable_datasets_names_the_missing_ones_without_the_local_path(data_root, tmp_path):
-    from hpstrat_lite.datasets import HPSTRAT_DATASETS, available_datasets
+    from hpstrat_lite.data.datasets import HPSTRAT_DATASETS, available_datasets
 
-    missing = book.unavailable_datasets(data_root)
+    missing = scorecard.unavailable_datasets(data_root)
     expected = [d for d in HPSTRAT_DATASETS if d not in set(available_datasets(data_root))]
     assert missing["dataset"].tolist() == expected
     assert not missing["status"].str.contains(str(data_root), regex=False).any()
-    empty = book.unavailable_datasets(tmp_path)
+    empty = scorecard.unavailable_datasets(tmp_path)
     assert empty["dataset"].tolist() == list(HPSTRAT_DATASETS)
     assert empty["status"].str.contains("<data root>", regex=False).all()
 
@@ -222,11 +223,11 @@ def quality_rows(values):
 
 def test_table2_claims_agree_only_when_they_hold_on_every_dataset():
     good = {"random": (0.5, 9.0, 0.01), "stratified": (0.5, 0.3, 0.008), "hpstrat": (0.5, 0.9, 0.001)}
-    card = book.fold_metric_claims(quality_rows({"A": good, "B": good}))
+    card = scorecard.fold_metric_claims(quality_rows({"A": good, "B": good}))
     assert card["verdict"].tolist() == ["agree"] * 4
     assert card["ours"].tolist() == ["2/2 datasets"] * 4
     bad = {"random": (0.5, 0.1, 0.01), "stratified": (0.25, 0.3, 0.0005), "hpstrat": (0.5, 0.9, 0.001)}
-    card = book.fold_metric_claims(quality_rows({"A": good, "B": bad})).set_index("claim")
+    card = scorecard.fold_metric_claims(quality_rows({"A": good, "B": bad})).set_index("claim")
     assert (card["verdict"] == "disagree").all()
     assert card["ours"].str.contains(r"1/2 datasets \(not on B\)").all()
 
@@ -234,7 +235,7 @@ def test_table2_claims_agree_only_when_they_hold_on_every_dataset():
 def test_fold_metric_ranks_rank_within_dataset_and_average():
     q = quality_rows({"A": {"random": (1, 3, 3), "stratified": (1, 1, 2), "hpstrat": (1, 2, 1)},
                       "B": {"random": (1, 3, 2), "stratified": (1, 1, 3), "hpstrat": (1, 2, 1)}})
-    per, mean = book.fold_metric_ranks(q)
+    per, mean = scorecard.fold_metric_ranks(q)
     assert list(per.index) == ["A", "B"]
     assert list(mean.columns) == ["random", "stratified", "hpstrat"]
     assert mean.loc["sdd"].tolist() == [2.0, 2.0, 2.0]
@@ -247,9 +248,9 @@ def test_bins_claims_name_the_failing_dataset_and_b():
             for b, c in [(2, 0.02), (10, 0.001)]]
     rows += [{"dataset": "A", "method": m, "n_bins": np.nan, "seed": 0, "chd": 0.01, "cdd": 1.0, "w1": 0.01}
              for m in ("random", "stratified")]
-    card = book.bins_claims(pd.DataFrame(rows))
+    card = scorecard.bins_claims(pd.DataFrame(rows))
     assert card.loc[0, "verdict"] == "disagree" and "A (B=2)" in card.loc[0, "ours"]
-    ranks = book.bins_ranks(pd.DataFrame(rows))
+    ranks = scorecard.bins_ranks(pd.DataFrame(rows))
     assert ranks.loc[10, "chd mean rank"] == 1.0 and ranks.loc[2, "chd mean rank"] == 3.0
 
 
@@ -275,7 +276,7 @@ def test_stratum_spread_reports_hpstrat_dealing():
 
 def test_fold_homophily_table_agrees_with_chd_and_metric_summary_with_the_rows():
     from hpstrat_lite import fold_quality, make_folds
-    from hpstrat_lite.plots import fold_homophily_table, metric_summary
+    from hpstrat_lite.reports.plots import fold_homophily_table, metric_summary
 
     rng = np.random.default_rng(3)
     h, y = rng.beta(2, 5, 300), rng.integers(0, 3, 300)
@@ -310,25 +311,25 @@ def sweep_rows(spread, datasets=("A", "B", "C"), models=("GCN", "GAT", "MLP"), k
 
 def test_gnn_claims_check_the_paper_and_name_missing_datasets():
     rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
-    card = book.gnn_claims(rows, datasets=["A", "B", "C", "D"]).set_index("section")
+    card = scorecard.gnn_claims(rows, datasets=["A", "B", "C", "D"]).set_index("section")
     assert card.loc["Table 4", "ours"].startswith("3/3 datasets") and "not yet: D" in card.loc["Table 4", "ours"]
     t3 = card.loc["Table 3"]
     assert t3.iloc[0]["ours"].startswith("1.00 / 2.00 / 3.00 (3 datasets x 2 GNNs")  # MLP is not ranked
     assert (card["verdict"].drop("Appendix E") == "agree").all()
     assert card.loc["Table C.4", "ours"] == "100% of 6 pairs"
     assert card.loc["Appendix E", "verdict"] == "agree" and "(A)" in card.loc["Appendix E", "ours"]
-    bad = book.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0})).set_index("section")
+    bad = scorecard.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0})).set_index("section")
     assert (bad["verdict"].drop("Appendix E") == "disagree").all()
     assert "not for GAT, GCN" in bad.loc["Table 3"].iloc[1]["ours"]
-    one = book.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0}, datasets=("A",)))
+    one = scorecard.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0}, datasets=("A",)))
     assert one.set_index("section").loc["Table 4", "verdict"] == "disagree"  # 0/1 is not 13/15
 
 
 def test_gnn_k5_claim_checks_the_order_of_the_global_mean_ranks():
-    good = book.gnn_k5_claims(sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0}, k=5))
+    good = scorecard.gnn_k5_claims(sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0}, k=5))
     assert len(good) == 1 and good["section"].iloc[0] == "Table 3, k = 5" and good["verdict"].iloc[0] == "agree"
     assert "k = 4; order only" in good["paper"].iloc[0]
-    bad = book.gnn_k5_claims(sweep_rows({"random": 2.0, "stratified": 1.0, "hpstrat": 3.0}, k=5))
+    bad = scorecard.gnn_k5_claims(sweep_rows({"random": 2.0, "stratified": 1.0, "hpstrat": 3.0}, k=5))
     assert bad["verdict"].iloc[0] == "disagree"
 
 
@@ -336,12 +337,12 @@ def test_complete_pairs_drop_pairs_with_missing_methods_or_folds():
     rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
     cut = rows[~((rows["dataset"] == "B") & (rows["model"] == "GAT") & (rows["method"] == "hpstrat"))]
     cut = cut[~((cut["dataset"] == "C") & (cut["model"] == "GCN") & (cut["fold"] == 3))]
-    kept, coverage = book.complete_pairs(cut)
+    kept, coverage = scorecard.complete_pairs(cut)
     assert len(kept) == len(rows) - 2 * 12
     cov = coverage.set_index("dataset")
     gaps = cov["models missing or incomplete"]
     assert gaps["B"] == "GAT" and gaps["C"] == "GCN"
-    _, coverage = book.complete_pairs(rows[(rows["dataset"] == "A") | (rows["model"] != "MLP")])
+    _, coverage = scorecard.complete_pairs(rows[(rows["dataset"] == "A") | (rows["model"] != "MLP")])
     assert coverage.set_index("dataset").loc["B", "models missing or incomplete"] == "MLP"  # no rows at all
     assert cov.loc["A", "models complete"] == "GAT, GCN, MLP"
 
@@ -350,27 +351,27 @@ def test_complete_pairs_need_every_seed_of_a_multi_seed_protocol():
     rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
     seed1 = rows[rows["dataset"] != "C"].assign(seed=1)  # dataset C has seed 0 only
     both = pd.concat([rows, seed1], ignore_index=True)
-    kept, coverage = book.complete_pairs(both)
+    kept, coverage = scorecard.complete_pairs(both)
     assert set(kept["dataset"]) == {"A", "B"} and set(kept["seed"]) == {0, 1}
     assert coverage.set_index("dataset").loc["C", "models missing or incomplete"] == "GCN, GAT, MLP"
-    kept, _ = book.complete_pairs(both, seeds=[0])  # one seed asked for: C counts, seed 1 rows are left out
+    kept, _ = scorecard.complete_pairs(both, seeds=[0])  # one seed asked for: C counts, seed 1 rows are left out
     assert set(kept["dataset"]) == {"A", "B", "C"} and set(kept["seed"]) == {0}
-    kept, _ = book.complete_pairs(both, seeds=[0, 1, 2])  # seed 2 has no rows anywhere
+    kept, _ = scorecard.complete_pairs(both, seeds=[0, 1, 2])  # seed 2 has no rows anywhere
     assert kept.empty
 
 
 def test_gnn_seeds_claim_ranks_pairs_that_have_every_seed():
     good = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
     both = pd.concat([good, good[good["dataset"] != "C"].assign(seed=1)], ignore_index=True)
-    card = book.gnn_seeds_claims(both, datasets=["A", "B", "C"])
+    card = scorecard.gnn_seeds_claims(both, datasets=["A", "B", "C"])
     assert card["section"].tolist() == ["Table 3, 6 seeds"] and card["verdict"].iloc[0] == "agree"
     assert "over split seeds 0-1" in card["claim"].iloc[0] and "not yet: C" in card["ours"].iloc[0]
     partial = both[~((both["dataset"] == "B") & (both["model"] == "GAT"))]  # B has GCN only
-    assert "(2 datasets x 2 GNNs, 3 pairs; not yet: C)" in book.gnn_seeds_claims(partial, ["A", "B", "C"])["ours"].iloc[0]
+    assert "(2 datasets x 2 GNNs, 3 pairs; not yet: C)" in scorecard.gnn_seeds_claims(partial, ["A", "B", "C"])["ours"].iloc[0]
     assert "seed 0; order only" in card["paper"].iloc[0]
     # seed 1 reverses the order strongly: averaged over both seeds HpStrat has the largest std
     reversed_ = sweep_rows({"random": 0.1, "stratified": 2.0, "hpstrat": 9.0}).assign(seed=1)
-    assert book.gnn_seeds_claims(pd.concat([good, reversed_]))["verdict"].iloc[0] == "disagree"
+    assert scorecard.gnn_seeds_claims(pd.concat([good, reversed_]))["verdict"].iloc[0] == "disagree"
 
 
 def test_appendix_b_claims_count_significant_pairs():
@@ -378,18 +379,18 @@ def test_appendix_b_claims_count_significant_pairs():
     h = rng.uniform(0.2, 0.8, 200)
     rows = pd.DataFrame({"dataset": np.repeat(["A", "B"], 100), "model": "GCN", "test_homophily": h,
                          "test_acc": np.r_[0.5 + 0.4 * h[:100], 0.7 * np.ones(100)] + rng.normal(0, 0.05, 200)})
-    card = book.appendix_b_claims(rows)
+    card = scorecard.appendix_b_claims(rows)
     assert card.loc[0, "ours"].startswith("significant on 1/2 pairs (A/GCN)") and card.loc[0, "verdict"] == "disagree"
     assert card.loc[1, "verdict"] == "disagree" and "(0/1 in the paper's range)" in card.loc[1, "ours"]  # R² ~ 0.6
     rows.loc[rows["dataset"] == "B", "test_acc"] = 0.5 + 0.4 * h[100:] + rng.normal(0, 0.05, 100)
-    assert book.appendix_b_claims(rows).loc[0, "verdict"] == "agree"
+    assert scorecard.appendix_b_claims(rows).loc[0, "verdict"] == "agree"
     noisy = rows.assign(test_acc=0.5 + 0.1 * rows["test_homophily"] + rng.normal(0, 0.05, 200))
-    card = book.appendix_b_claims(noisy)  # a weak effect: R² inside the paper's range
+    card = scorecard.appendix_b_claims(noisy)  # a weak effect: R² inside the paper's range
     assert card["verdict"].tolist() == ["agree", "agree"], card["ours"].tolist()
 
 
 def test_scorecard_reads_a_missing_results_file_as_not_run(tmp_path):
-    row = book._results_claims(tmp_path / "none.csv", book.gnn_claims, "Tables 3-4")
+    row = scorecard._results_claims(tmp_path / "none.csv", scorecard.gnn_claims, "Tables 3-4")
     assert row.loc[0, "verdict"] == "not run" and "no rows yet" in row.loc[0, "ours"]
 
 
@@ -417,11 +418,11 @@ def test_every_notebook_runs_on_real_data_without_errors_or_warnings(data_root):
         assert any("text/html" in o.get("data", {}) for o in outputs), job["output"]
         entry = manifest[job["output"]]
         assert set(entry["inputs"]) == {"notebook", "parameters", "library", "reads"}
-        assert {"hpstrat_lite", "hpstrat_lite.folds"} <= set(entry["modules"]), entry["modules"]
+        assert {"hpstrat_lite", "hpstrat_lite.core.folds"} <= set(entry["modules"]), entry["modules"]
         if Path(job["notebook"]).stem in ("03_gnn_experiments", "04_appendix_b"):  # smoke recomputes a tiny sweep
-            assert "hpstrat_lite.train" in entry["modules"] and "recomputed" in _stdout(nb), job["output"]
+            assert "hpstrat_lite.engine.train" in entry["modules"] and "recomputed" in _stdout(nb), job["output"]
         elif not job["name"].startswith(PART2_PREFIXES) and job["name"] != "scorecard":  # it reads Part II
-            assert "hpstrat_lite.train" not in entry["modules"]  # the fold chapters train nothing
+            assert "hpstrat_lite.engine.train" not in entry["modules"]  # the fold chapters train nothing
     assert committed == {p: hashlib.sha256(p.read_bytes()).hexdigest()
                          for p in (REPO / "book" / "executed").rglob("*") if p.is_file()}, \
         "the smoke profile must not touch the committed executed notebooks"

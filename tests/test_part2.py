@@ -1,4 +1,4 @@
-"""Part II runners, table builders, claims and figures (hpstrat_lite.part2), on tiny inputs."""
+"""Part II runners, table builders, claims and figures (hpstrat_lite.reports.necessity), on tiny inputs."""
 import json
 from pathlib import Path
 
@@ -10,11 +10,21 @@ import pandas as pd
 import pytest
 import torch
 
-from hpstrat_lite import book, part2
-from hpstrat_lite.results import read_rows
-from hpstrat_lite.tuning import RESULT_COLUMNS
+from hpstrat_lite import book
+from hpstrat_lite.experiments.results import read_rows
+from hpstrat_lite.experiments.tuning import RESULT_COLUMNS
 
 from conftest import mirror_has
+from hpstrat_lite.experiments import necessity as runners
+from hpstrat_lite.reports import necessity as tables
+from hpstrat_lite.reports import plots
+from hpstrat_lite.reports import progress
+from hpstrat_lite.reports import scorecard
+from hpstrat_lite.cli import main as _cli_main
+
+
+def _tune_main(argv):
+    return _cli_main(["tune", *argv])
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -49,13 +59,13 @@ def test_summarize_means_rounds_then_seeds_and_keeps_largest_budget():
         _rows("Cora", "mlp", [[0.1, 0.1]], n_trials=1, trial_vals=(0.5,)),  # smaller budget: dropped
         _rows("Cora", "gcn", [[0.8], [0.9]]),
     )
-    s = part2.summarize(df)
+    s = tables.summarize(df)
     assert len(s) == 2
     mlp = s[s["model"] == "mlp"].iloc[0]
     assert mlp["test_mean"] == pytest.approx(0.7) and mlp["test_std"] == pytest.approx(0.1)
     assert mlp["n_trials"] == 3 and mlp["trials_done"] == 3 and mlp["n_eval"] == 2
     assert mlp["best_val"] == pytest.approx(0.7)  # the trial whose params were evaluated
-    assert part2.summarize(pd.DataFrame()).empty
+    assert tables.summarize(pd.DataFrame()).empty
 
 
 def test_selection_optimism_compares_the_tuning_seed_with_fresh_seeds():
@@ -64,7 +74,7 @@ def test_selection_optimism_compares_the_tuning_seed_with_fresh_seeds():
         if r["phase"] == "trial" and r["val"] == 0.7:
             r["test"] = 0.85
     df = _frame(rows, _rows("Cora", "gcn", [[0.9]]))  # one seed only: nothing to compare, no row
-    out = part2.selection_optimism(df)
+    out = tables.selection_optimism(df)
     assert out["model"].tolist() == ["mlp"]
     row = out.iloc[0]
     assert row["tuning_seed_test"] == pytest.approx(85.0) and row["other_seeds_test"] == pytest.approx(70.0)
@@ -73,20 +83,20 @@ def test_selection_optimism_compares_the_tuning_seed_with_fresh_seeds():
     for r in rows:
         if r["phase"] == "eval":
             r["code_version"] = "newer"
-    assert not bool(part2.selection_optimism(_frame(rows)).iloc[0]["same_code"])
-    assert part2.selection_optimism(pd.DataFrame()).empty
+    assert not bool(tables.selection_optimism(_frame(rows)).iloc[0]["same_code"])
+    assert tables.selection_optimism(pd.DataFrame()).empty
 
 
 def test_summarize_strips_link_decoder_suffix():
     df = _frame(_rows("WS1000", "gcn-dot", [[0.6]], task="link", protocol="edge split 70/10/20",
                       k=1))
-    assert list(part2.summarize(df, "link")["model"]) == ["gcn"]
+    assert list(tables.summarize(df, "link")["model"]) == ["gcn"]
 
 
 def test_node_table_puts_ours_beside_paper_with_budget_and_protocol(monkeypatch):
-    monkeypatch.setitem(part2.PAPER_NODE, "Cora", {"mlp": (75.0, 1.0), "gcn": None})
+    monkeypatch.setitem(tables.PAPER_NODE, "Cora", {"mlp": (75.0, 1.0), "gcn": None})
     df = _frame(_rows("Cora", "mlp", [[0.7], [0.8]]), _rows("Cora", "gcn", [[0.85], [0.87]]))
-    t = part2.node_table(df, datasets=("Cora", "PubMed"), missing=("PubMed",))
+    t = tables.node_table(df, datasets=("Cora", "PubMed"), missing=("PubMed",))
     assert list(t.columns[:4]) == ["MLP (ours)", "MLP (paper)", "GCN (ours)", "GCN (paper)"]
     assert t.loc["Cora", "MLP (ours)"] == "75.0 ± 5.0"
     assert t.loc["Cora", "MLP (paper)"] == "75.0 ± 1.0" and t.loc["Cora", "GCN (paper)"] == "n/a"
@@ -105,12 +115,12 @@ def test_link_table_ws_with_random_row():
         _rows("WS1000", "random", [[0.49], [0.51]], task="link", protocol="edge split 70/10/20",
               k=1, n_trials=0, trial_vals=()),
     )
-    t = part2.link_table(df, ["WS1000"], ("random", "mlp", "gcn"))
+    t = tables.link_table(df, ["WS1000"], ("random", "mlp", "gcn"))
     assert t.loc["WS1000", "RANDOM (ours)"] == "50.0 ± 1.0"
     assert t.loc["WS1000", "RANDOM (paper)"] == "50.0"
     assert t.loc["WS1000", "gap ours"] == pytest.approx(20.0)
     assert t.loc["WS1000", "trials MLP/GCN"] == "3/3"
-    comp = part2.paper_comparison(pd.DataFrame(), df, node_datasets=(), link_datasets=("WS1000",))
+    comp = scorecard.paper_comparison(pd.DataFrame(), df, node_datasets=(), link_datasets=("WS1000",))
     rnd = comp[comp["model"] == "random"].iloc[0]
     assert rnd["difference"] == pytest.approx(0.0) and "Table 3" in rnd["source"]
     assert "not available" in comp[comp["model"] == "mlp"].iloc[0]["note"]
@@ -121,10 +131,10 @@ def test_ws_gamma_table_and_figure():
                for name, aucs in (("WS1000", (0.5, 0.6)), ("WS1000_0.4", (0.7, 0.8)),
                                   ("WS1000_1.0", (0.9, 0.95)))
                for m, auc in zip(("mlp-dot", "gcn-dot"), aucs)]
-    t = part2.ws_gamma_table(_frame(*studies))
+    t = tables.ws_gamma_table(_frame(*studies))
     assert list(t[t["model"] == "mlp"]["gamma"]) == [0.0, 0.4, 1.0]
     assert list(t[t["model"] == "gcn"]["test_mean"]) == [0.6, 0.8, 0.95]
-    fig = part2.plot_ws_gamma(t)
+    fig = plots.plot_ws_gamma(t)
     ax = fig.axes[0]
     assert ax.get_ylabel() == "test ROC AUC" and "gamma" in ax.get_xlabel()
     assert len(ax.get_legend().get_texts()) == 3
@@ -135,13 +145,13 @@ def test_feature_study_table_needs_two_subsets_and_plots_bands():
                 _rows("Cora", "mlp", [[0.6]], num_features=400),
                 _rows("Cora", "gcn", [[0.8]], num_features=400),  # one point only: not a curve
                 _rows("Photo", "mlp", [[0.9]], num_features=745))
-    t = part2.feature_study_table(df)
+    t = tables.feature_study_table(df)
     assert list(zip(t["dataset"], t["model"], t["num_features"])) == [("Cora", "mlp", 200),
                                                                       ("Cora", "mlp", 400)]
-    fig = part2.plot_feature_study(t)
+    fig = plots.plot_feature_study(t)
     assert fig.axes[0].get_title() == "Cora" and "features" in fig.axes[0].get_xlabel()
     with pytest.raises(ValueError, match="no feature-study rows"):
-        part2.plot_feature_study(t.iloc[:0])
+        plots.plot_feature_study(t.iloc[:0])
 
 
 def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
@@ -150,7 +160,7 @@ def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
                   _rows("CiteSeer", "gcn", [[0.8]], num_features=3703),
                   _rows("CS", "mlp", [[0.9]], num_features=6805))  # CS: the GCN is not tuned yet
     node["seconds"] = 60.0  # 3 trial rows + 1 eval row per study
-    cov = part2.feature_study_coverage(feats, node, datasets=("Cora", "CiteSeer", "CS", "Physics")).set_index("dataset")
+    cov = progress.feature_study_coverage(feats, node, datasets=("Cora", "CiteSeer", "CS", "Physics")).set_index("dataset")
     # Cora: 200, 400, ..., 1400, 1433 are 8 subsets; 3 of them ran
     assert cov.loc["Cora", "status"] == "partial (mlp 3/8, gcn 3/8)"
     assert (cov.loc["Cora", "increment"], cov.loc["Cora", "points"], cov.loc["Cora", "trials"]) == (200, 3, "3")
@@ -160,7 +170,7 @@ def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
     assert cov.loc["CiteSeer", "projected (h)"] == pytest.approx(7 * 8 / 60)
     assert np.isnan(cov.loc["CS", "projected (h)"]) and np.isnan(cov.loc["Physics", "points"])
     # a budget of 1 trial: per model 1 mean trial (60 s) + the eval row (60 s)
-    one = part2.feature_study_coverage(feats, node, datasets=("CiteSeer",), budget=1).set_index("dataset")
+    one = progress.feature_study_coverage(feats, node, datasets=("CiteSeer",), budget=1).set_index("dataset")
     assert one.loc["CiteSeer", "one point (min)"] == pytest.approx(4.0) and one.loc["CiteSeer", "trials"] == "1"
 
 
@@ -171,14 +181,14 @@ def test_feature_study_coverage_complete_and_partial_per_model():
                    *[_rows("Cora", m, [[0.7]], num_features=f) for m in ("mlp", "gcn") for f in (700, 1400, 1433)])
     # the full-feature size of CiteSeer comes from chapter 6's tuning when its own rows stop short
     node = _frame(_rows("CiteSeer", "mlp", [[0.7]], num_features=3703))
-    cov = part2.feature_study_coverage(feats, node, datasets=("CiteSeer", "Cora")).set_index("dataset")
+    cov = progress.feature_study_coverage(feats, node, datasets=("CiteSeer", "Cora")).set_index("dataset")
     assert cov.loc["CiteSeer", "status"] == "partial (mlp 7/7, gcn 2/7)"
     assert cov.loc["Cora", "status"] == "complete" and cov.loc["Cora", "increment"] == 700
     feats = _frame(*[_rows("CiteSeer", "mlp", [[0.7]], num_features=f) for f in sizes[:3]])
-    cov = part2.feature_study_coverage(feats, node, datasets=("CiteSeer",)).set_index("dataset")
+    cov = progress.feature_study_coverage(feats, node, datasets=("CiteSeer",)).set_index("dataset")
     assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
     # without chapter 6's rows the full count comes from tuning.FEATURE_COUNTS (3703 columns)
-    cov = part2.feature_study_coverage(feats, pd.DataFrame(), datasets=("CiteSeer",)).set_index("dataset")
+    cov = progress.feature_study_coverage(feats, pd.DataFrame(), datasets=("CiteSeer",)).set_index("dataset")
     assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
 
 
@@ -190,21 +200,21 @@ def test_feature_study_coverage_projects_a_partial_study_from_its_own_points():
     node = _frame(_rows("CiteSeer", "mlp", [[0.7]], num_features=3703),
                   _rows("CiteSeer", "gcn", [[0.8]], num_features=3703))
     node["seconds"] = 60.0
-    cov = part2.feature_study_coverage(feats, node, datasets=("CiteSeer",)).iloc[0]
+    cov = progress.feature_study_coverage(feats, node, datasets=("CiteSeer",)).iloc[0]
     assert cov["status"] == "partial (mlp 3/7, gcn 1/7)"
     # measured here: mlp 4 min a point (4 left), gcn 8 min a point (6 left)
     assert cov["one point (min)"] == pytest.approx(12.0)
     assert cov["projected (h)"] == pytest.approx((4 * 4 + 6 * 8) / 60)
     # a model with no finished point yet falls back to chapter 6's estimate (3 x 60 s + 60 s)
     only_mlp = feats[feats["model"] == "mlp"]
-    cov = part2.feature_study_coverage(only_mlp, node, datasets=("CiteSeer",)).iloc[0]
+    cov = progress.feature_study_coverage(only_mlp, node, datasets=("CiteSeer",)).iloc[0]
     assert cov["projected (h)"] == pytest.approx((4 * 4 + 7 * 4) / 60)
     # ... and without chapter 6's GCN there is no estimate
-    cov = part2.feature_study_coverage(only_mlp, node[node["model"] == "mlp"], datasets=("CiteSeer",)).iloc[0]
+    cov = progress.feature_study_coverage(only_mlp, node[node["model"] == "mlp"], datasets=("CiteSeer",)).iloc[0]
     assert np.isnan(cov["projected (h)"])
     # a summary (no seconds) or a complete study gets none either
-    summary = part2.summarize(feats, "features")
-    assert np.isnan(part2.feature_study_coverage(summary, node, datasets=("CiteSeer",)).iloc[0]["projected (h)"])
+    summary = tables.summarize(feats, "features")
+    assert np.isnan(progress.feature_study_coverage(summary, node, datasets=("CiteSeer",)).iloc[0]["projected (h)"])
 
 
 def test_full_features_vs_chapter6_pairs_the_last_point_with_chapter6():
@@ -221,7 +231,7 @@ def test_full_features_vs_chapter6_pairs_the_last_point_with_chapter6():
                         trial_vals=(0.5, 0.7, 0.6, 0.4, 0.3)),
                   _rows("Cora", "gcn", [[0.88]], num_features=1433, params=a, n_trials=5,
                         trial_vals=(0.5, 0.7, 0.6, 0.4, 0.3)))
-    t = part2.full_features_vs_chapter6(feats, node).set_index(["dataset", "model"])
+    t = progress.full_features_vs_chapter6(feats, node).set_index(["dataset", "model"])
     assert sorted(t.index) == [("CiteSeer", "mlp"), ("Cora", "gcn"), ("Cora", "mlp")]
     mlp, gcn = t.loc[("Cora", "mlp")], t.loc[("Cora", "gcn")]
     assert (mlp["features"], mlp["study trials"], mlp["chapter 6 trials"]) == (1433, 3, 5)
@@ -230,7 +240,7 @@ def test_full_features_vs_chapter6_pairs_the_last_point_with_chapter6():
     assert gcn["difference (points)"] == pytest.approx(-3.0) and not gcn["same configuration"]
     citeseer = t.loc[("CiteSeer", "mlp")]
     assert np.isnan(citeseer["chapter 6 (%)"]) and citeseer["same configuration"] is None
-    assert part2.full_features_vs_chapter6(feats.iloc[:0], node).empty
+    assert progress.full_features_vs_chapter6(feats.iloc[:0], node).empty
 
 
 def test_feature_points_count_once_fully_evaluated():
@@ -242,17 +252,17 @@ def test_feature_points_count_once_fully_evaluated():
                    _rows("Computers", "gcn", five, num_features=100),
                    _rows("Computers", "gcn", five, num_features=200),
                    _rows("Computers", "gcn", [[0.9] * 5], num_features=300))  # 1 of 5 seeds so far
-    assert len(part2.feature_study_table(feats)) == 6  # default: any evaluated point
-    t = part2.feature_study_table(feats, min_eval=5)
+    assert len(tables.feature_study_table(feats)) == 6  # default: any evaluated point
+    t = tables.feature_study_table(feats, min_eval=5)
     assert sorted(t.loc[t["model"] == "gcn", "num_features"]) == [100, 200] and (t["n_eval"] == 5).all()
-    cov = part2.feature_study_coverage(feats, pd.DataFrame(), datasets=("Computers",), min_eval=5)
+    cov = progress.feature_study_coverage(feats, pd.DataFrame(), datasets=("Computers",), min_eval=5)
     assert cov.iloc[0]["status"] == "partial (mlp 3/8, gcn 2/8); evaluating gcn 300 (1/5 seeds)"
     assert cov.iloc[0]["points"] == 3 and cov.iloc[0]["eval seeds"] == "5"
-    only_pending = part2.feature_study_coverage(_frame(_rows("Photo", "mlp", [[0.7]], num_features=100)),
+    only_pending = progress.feature_study_coverage(_frame(_rows("Photo", "mlp", [[0.7]], num_features=100)),
                                                 pd.DataFrame(), datasets=("Photo",), min_eval=5)
     assert only_pending.iloc[0]["status"] == "partial (mlp 0/8, gcn 0/8); evaluating mlp 100 (1/5 seeds)"
     with pytest.raises(ValueError, match="min_eval"):
-        part2.feature_study_table(feats, min_eval=0)
+        tables.feature_study_table(feats, min_eval=0)
 
 
 def test_feature_claim_does_not_judge_a_partial_study():
@@ -261,13 +271,13 @@ def test_feature_claim_does_not_judge_a_partial_study():
                      for ds, points in (("Cora", ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))),
                                         ("Computers", ((100, (0.6, 0.9)), (200, (0.5, 0.9)))))
                      for f, vals in points for m, v in zip(("mlp", "gcn"), vals)])
-    row = part2.part2_claims(pd.DataFrame(), pd.DataFrame(), feats).iloc[5]
+    row = scorecard.part2_claims(pd.DataFrame(), pd.DataFrame(), feats).iloc[5]
     assert row["verdict"] == "holds"  # judged on Cora alone (Computers' gap grows 30 -> 40: would fail)
     assert "Computers: partial, both models up to 200 of 767 features" in row["evidence"]
     assert "not judged" in row["evidence"] and "Cora: gap +30.0 at 200" in row["evidence"]
     assert "Computers" in row["missing"] and "Cora" not in row["missing"]
     only_partial = feats[feats["dataset"] == "Computers"]
-    assert part2.part2_claims(pd.DataFrame(), pd.DataFrame(), only_partial).iloc[5]["verdict"] == "no data"
+    assert scorecard.part2_claims(pd.DataFrame(), pd.DataFrame(), only_partial).iloc[5]["verdict"] == "no data"
 
 
 def test_claims_verdicts(tmp_path):
@@ -278,17 +288,17 @@ def test_claims_verdicts(tmp_path):
                     for d, vals in (("WS1000", (0.51, 0.6)), ("WS1000_0.4", (0.7, 0.8)),
                                     ("WS1000_1.0", (0.9, 0.9)), ("Twitch-EN", (0.8, 0.81)))
                     for m, v in zip(("mlp-dot", "gcn-dot"), vals)])
-    feats = _frame(*[_rows("Cora", m, [[v]] * part2.N_EVAL, num_features=f)  # fully evaluated points
+    feats = _frame(*[_rows("Cora", m, [[v]] * runners.N_EVAL, num_features=f)  # fully evaluated points
                      for f, vals in ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))
                      for m, v in zip(("mlp", "gcn"), vals)])
-    claims = part2.part2_claims(node, link, feats)
+    claims = scorecard.part2_claims(node, link, feats)
     assert list(claims["verdict"]) == ["holds", "holds", "holds", "holds", "does not hold", "holds"]
     # the datasets (and gammas) each claim still lacks
     assert list(claims["missing"]) == [["Photo", "CS", "Physics"], ["CiteSeer"], [],
                                        ["gamma 0.2", "gamma 0.6", "gamma 0.8"], ["Twitch-PTBR", "Facebook"],
                                        ["Computers", "Photo", "CiteSeer", "CS", "Physics", "PubMed"]]
     assert claims["paper"].str.len().min() > 10
-    empty = part2.part2_claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    empty = scorecard.part2_claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     assert set(empty["verdict"]) == {"no data"}
     assert empty.loc[0, "missing"] == ["Computers", "Photo", "CS", "Physics"]
 
@@ -296,7 +306,7 @@ def test_claims_verdicts(tmp_path):
     files = [tmp_path / f"{name}.csv" for name in ("node", "link", "features")]
     for df, f in zip((node, link, feats), files):
         df.to_csv(f, index=False)
-    card = book.part2_scorecard(*files)
+    card = scorecard.part2_scorecard(*files)
     assert list(card.columns) == ["section", "claim", "paper", "ours", "verdict"]
     assert list(card["verdict"]) == ["agree", "agree", "agree", "agree", "disagree", "agree"]
     assert card.loc[0, "ours"].endswith("(not yet: Photo, CS, Physics)")
@@ -304,8 +314,8 @@ def test_claims_verdicts(tmp_path):
     # the scorecard counts a feature point once all its evaluation seeds landed: one seed short, not judged
     feats.drop(feats.index[(feats["phase"] == "eval") & (feats["eval_seed"] == 4)
                            & (feats["num_features"] == 1433) & (feats["model"] == "gcn")]).to_csv(files[2], index=False)
-    assert book.part2_scorecard(*files)["verdict"].iloc[5] == "not run"
-    none = book.part2_scorecard(*(tmp_path / "absent.csv" for _ in range(3)))
+    assert scorecard.part2_scorecard(*files)["verdict"].iloc[5] == "not run"
+    none = scorecard.part2_scorecard(*(tmp_path / "absent.csv" for _ in range(3)))
     assert set(none["verdict"]) == {"not run"}
     assert none.loc[1, "ours"] == "no numbers yet for Cora, CiteSeer"
 
@@ -319,7 +329,7 @@ def test_part1_table_puts_tuned_models_beside_part1_sweep():
     folds.loc[(folds["method"] == "random"), "test_acc"] = 0.1  # other split methods are ignored
     partial = pd.DataFrame([{"dataset": "Cora", "model": "APPNP", "method": "hpstrat", "k": 5, "seed": 0,
                              "fold": 0, "test_acc": 0.99}])  # one fold of five: not shown yet
-    t = part2.part1_table(pd.concat([folds, partial]), node, datasets=("Cora", "Photo"))
+    t = tables.part1_table(pd.concat([folds, partial]), node, datasets=("Cora", "Photo"))
     cora = t.loc["Cora"]
     assert cora["MLP tuned"] == "71.0 ± 1.0" and cora["GCN tuned"] == "86.0 ± 1.0"
     assert cora["MLP"] == "75.0 ± 1.4" and cora["GAT"] == "90.0 ± 1.4" and cora["APPNP"] == "n/a"
@@ -327,31 +337,31 @@ def test_part1_table_puts_tuned_models_beside_part1_sweep():
     assert cora["tuned MLP - best GNN"] == pytest.approx(71.0 - 90.0)
     assert cora["tuned MLP - Part I MLP"] == pytest.approx(71.0 - 75.0)
     assert t.loc["Photo", "best Part I GNN"] == "n/a" and np.isnan(t.loc["Photo", "tuned MLP - best GNN"])
-    empty = part2.part1_table(pd.DataFrame(), node, datasets=("Cora",))
+    empty = tables.part1_table(pd.DataFrame(), node, datasets=("Cora",))
     assert empty.loc["Cora", "GCN"] == "n/a" and empty.loc["Cora", "MLP tuned"] == "71.0 ± 1.0"
 
 
 def test_plot_mlp_vs_gcn_bars():
     node = _frame(_rows("Cora", "mlp", [[0.7]]), _rows("Cora", "gcn", [[0.8]]))
-    fig = part2.plot_mlp_vs_gcn(node)
+    fig = plots.plot_mlp_vs_gcn(node)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["Cora"]
     assert ax.get_ylabel() == "test accuracy (%)"
 
 
 def test_reference_constants_are_labelled_and_well_formed():
-    assert set(part2.PAPER_NODE) == set(part2.NODE_DATASETS)
-    assert set(part2.LINK_DATASETS) | set(part2.WS_DATASETS) == set(part2.PAPER_LINK)
-    for table in (part2.PAPER_NODE, part2.PAPER_LINK):
+    assert set(tables.PAPER_NODE) == set(runners.NODE_DATASETS)
+    assert set(runners.LINK_DATASETS) | set(runners.WS_DATASETS) == set(tables.PAPER_LINK)
+    for table in (tables.PAPER_NODE, tables.PAPER_LINK):
         for models in table.values():
             for v in models.values():
                 assert v is None or (isinstance(v, tuple) and len(v) == 2)
     for key in ("node_source", "ws_source", "gamma_source", "link_source"):
-        assert "Table" in part2.PAPER[key] or "Figure" in part2.PAPER[key]
+        assert "Table" in tables.PAPER[key] or "Figure" in tables.PAPER[key]
 
 
 def test_ws_summary_parent_correlation_grows_with_gamma():
-    s = part2.ws_summary(gammas=(None, 0.5, 1.0))
+    s = tables.ws_summary(gammas=(None, 0.5, 1.0))
     assert list(s["edges"]) == [2000] * 3 and np.allclose(s["mean_degree"], 4.0)
     assert abs(s["parent_corr"].iloc[0]) < 1e-12
     assert s["parent_corr"].is_monotonic_increasing and s["edge_cos"].is_monotonic_increasing
@@ -363,62 +373,62 @@ def test_ws_summary_parent_correlation_grows_with_gamma():
 
 
 def test_link_runner_writes_resumable_rows_and_random_baseline(tmp_path):
-    out = part2.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=1, n_eval=2, max_epochs=3,
+    out = runners.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=1, n_eval=2, max_epochs=3,
                                     results_dir=tmp_path)
     assert list(out["model"]) == ["random", "mlp"] and set(out["status"]) == {"done"}
     rows = read_rows(tmp_path / "part2_link.csv")
     assert len(rows) == 2 + 1 + 2  # random evals, one trial, two evals
-    again = part2.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=1, n_eval=2, max_epochs=3,
+    again = runners.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=1, n_eval=2, max_epochs=3,
                                       results_dir=tmp_path)
     assert len(read_rows(tmp_path / "part2_link.csv")) == len(rows)  # resumed, nothing re-run
     assert again["test_mean"].tolist() == pytest.approx(out["test_mean"].tolist())
-    t = part2.link_table(tmp_path / "part2_link.csv", ["WS1000"], ("random", "mlp"))
+    t = tables.link_table(tmp_path / "part2_link.csv", ["WS1000"], ("random", "mlp"))
     assert t.loc["WS1000", "protocol"] == "edge split 70/10/20"
 
 
 def test_runner_reports_missing_dataset(tmp_path, monkeypatch):
     monkeypatch.setenv("HPSTRAT_OFFLINE", "1")
     monkeypatch.setenv("HPSTRAT_CACHE", str(tmp_path / "cache"))
-    out = part2.run_node_benchmarks(["PubMed"], ["mlp"], n_trials=1, root=str(tmp_path / "none"),
+    out = runners.run_node_benchmarks(["PubMed"], ["mlp"], n_trials=1, root=str(tmp_path / "none"),
                                     results_dir=tmp_path)
     assert out.iloc[0]["status"] == "missing" and "PubMed" in out.iloc[0]["reason"]
 
 
 @pytest.mark.skipif(not mirror_has("Cora"), reason="needs Cora in the dataset mirror (HPSTRAT_DATA)")
 def test_node_runner_and_feature_study_on_cora(tmp_path, data_root):
-    out = part2.run_node_benchmarks(["Cora"], ["mlp"], n_trials=1, n_eval=1, max_epochs=3,
+    out = runners.run_node_benchmarks(["Cora"], ["mlp"], n_trials=1, n_eval=1, max_epochs=3,
                                     results_dir=tmp_path, root=str(data_root))
     assert out.iloc[0]["status"] == "done" and 0 <= out.iloc[0]["test_mean"] <= 1
-    s = part2.summarize(tmp_path / "part2_node.csv")
+    s = tables.summarize(tmp_path / "part2_node.csv")
     assert s.iloc[0]["protocol"] == "hpstrat" and s.iloc[0]["k"] == 5 and s.iloc[0]["n_eval"] == 1
-    fs = part2.run_feature_studies(["Cora"], ["mlp"], n_trials=1, steps={"Cora": 1000}, n_eval=1,
+    fs = runners.run_feature_studies(["Cora"], ["mlp"], n_trials=1, steps={"Cora": 1000}, n_eval=1,
                                    max_epochs=3, results_dir=tmp_path, root=str(data_root))
     assert list(fs["num_features"]) == [1000, 1433]
-    t = part2.feature_study_table(tmp_path / "part2_features.csv")
-    assert part2.feature_study_table(part2.results_file("features", tmp_path)).equals(t)
+    t = tables.feature_study_table(tmp_path / "part2_features.csv")
+    assert tables.feature_study_table(runners.results_file("features", tmp_path)).equals(t)
     assert sorted(t["num_features"]) == [1000, 1433]
 
 
 def test_bad_inputs_name_the_argument(tmp_path):
     with pytest.raises(ValueError, match="n_trials must be an integer >= 1"):
-        part2.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=0, results_dir=tmp_path,
+        runners.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=0, results_dir=tmp_path,
                                   random=False)
     with pytest.raises(ValueError, match=r"encoders must be a non-empty sequence from \('mlp', 'gcn'\)"):
-        part2.run_link_benchmarks(["WS1000"], ["gat"], results_dir=tmp_path)
+        runners.run_link_benchmarks(["WS1000"], ["gat"], results_dir=tmp_path)
     with pytest.raises(ValueError, match="models must be"):
-        part2.run_node_benchmarks(["Cora"], [], results_dir=tmp_path)
+        runners.run_node_benchmarks(["Cora"], [], results_dir=tmp_path)
     with pytest.raises(ValueError, match="task must be one of"):
-        part2.results_file("graph")
+        runners.results_file("graph")
     with pytest.raises(ValueError, match="n_eval must be an integer >= 1"):
-        part2.run_random_baseline("WS1000", 0, results_dir=tmp_path)
+        runners.run_random_baseline("WS1000", 0, results_dir=tmp_path)
     # checked before any work: the random baseline of WS1000 would otherwise run first
     with pytest.raises(ValueError, match=r"n_trials must be an integer >= 1 \(or a dict dataset -> integer; "
                                          r"dataset 'Twitch-EN'\); got 0\."):
-        part2.run_link_benchmarks(["WS1000", "Twitch-EN"], ["mlp"], n_trials={"Twitch-EN": 0},
+        runners.run_link_benchmarks(["WS1000", "Twitch-EN"], ["mlp"], n_trials={"Twitch-EN": 0},
                                   results_dir=tmp_path)
-    for run in (part2.run_link_benchmarks, part2.run_node_benchmarks, part2.run_feature_studies):
+    for run in (runners.run_link_benchmarks, runners.run_node_benchmarks, runners.run_feature_studies):
         with pytest.raises(ValueError, match=r"threads must be None or an integer >= 1; got 0\."):
-            run(["WS1000"] if run is part2.run_link_benchmarks else ["Cora"], ["mlp"], threads=0,
+            run(["WS1000"] if run is runners.run_link_benchmarks else ["Cora"], ["mlp"], threads=0,
                 results_dir=tmp_path)
     assert not any(tmp_path.iterdir()), "a bad argument must stop the runner before it writes anything"
 
@@ -429,7 +439,7 @@ def test_rising_with_gamma_claim_tolerates_a_plateau_but_not_a_drop():
                               protocol="edge split 70/10/20", k=1)
                         for name, a in zip(("WS1000", "WS1000_0.2", "WS1000_0.6", "WS1000_1.0"),
                                            aucs)])
-    verdict = lambda df: part2.part2_claims(pd.DataFrame(), df, pd.DataFrame()).iloc[3]["verdict"]  # noqa: E731
+    verdict = lambda df: scorecard.part2_claims(pd.DataFrame(), df, pd.DataFrame()).iloc[3]["verdict"]  # noqa: E731
     assert verdict(link((0.5, 0.7, 0.77, 0.765))) == "holds"      # plateau within noise
     assert verdict(link((0.5, 0.7, 0.77, 0.60))) == "does not hold"  # a real drop
     assert verdict(link((0.5, 0.505, 0.5, 0.51))) == "does not hold"  # no gain beyond noise
@@ -439,14 +449,14 @@ def test_command_line_runner(tmp_path, capsys):
     args = ["--models", "mlp", "--n-trials", "1", "--n-eval", "1", "--max-epochs", "2",
             "--results-dir", str(tmp_path)]
     old = torch.get_num_threads()
-    assert part2.main(["link", "--datasets", "WS1000", *args]) == 0
+    assert _tune_main(["link", "--datasets", "WS1000", *args]) == 0
     torch.set_num_threads(old)
     out = capsys.readouterr().out
     assert "WS1000 mlp" in out
     assert "WS1000 mlp-dot, 1000 features: trial 1/1, validation roc_auc" in out  # one line per trial
     assert set(read_rows(tmp_path / "part2_link.csv")["model"]) == {"random", "mlp-dot"}
-    assert part2.main(["features", "--datasets", "Cora", "--steps", "Cora:400", *args]) == 2
-    assert "part2 features: error: --steps entries must look like DATASET=STEP" in capsys.readouterr().err
+    assert _tune_main(["features", "--datasets", "Cora", "--steps", "Cora:400", *args]) == 2
+    assert "tune features: error: --steps entries must look like DATASET=STEP" in capsys.readouterr().err
 
 
 @pytest.mark.parametrize("argv, message", [
@@ -460,35 +470,35 @@ def test_command_line_runner(tmp_path, capsys):
     (["features", "--datasets", "WS1000_0.4"], "'WS1000_0.4' is a synthetic link-prediction graph without node"),
 ])
 def test_command_line_rejects_bad_arguments_before_training(tmp_path, capsys, argv, message):
-    assert part2.main([*argv, "--results-dir", str(tmp_path)]) == 2
+    assert _tune_main([*argv, "--results-dir", str(tmp_path)]) == 2
     err = capsys.readouterr().err
-    assert f"part2 {argv[0]}: error:" in err and message in err
+    assert f"tune {argv[0]}: error:" in err and message in err
     assert not any(tmp_path.iterdir())  # nothing trained, no results file
 
 
 def test_runners_check_every_dataset_name_first(tmp_path):
     # the typo is last: without the up-front check, Cora would be tuned first
-    for run in (part2.run_node_benchmarks, part2.run_feature_studies):
+    for run in (runners.run_node_benchmarks, runners.run_feature_studies):
         with pytest.raises(ValueError, match="'Citeseerr' is not a known dataset"):
             run(["Cora", "Citeseerr"], results_dir=tmp_path)
         with pytest.raises(ValueError, match="'WS1000_0.2' is a synthetic link-prediction graph"):
             run(["Cora", "WS1000_0.2"], results_dir=tmp_path)
-    for run in (part2.run_node_benchmarks, part2.run_feature_studies):
+    for run in (runners.run_node_benchmarks, runners.run_feature_studies):
         with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'fp16'"):
             run(["Cora"], results_dir=tmp_path, precision="fp16")
-    assert part2._check_models(["MLP", "Gcn"], ("mlp", "gcn")) == ("mlp", "gcn")  # case-insensitive
+    assert runners._check_models(["MLP", "Gcn"], ("mlp", "gcn")) == ("mlp", "gcn")  # case-insensitive
     with pytest.raises(ValueError, match="gamma >= 0"):
-        part2.run_link_benchmarks(["WS1000", "WS1000_-0.2"], results_dir=tmp_path)
+        runners.run_link_benchmarks(["WS1000", "WS1000_-0.2"], results_dir=tmp_path)
     with pytest.raises(ValueError, match="at least one dataset"):
-        part2.run_node_benchmarks([], results_dir=tmp_path)
+        runners.run_node_benchmarks([], results_dir=tmp_path)
     assert not any(tmp_path.iterdir())
-    assert part2._check_datasets("Cora") == ("Cora",)  # one name, not its letters
+    assert runners._check_datasets("Cora") == ("Cora",)  # one name, not its letters
 
 
-@pytest.mark.parametrize("task, budgets", [("node", part2.NODE_BUDGETS), ("link", part2.LINK_BUDGETS)])
+@pytest.mark.parametrize("task, budgets", [("node", runners.NODE_BUDGETS), ("link", runners.LINK_BUDGETS)])
 def test_default_budgets_are_those_of_the_committed_studies(task, budgets):
     # a chapter rerun with its default budgets must resume the committed study, not extend it
-    rows = read_rows(part2.results_file(task))
+    rows = read_rows(runners.results_file(task))
     evaluated = rows[(rows["phase"] == "eval") & (rows["model"] != "random")]
     assert len(evaluated)
     ran = evaluated.groupby("dataset")["n_trials"].max().astype(int).to_dict()
@@ -496,53 +506,53 @@ def test_default_budgets_are_those_of_the_committed_studies(task, budgets):
 
 
 def test_feature_study_budget_is_that_of_the_committed_points():
-    rows = read_rows(part2.results_file("features"))
+    rows = read_rows(runners.results_file("features"))
     evaluated = rows[rows["phase"] == "eval"]
-    assert len(evaluated) and set(evaluated["n_trials"].astype(int)) == {part2.FEATURE_BUDGET}
+    assert len(evaluated) and set(evaluated["n_trials"].astype(int)) == {runners.FEATURE_BUDGET}
 
 
 def test_study_progress_counts_trials_and_evaluation_runs(monkeypatch, data_root):
     for ds in ("Cora", "CiteSeer", "PubMed"):
-        monkeypatch.setitem(part2.NODE_BUDGETS, ds, 3)
+        monkeypatch.setitem(runners.NODE_BUDGETS, ds, 3)
     df = _frame(_rows("Cora", "mlp", [[0.7, 0.8], [0.6, 0.7]], k=2),        # 3/3 trials, 2 seeds x 2 rounds
                 _rows("Cora", "gcn", [], k=2, n_trials=2, trial_vals=(0.5, 0.6)),  # 2 of 3 trials
                 _rows("CiteSeer", "mlp", [[0.7, 0.8]], k=2),                 # one seed of two
                 _rows("CiteSeer", "gcn", [[0.7, 0.8], [0.7, 0.8]], k=3))      # another k: not this study
-    p = part2.study_progress("node", df, datasets=["Cora", "CiteSeer", "PubMed"], n_eval=2, k=2,
+    p = progress.study_progress("node", df, datasets=["Cora", "CiteSeer", "PubMed"], n_eval=2, k=2,
                              root=data_root).set_index(["dataset", "model"])
     assert p.loc[("Cora", "mlp"), ["trials", "eval runs", "status", "command"]].tolist() == ["3/3", "4/4", "done", ""]
     assert p.loc[("Cora", "gcn"), ["trials", "status"]].tolist() == ["2/3", "tuning"]
     assert p.loc[("CiteSeer", "mlp"), ["eval runs", "status"]].tolist() == ["2/4", "evaluating"]
     assert p.loc[("CiteSeer", "mlp"), "command"].endswith("--datasets CiteSeer --models mlp --eval-batch 1")
     assert p.loc[("CiteSeer", "gcn"), "status"] == "not started"
-    assert p.loc[("CiteSeer", "gcn"), "command"] == "python -m hpstrat_lite.part2 node --datasets CiteSeer --models gcn"
+    assert p.loc[("CiteSeer", "gcn"), "command"] == "hpstrat tune node --datasets CiteSeer --models gcn"
     if not mirror_has("PubMed"):
         assert p.loc[("PubMed", "mlp"), "status"] == "raw files absent"
     link = _frame(_rows("WS1000", "mlp-dot", [[0.5]] * 5, task="link", k=1, protocol="edge split 70/10/20",
                         n_trials=12, trial_vals=(0.5,) * 12))
-    p = part2.study_progress("link", link, datasets=["WS1000"]).set_index("model")
+    p = progress.study_progress("link", link, datasets=["WS1000"]).set_index("model")
     assert p.loc["mlp", ["trials", "eval runs", "status"]].tolist() == ["12/12", "5/5", "done"]
     assert p.loc["gcn", "status"] == "not started"
     with pytest.raises(ValueError, match="feature_study_coverage"):
-        part2.study_progress("features")
+        progress.study_progress("features")
 
 
 def test_command_line_progress_lists_what_is_left(tmp_path, capsys, data_root):
     node = _frame(_rows("Cora", "mlp", [[0.7] * 5] * 5, n_trials=10, trial_vals=(0.5,) * 10))
     node.to_csv(tmp_path / "part2_node.csv", index=False)
-    assert part2.main(["progress", "--results-dir", str(tmp_path)]) == 0
+    assert _tune_main(["progress", "--results-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "node: 1 of 14 studies done" in out and "link: 0 of 18 studies done" in out
-    assert "python -m hpstrat_lite.part2 node --datasets Cora --models gcn" in out
+    assert "hpstrat tune node --datasets Cora --models gcn" in out
     assert "--datasets Cora --models mlp" not in out
     # feature studies not started: a command for each dataset whose raw files are here, none for PubMed
-    assert "python -m hpstrat_lite.part2 features --datasets Computers\n" in out
+    assert "hpstrat tune features --datasets Computers\n" in out
     assert "features --datasets PubMed" not in out
     # a partial feature study: the command that resumes it, with the hours its own points project
     feats = _frame(*[_rows("Cora", m, [[0.7] * 5] * 5, num_features=200) for m in ("mlp", "gcn")])
     feats["seconds"] = 60.0  # 3 trial rows + 25 evaluation rows: 28 minutes a point and model
     feats.to_csv(tmp_path / "part2_features.csv", index=False)
-    assert part2.main(["progress", "--results-dir", str(tmp_path)]) == 0
+    assert _tune_main(["progress", "--results-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "partial (mlp 1/8, gcn 1/8)" in out
     assert "features --datasets Cora  # about 6.5 h left here" in out  # 2 x 7 points x 28 min

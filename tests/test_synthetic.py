@@ -3,8 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from hpstrat_lite.synthetic import (WS_GAMMAS, bfs_parents, load_ws, make_ws1000, save_ws,
-                                    watts_strogatz_graph, ws_features)
+from hpstrat_lite.data.synthetic import WS_GAMMAS, bfs_parents, load_ws, make_ws1000, save_ws, watts_strogatz_graph, ws_features
 
 
 def _pairs(ei):

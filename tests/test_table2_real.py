@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 
 from hpstrat_lite import quality_table
-from hpstrat_lite.datasets import HPSTRAT_DATASETS, available_datasets
+from hpstrat_lite.data.datasets import HPSTRAT_DATASETS, available_datasets
 
 
 @pytest.fixture(scope="module")

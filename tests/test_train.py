@@ -9,11 +9,13 @@ import torch
 from torch_geometric.data import Data
 
 from hpstrat_lite import fold_masks, random_folds
-from hpstrat_lite.models import (MODELS, SparseOp, TwoHopOp, build_model, graph_operators, native_bfloat16,
-                                 two_hop_edges, two_hop_operator)
-from hpstrat_lite.train import Features, train_runs
+from hpstrat_lite.engine.models import MODELS, build_model, native_bfloat16
+from hpstrat_lite.engine.operators import SparseOp, TwoHopOp, graph_operators, two_hop_edges, two_hop_operator
+from hpstrat_lite.engine.train import Features, train_runs
 
 from conftest import mirror_has
+from hpstrat_lite.engine import operators
+from hpstrat_lite.engine import randomness
 
 FAST = dict(max_epochs=40, patience=6, device="cpu")
 
@@ -68,7 +70,7 @@ def test_batched_run_equals_solo_run(toy, model):
 def test_runs_that_stop_at_different_epochs_stay_independent(toy, model, monkeypatch):
     """Once a run stops, the batch keeps training the others and drops the stopped one from the model
     at once; every run's result equals the same run trained alone."""
-    import hpstrat_lite.train as train
+    import hpstrat_lite.engine.train as train
 
     calls = []
     compact = train._compact
@@ -248,9 +250,9 @@ def test_fused_attention_matches_per_edge_reference(span, factored, monkeypatch)
     factors would leave float32's range)."""
     from torch_geometric.utils import softmax
 
-    import hpstrat_lite.kernels as kernels
-    from hpstrat_lite.kernels import GATAggregate
-    from hpstrat_lite.models import AttentionGraph
+    import hpstrat_lite.engine.kernels as kernels
+    from hpstrat_lite.engine.kernels import GATAggregate
+    from hpstrat_lite.engine.operators import AttentionGraph
 
     chosen = []
     for name in ("_forward_factored", "_forward"):
@@ -286,8 +288,8 @@ def test_fused_attention_matches_per_edge_reference(span, factored, monkeypatch)
 def test_gat_aggregate_ahead_gives_the_floats_of_the_separate_calls(scale):
     """One pass for the evaluation output and the next training step's output: bit for bit the two separate
     kernel calls, and the prepared output (forward and gradients) is used only for its own inputs and mask."""
-    from hpstrat_lite.kernels import GATAggregate, gat_aggregate_ahead
-    from hpstrat_lite.models import AttentionGraph
+    from hpstrat_lite.engine.kernels import GATAggregate, gat_aggregate_ahead
+    from hpstrat_lite.engine.operators import AttentionGraph
 
     data = _toy_graph(n=50)
     graph = AttentionGraph(data, "cpu")
@@ -315,10 +317,10 @@ def test_gat_aggregate_ahead_gives_the_floats_of_the_separate_calls(scale):
 
 def test_dropout_bits_are_the_bits_of_the_random_words():
     """The CPU path of ``RunRandom`` (random words unpacked by ``kernels.unpack_bits``) gives the bits that
-    PyTorch's shifts (``models._shift_bits``, the path off CPU) take from the same generators' words, for
+    PyTorch's shifts (``randomness._shift_bits``, the path off CPU) take from the same generators' words, for
     lengths that are and are not multiples of 8."""
-    from hpstrat_lite.kernels import unpack_bits
-    from hpstrat_lite.models import RunRandom, _shift_bits
+    from hpstrat_lite.engine.kernels import unpack_bits
+    from hpstrat_lite.engine.randomness import RunRandom, _shift_bits
 
     for shape in [(8, 1000), (13,), (3, 7, 5), (64,)]:
         fast, plain = RunRandom([0, 4, 9], "cpu"), RunRandom([0, 4, 9], "cpu")
@@ -335,7 +337,7 @@ def test_dropout_bits_are_the_bits_of_the_random_words():
 
 
 def test_masks_drawn_ahead_are_the_masks_drawn_later():
-    from hpstrat_lite.models import RunRandom
+    from hpstrat_lite.engine.randomness import RunRandom
 
     plain, ahead = RunRandom([0, 1, 2], "cpu"), RunRandom([0, 1, 2], "cpu")
     first = [plain.keep((4, 6), 0.5), plain.keep((5,), 0.3), plain.keep((4, 6), 0.5)]
@@ -354,7 +356,7 @@ def test_masks_drawn_ahead_are_the_masks_drawn_later():
 
 def test_bias_elu_keep_equals_torch_ops():
     """The fused GAT activation: ELU(h + b) * keep, forward and both gradients, with and without a mask."""
-    from hpstrat_lite.kernels import bias_elu_keep
+    from hpstrat_lite.engine.kernels import bias_elu_keep
 
     gen = torch.Generator().manual_seed(2)
     h = torch.randn(3, 700, 16, generator=gen, requires_grad=True)  # more rows than one parallel block
@@ -371,7 +373,7 @@ def test_bias_elu_keep_equals_torch_ops():
 
 
 def test_keep_mask_kernel_equals_torch_mul():
-    from hpstrat_lite.kernels import apply_keep_mask
+    from hpstrat_lite.engine.kernels import apply_keep_mask
 
     gen = torch.Generator().manual_seed(0)
     h = torch.randn(3, 7, 5, generator=gen, requires_grad=True)
@@ -388,7 +390,7 @@ def test_keep_mask_kernel_equals_torch_mul():
 def test_gat_trains_the_same_runs_on_every_path(toy, monkeypatch, switch, exact):
     """CPU uses the fused kernel, CUDA the PyTorch-op path: both give the same runs; with or without the
     evaluation pass computing the next step's first layer ahead: the same floats."""
-    import hpstrat_lite.models as models
+    import hpstrat_lite.engine.models as models
 
     data, tr, va, te = toy
     default = train_runs(data, "GAT", tr, va, te, [0, 1, 2], **FAST)
@@ -405,17 +407,17 @@ def test_numba_spmm_matches_torch_mm_with_gradients(runs, width, monkeypatch):
     """The CPU kernel behind every sparse product (propagation and sparse-feature projection, forward and
     backward) equals torch's CSR matmul; (12, 8) and (20, 15) take the channel-stack branch (few columns
     in all / narrow runs), (3, 24) and (12, 40) one product per run."""
-    import hpstrat_lite.models as models
+    import hpstrat_lite.engine.models as models
 
     g = torch.Generator().manual_seed(0)
     dense = torch.rand(40, 30, generator=g) * (torch.rand(40, 30, generator=g) < 0.2)
     idx = dense.nonzero().T
-    op = models.SparseOp.from_edges(idx[0], idx[1], dense[idx[0], idx[1]], (40, 30), "cpu")
+    op = operators.SparseOp.from_edges(idx[0], idx[1], dense[idx[0], idx[1]], (40, 30), "cpu")
     h = torch.randn(runs, 30, width, generator=g)
     w = torch.randn(runs, 30, 3 * width, generator=g)
     results = {}
     for numba_on in (True, False):
-        monkeypatch.setattr(models, "NUMBA_SPMM", numba_on)
+        monkeypatch.setattr(operators, "NUMBA_SPMM", numba_on)
         hh, ww = h.clone().requires_grad_(), w.clone().requires_grad_()
         prop, proj = op @ hh, op.project(ww, blocks=3)
         (prop.square().sum() + (proj * torch.arange(proj.numel()).view_as(proj)).sum()).backward()
@@ -432,18 +434,18 @@ def test_numba_spmm_matches_torch_mm_with_gradients(runs, width, monkeypatch):
 def test_scattered_transposed_product_equals_the_gathered_one(runs, width):
     """``spmm_t`` (scatter from A's rows, parallel over runs) gives the floats of ``spmm`` on A^T's CSR, bit for
     bit, and the projection's backward takes it with two or more runs per thread."""
-    import hpstrat_lite.models as models
-    from hpstrat_lite.kernels import csr_arrays, spmm, spmm_t
+    import hpstrat_lite.engine.models as models
+    from hpstrat_lite.engine.kernels import csr_arrays, spmm, spmm_t
 
     g = torch.Generator().manual_seed(3)
     dense = torch.rand(60, 45, generator=g) * (torch.rand(60, 45, generator=g) < 0.3)
     idx = dense.nonzero().T
-    op = models.SparseOp.from_edges(idx[0], idx[1], dense[idx[0], idx[1]], (60, 45), "cpu")
+    op = operators.SparseOp.from_edges(idx[0], idx[1], dense[idx[0], idx[1]], (60, 45), "cpu")
     grad = torch.randn(runs, 60, width, generator=g)
     got = spmm_t(csr_arrays(op.matrix), tuple(op.matrix.shape), grad)
     assert torch.equal(got, spmm(csr_arrays(op.transpose), tuple(op.transpose.shape), grad))
     torch.testing.assert_close(got, torch.einsum("ij,rid->rjd", dense, grad), rtol=1e-5, atol=1e-5)
-    assert torch.equal(models._bmm_sparse_t(op.matrix, op.transpose, grad), got)
+    assert torch.equal(operators._bmm_sparse_t(op.matrix, op.transpose, grad), got)
 
 
 def test_gprgnn_and_h2gcn_match_dense_formulas():
@@ -566,7 +568,7 @@ def test_models_have_independent_runs_and_seeded_init():
 
 
 def test_gprgnn_gamma_has_no_weight_decay():
-    from hpstrat_lite.train import _optimizer
+    from hpstrat_lite.engine.train import _optimizer
 
     data = _toy_graph()
     model = build_model("GPRGNN", [0, 1], 40, 3, graph_operators(data, "GPRGNN", "cpu"))
@@ -612,7 +614,7 @@ def test_selected_product_equals_the_full_one_where_it_is_read(share):
     """``op.select(h, rows)``: the full product's floats at the rows a run reads, zeros elsewhere; its
     backward (entries of non-live columns left out) gives exactly the full backward of a gradient that is
     zero outside the live rows."""
-    from hpstrat_lite.models import RunRows
+    from hpstrat_lite.engine.operators import RunRows
 
     data, tr, va = _cora_rows()
     op = two_hop_operator(data, "cpu", factor_share=share)
@@ -639,14 +641,14 @@ def test_selected_product_equals_the_full_one_where_it_is_read(share):
 @pytest.mark.skipif(not mirror_has("Cora", "raw"), reason="HPSTRAT_DATA with Cora is not available")
 def test_h2gcn_trains_the_same_with_and_without_row_selection(monkeypatch):
     """H2GCN's last round computed only where the runs read it: the same runs, float for float."""
-    import hpstrat_lite.models as M
+    import hpstrat_lite.engine.models as M
 
     data, tr, va = _cora_rows()
     te = ~(tr | va)
     kw = dict(max_epochs=60, patience=10, device="cpu")
     got = {}
     for select in (False, True):
-        monkeypatch.setattr(M, "SELECT_ROWS", select)
+        monkeypatch.setattr(operators, "SELECT_ROWS", select)
         got[select] = train_runs(data, "H2GCN", tr.t(), va.t(), te.t(), [0, 1, 2, 3], **kw)
     keys = ("best_epoch", "epochs_run", "train_loss", "val_loss", "test_loss", "train_acc", "val_acc", "test_acc")
     assert [[r[k] for k in keys] for r in got[True]] == [[r[k] for k in keys] for r in got[False]]
@@ -654,7 +656,7 @@ def test_h2gcn_trains_the_same_with_and_without_row_selection(monkeypatch):
 
 
 def test_run_rows_rejects_masks_of_other_shapes():
-    from hpstrat_lite.models import RunRows
+    from hpstrat_lite.engine.operators import RunRows
 
     with pytest.raises(ValueError, match=r"boolean \[runs, nodes\] masks of one shape.*\(3, 5\).*\(3, 4\)"):
         RunRows(torch.zeros(3, 5, dtype=torch.bool), torch.zeros(3, 4, dtype=torch.bool))
@@ -695,7 +697,7 @@ def test_bad_inputs_raise_clear_errors(toy):
     seeds = [0, 1, 2]
     with pytest.raises(ValueError, match=r"model must be one of MLP, GCN, GAT.*GPRGNN; got 'GIN'"):
         train_runs(data, "GIN", tr, va, te, seeds)
-    from hpstrat_lite.models import check_model
+    from hpstrat_lite.engine.models import check_model
 
     # names match case-insensitively, ignoring - and _, and come back as written in MODELS
     assert [check_model(m) for m in ("gcn", "GraphSage", "gpr-gnn", "H2GCN", "mix_hop")] == [
@@ -743,7 +745,7 @@ def test_bad_inputs_raise_clear_errors(toy):
 
 _CHECKPOINTED = """
 import sys
-import hpstrat_lite.train as T
+import hpstrat_lite.engine.train as T
 from hpstrat_lite import fold_masks, load_dataset, random_folds
 T.CHECKPOINT_SECONDS = 0.0  # save after every epoch
 data = load_dataset("Texas", root=sys.argv[2])
@@ -789,7 +791,7 @@ def test_killed_training_resumes_from_its_checkpoint_with_the_same_numbers(model
 
 def test_checkpoint_of_other_data_is_not_continued(toy, monkeypatch, tmp_path):
     """Same runs and checkpoint folder, other features: the old state is ignored (with a warning)."""
-    import hpstrat_lite.train as train_module
+    import hpstrat_lite.engine.train as train_module
 
     data, tr, va, te = toy
     monkeypatch.setattr(train_module, "CHECKPOINT_SECONDS", 0.0)
@@ -822,7 +824,7 @@ def test_unrolled_spmm_is_bit_identical_to_the_plain_loop(width):
     time, so it must give exactly the same floats (rows of 0 to 11 entries cover the remainder loop)."""
     import numpy as np
 
-    from hpstrat_lite.kernels import _spmm, _spmm_plain
+    from hpstrat_lite.engine.kernels import _spmm, _spmm_plain
 
     rng = np.random.default_rng(0)
     n_out, n_in, runs = 60, 50, 3
@@ -869,7 +871,7 @@ def test_bench_spmm_runs_on_real_operators(data_root, capsys, monkeypatch):
 
 @pytest.mark.parametrize("model", MODELS)
 def test_bfloat16_products_give_the_float32_logits_up_to_rounding(model):
-    from hpstrat_lite import models as m
+    from hpstrat_lite.engine import models as m
 
     data = _toy_graph(sparse=False)  # dense features: the input projection is a bfloat16 GEMM too
     net, ref = _batched(data, model)
@@ -883,7 +885,7 @@ def test_bfloat16_products_give_the_float32_logits_up_to_rounding(model):
 
 
 def test_matmul_precision_restores_float32_after_an_error():
-    from hpstrat_lite import models as m
+    from hpstrat_lite.engine import models as m
 
     with pytest.raises(RuntimeError, match="boom"):
         with m.matmul_precision("bfloat16"):
@@ -913,8 +915,8 @@ def test_bfloat16_training_on_cora_matches_float32(model):
 
 
 def test_native_bfloat16_reads_the_cpu_flags(tmp_path):
-    from hpstrat_lite import models as m
-    from hpstrat_lite.results import cpu_flags, host_cpu
+    from hpstrat_lite.engine import models as m
+    from hpstrat_lite._host import cpu_flags, host_cpu
 
     info = tmp_path / "cpuinfo"
     info.write_text("processor\t: 0\nmodel name\t: Intel(R) Xeon(R)  Platinum 8480+\n"
@@ -932,7 +934,7 @@ def test_native_bfloat16_reads_the_cpu_flags(tmp_path):
 
 
 def test_bfloat16_on_a_cpu_without_native_support_warns(toy, monkeypatch):
-    import hpstrat_lite.train as t
+    import hpstrat_lite.engine.train as t
 
     data, tr, va, te = toy
     monkeypatch.setattr(t, "native_bfloat16", lambda device: False)
@@ -946,7 +948,7 @@ def test_bfloat16_on_a_cpu_without_native_support_warns(toy, monkeypatch):
 
 
 def test_precision_checks_and_checkpoint_keys(toy):
-    from hpstrat_lite.train import _batch_key
+    from hpstrat_lite.engine.train import _batch_key
 
     data, tr, va, te = toy
     with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'float16'"):
@@ -1004,7 +1006,7 @@ class _FakeLibc:
 
 
 def test_reuse_freed_memory_sets_glibc_options_and_restores_them(monkeypatch):
-    from hpstrat_lite import train
+    from hpstrat_lite.engine import train
 
     fake = _FakeLibc()
     monkeypatch.setattr(train, "_LIBC", [fake])
@@ -1018,7 +1020,7 @@ def test_reuse_freed_memory_sets_glibc_options_and_restores_them(monkeypatch):
 
 @pytest.mark.parametrize("how", ["env", "argument", "no mallopt"])
 def test_reuse_freed_memory_can_be_off(monkeypatch, how):
-    from hpstrat_lite import train
+    from hpstrat_lite.engine import train
 
     fake = _FakeLibc()
     monkeypatch.setattr(train, "_LIBC", [None if how == "no mallopt" else fake])
@@ -1031,7 +1033,7 @@ def test_reuse_freed_memory_can_be_off(monkeypatch, how):
 def test_the_c_library_lookup_finds_mallopt_on_glibc():
     import platform
 
-    from hpstrat_lite import train
+    from hpstrat_lite.engine import train
 
     libc = train._libc_mallopt()
     if platform.system() == "Linux" and platform.libc_ver()[0] == "glibc":
@@ -1040,7 +1042,8 @@ def test_the_c_library_lookup_finds_mallopt_on_glibc():
 
 def test_reused_memory_trains_the_same_numbers(data_root, monkeypatch):
     # only where the activations live changes: every number of every run is equal, bit for bit
-    from hpstrat_lite import load_dataset, train
+    from hpstrat_lite import load_dataset
+    from hpstrat_lite.engine import train
 
     data = load_dataset("Cora", root=data_root)
     tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)

@@ -7,10 +7,9 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-import hpstrat_lite.tuning as tuning
-from hpstrat_lite.tuning import (FEATURE_STEPS, SEARCH_SPACE, feature_subsets, protocol_masks,
-                                 random_split_masks, subset_features, tune, tune_link_predictor,
-                                 tune_node_classifier)
+import hpstrat_lite.experiments.tuning as tuning
+from hpstrat_lite.experiments.tuning import FEATURE_STEPS, SEARCH_SPACE, feature_subsets, protocol_masks, random_split_masks, subset_features, tune, tune_link_predictor, tune_node_classifier
+from hpstrat_lite.experiments import necessity as runners
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -266,17 +265,17 @@ def test_cora_feature_subset_real_data(data_root):
 def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root, tmp_path):
     """The runner's rows go to part2_features.csv (chapter 7's file), never into the node table."""
     monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
-    table = tuning.run_feature_study("Cora", "mlp", n_trials=1, n_eval=1, step=1000, max_epochs=2,
+    table = runners.run_feature_study("Cora", "mlp", n_trials=1, n_eval=1, step=1000, max_epochs=2,
                                      results_dir=tmp_path, root=data_root)
     assert table["num_features"].to_list() == [1000, 1433]
     assert sorted(p.name for p in tmp_path.glob("*.csv")) == ["part2_features.csv"]
     rows = pd.read_csv(tmp_path / "part2_features.csv")
     assert rows["dataset"].eq("Cora").all() and sorted(rows["num_features"].unique()) == [1000, 1433]
-    assert tuning.results_file("features", tmp_path) == tmp_path / "part2_features.csv"
+    assert runners.results_file("features", tmp_path) == tmp_path / "part2_features.csv"
     with pytest.raises(ValueError, match=r"task must be one of \('node', 'link', 'features'\), got 'graph'"):
-        tuning.results_file("graph")
+        runners.results_file("graph")
     with pytest.raises(ValueError, match=r"task must be one of \('node', 'link'\), got 'features'"):
-        tuning.run_tuning("Cora", task="features", root=data_root)
+        runners.run_tuning("Cora", task="features", root=data_root)
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -323,29 +322,29 @@ def test_resume_keeps_recorded_trials_when_replay_differs(monkeypatch, tmp_path)
 
 
 def test_runner_writes_under_results_dir(tmp_path):
-    out = tuning.run_tuning("WS1000_0.4", task="link", model="mlp", n_trials=1, n_eval=1,
+    out = runners.run_tuning("WS1000_0.4", task="link", model="mlp", n_trials=1, n_eval=1,
                             max_epochs=2, results_dir=tmp_path)
     rows = pd.read_csv(tmp_path / "part2_link.csv")
     assert rows["dataset"].eq("WS1000_0.4").all() and set(rows["phase"]) == {"trial", "eval"}
     assert out["n_trials"] == 1
-    assert tuning.load_part2_dataset("WS1000").name == "WS1000"
+    assert runners.load_part2_dataset("WS1000").name == "WS1000"
     with pytest.raises(ValueError, match="synthetic names are 'WS1000' or 'WS1000_<gamma>'"):
-        tuning.load_part2_dataset("WS1000x")
+        runners.load_part2_dataset("WS1000x")
     with pytest.raises(ValueError, match="task must be one of"):
-        tuning.run_tuning("WS1000", task="graph")
+        runners.run_tuning("WS1000", task="graph")
 
 
 @pytest.mark.parametrize("name, gamma", [("WS1000", None), ("WS1000_0.4", 0.4), ("WS1000_0", 0.0),
                                          ("cora", None), ("Twitch-PTBR", None)])
 def test_check_part2_dataset_names(name, gamma):
-    assert tuning.check_part2_dataset(name) == gamma
+    assert runners.check_part2_dataset(name) == gamma
 
 
 @pytest.mark.parametrize("name, message", [("WS1000_-1", "gamma >= 0"), ("WS1000_nan", "gamma >= 0"),
                                            ("WS1000x", "synthetic names"), ("Corra", "not a known dataset")])
 def test_check_part2_dataset_rejects(name, message):
     with pytest.raises(ValueError, match=message):
-        tuning.check_part2_dataset(name)
+        runners.check_part2_dataset(name)
 
 
 def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
@@ -385,7 +384,7 @@ def test_startup_trials_are_a_seeded_random_search():
 
 
 def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
-    from hpstrat_lite.part2 import summarize
+    from hpstrat_lite.reports.necessity import summarize
 
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))

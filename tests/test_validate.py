@@ -1,8 +1,8 @@
-"""The shared input checks in ``hpstrat_lite._validate``."""
+"""The shared input checks in ``hpstrat_lite.core._validate``."""
 import numpy as np
 import pytest
 
-from hpstrat_lite._validate import check_int, check_n_bins
+from hpstrat_lite.core._validate import check_int, check_n_bins
 
 
 @pytest.mark.parametrize("value, kwargs, expected", [

@@ -69,15 +69,16 @@ import pandas as pd
 import scipy.sparse as sp
 import torch
 
-from ._validate import check_int
-from .folds import fold_masks, hpstrat_folds
-from .homophily import node_homophily
-from .linkpred import edge_split, run_link_prediction
-from .results import RESULTS_DIR, append_rows, code_version, host_cpu, read_rows
-from .models import check_precision
-from .train import train_runs
+from ..core._validate import check_int
+from ..core.folds import fold_masks, hpstrat_folds
+from ..core.homophily import node_homophily
+from ..engine.linkpred import edge_split, run_link_prediction
+from .._host import host_cpu
+from .results import append_rows, code_version, read_rows
+from ..engine.models import check_precision
+from ..engine.train import train_runs
 
-#: Progress of the searches (one line per trial and per evaluation); ``python -m hpstrat_lite.part2``
+#: Progress of the searches (one line per trial and per evaluation); ``hpstrat tune``
 #: prints it with a time stamp.
 log = logging.getLogger(__name__)
 
@@ -466,7 +467,7 @@ def _engine_kwargs(cfg, max_epochs, device):
 
 def checkpoint_dir(results):
     """``.<name>.checkpoints/`` beside a results file (None without one): where the node-classification
-    trials and evaluations keep their training checkpoints (:func:`hpstrat_lite.train.train_runs`),
+    trials and evaluations keep their training checkpoints (:func:`hpstrat_lite.engine.train.train_runs`),
     as the GNN experiment runner does."""
     if results is None:
         return None
@@ -484,7 +485,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     data : torch_geometric.data.Data
         Graph with ``x`` (dense or sparse CSR), ``edge_index`` and ``y``.
     model : {"mlp", "gcn"}
-        Feature-only MLP or GCN (the batched engine :func:`hpstrat_lite.train.train_runs`).
+        Feature-only MLP or GCN (the batched engine :func:`hpstrat_lite.engine.train.train_runs`).
     n_trials : int
         Trial budget of the search.
     protocol : {"hpstrat", "random"}
@@ -517,7 +518,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         (default: all ``n_eval`` at once, the fastest). On a large graph, ``1`` lands each seed's
         ``k`` runs as soon as they finish, so a long evaluation can be spread over several sessions.
     precision : {"float32", "bfloat16"}
-        Precision of the dense matrix products (:func:`hpstrat_lite.train.train_runs`); written in the
+        Precision of the dense matrix products (:func:`hpstrat_lite.engine.train.train_runs`); written in the
         rows and part of the study's key, so float32 and bfloat16 studies resume separately.
 
     Returns
@@ -604,7 +605,7 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
     """Tune an MLP or GCN link predictor on validation ROC AUC; test the best.
 
     Tuning trials share one edge split (seed ``seed``); evaluation trial s draws a new split and new
-    weights with seed s. Each trial runs :func:`hpstrat_lite.linkpred.run_link_prediction` with
+    weights with seed s. Each trial runs :func:`hpstrat_lite.engine.linkpred.run_link_prediction` with
     ``hidden = out = config["hidden"]``.
 
     Parameters
@@ -743,113 +744,3 @@ def feature_study(data, model="mlp", step=None, n_trials=20, *, results=None, da
     return pd.DataFrame(rows)
 
 
-# ----------------------------------------------------------------------------------------------
-# Runners (results under results/)
-# ----------------------------------------------------------------------------------------------
-
-#: Result files of the Part II runners, inside the results folder: node classification (chapter 6),
-#: link prediction (chapters 8-9) and the feature study (chapter 7). The feature study has its own
-#: file so that it can run beside the node runner (two processes never append to the same file).
-RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv", "features": "part2_features.csv"}
-
-
-def check_part2_dataset(name):
-    """Validate a Part II dataset name without loading anything; return the synthetic gamma.
-
-    ``"WS1000"`` gives ``None``, ``"WS1000_<gamma>"`` the float gamma (>= 0), any name
-    :func:`hpstrat_lite.datasets.get_spec` knows gives ``None`` as well.
-
-    Raises
-    ------
-    ValueError
-        For a malformed WS name or an unknown dataset (the message lists the allowed names).
-    """
-    if isinstance(name, str) and name.startswith("WS1000"):
-        rest = name[len("WS1000"):]
-        if rest == "":
-            return None
-        try:
-            gamma = float(rest.lstrip("_"))
-        except ValueError:
-            gamma = None
-        if not rest.startswith("_") or gamma is None or not gamma >= 0:
-            raise ValueError(f"dataset {name!r}: synthetic names are 'WS1000' or 'WS1000_<gamma>' "
-                             f"with gamma >= 0, e.g. 'WS1000_0.4'")
-        return gamma
-    from .datasets import get_spec
-
-    get_spec(name)
-    return None
-
-
-def load_part2_dataset(name, root=None, seed=0):
-    """A dataset by name: ``"WS1000"``, ``"WS1000_<gamma>"`` (e.g. ``"WS1000_0.4"``) or any name
-    :func:`hpstrat_lite.load_dataset` knows (Cora, Twitch-PTBR, Facebook...); see
-    :func:`check_part2_dataset`.
-
-    ``seed`` is the generator seed of the synthetic graphs (ignored for real data).
-    """
-    gamma = check_part2_dataset(name)
-    if name.startswith("WS1000"):
-        from .synthetic import make_ws1000
-
-        return make_ws1000(gamma, seed=seed)
-    from .datasets import load_dataset
-
-    return load_dataset(name, root=root)
-
-
-def results_file(task, results_dir=None):
-    """Path of the Part II results file of ``task``: ``"node"``, ``"link"`` or ``"features"``
-    (:data:`RESULTS_FILES`), in ``results_dir`` (default ``$HPSTRAT_RESULTS`` or the checkout's
-    ``results/``)."""
-    if task not in RESULTS_FILES:
-        raise ValueError(f"task must be one of {tuple(RESULTS_FILES)}, got {task!r}")
-    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
-    return folder / RESULTS_FILES[task]
-
-
-def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=None, root=None,
-               **kwargs):
-    """Tune and evaluate ``model`` on a named dataset, writing rows to the results folder.
-
-    Parameters
-    ----------
-    dataset : str
-        Dataset name (see :func:`load_part2_dataset`).
-    task : {"node", "link"}
-        Node classification (:func:`tune_node_classifier`, rows in ``part2_node.csv``) or link
-        prediction (:func:`tune_link_predictor`, rows in ``part2_link.csv``).
-    model : {"mlp", "gcn"}
-    n_trials : int
-        Trial budget.
-    results_dir : str or os.PathLike, optional
-        Folder of the result files (default ``$HPSTRAT_RESULTS`` or the checkout's ``results/``).
-    root : str, optional
-        Data root for real datasets.
-    **kwargs
-        Passed to the tuner (``protocol``, ``k``, ``seed``, ``n_eval``, ``max_epochs``, ``space``,
-        ``device``...).
-
-    Returns
-    -------
-    dict
-        The tuner's result; a rerun with the same arguments resumes from the rows on disk.
-    """
-    if task not in ("node", "link"):
-        raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
-    data = load_part2_dataset(dataset, root=root)
-    path = results_file(task, results_dir)
-    if task == "node":
-        return tune_node_classifier(data, model, n_trials, results=path, dataset=data.name,
-                                    **kwargs)
-    return tune_link_predictor(data, model, n_trials, results=path, dataset=data.name, **kwargs)
-
-
-def run_feature_study(dataset, model="mlp", n_trials=20, *, step=None, results_dir=None,
-                      root=None, **kwargs):
-    """:func:`feature_study` on a named dataset, rows in ``results/part2_features.csv`` (the file
-    chapter 7 and :func:`hpstrat_lite.part2.run_feature_studies` read and write)."""
-    data = load_part2_dataset(dataset, root=root)
-    return feature_study(data, model, step, n_trials, results=results_file("features", results_dir),
-                         dataset=data.name, **kwargs)

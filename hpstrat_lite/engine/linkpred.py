@@ -32,8 +32,8 @@ import torch
 import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
-from ._validate import check_int
-from .homophily import simple_undirected_pairs
+from ..core._validate import check_int
+from ..core.homophily import simple_undirected_pairs
 from .train import Features, reuse_freed_memory
 
 __all__ = [
@@ -150,7 +150,7 @@ def edge_split(edge_index, num_nodes, val_ratio=0.1, test_ratio=0.2, seed=0):
 
     Examples
     --------
-    >>> from hpstrat_lite.synthetic import watts_strogatz_graph
+    >>> from hpstrat_lite.data.synthetic import watts_strogatz_graph
     >>> s = edge_split(watts_strogatz_graph(100, 4, 0.5), 100)
     >>> s["train_pos"].shape[1], s["val_pos"].shape[1], s["test_pos"].shape[1]
     (140, 20, 40)
@@ -209,15 +209,15 @@ def _check_feature_norm(how):
 
 def gcn_adjacency(edge_index, num_nodes, device="cpu"):
     """Symmetric GCN propagation matrix ``D^{-1/2} (A + I) D^{-1/2}`` of the message-passing graph: the
-    Part I models' operator (:func:`hpstrat_lite.models.gcn_operator`, a
-    :class:`~hpstrat_lite.models.SparseOp`).
+    Part I models' operator (:func:`hpstrat_lite.engine.models.gcn_operator`, a
+    :class:`~hpstrat_lite.engine.models.SparseOp`).
 
     ``edge_index`` should hold every undirected edge in both directions and no self-loops
     (the message-passing graph of :func:`edge_split`); the self-loops are added here.
     """
     from torch_geometric.data import Data
 
-    from .models import gcn_operator
+    from .operators import gcn_operator
 
     return gcn_operator(Data(edge_index=edge_index, num_nodes=int(num_nodes)), device)
 
@@ -228,7 +228,7 @@ class LinkEncoder(torch.nn.Module):
     Layer widths ``in -> hidden -> ... -> hidden -> out`` (``num_layers`` linear maps), ReLU and
     dropout between layers (not on the input, which may be sparse). ``kind="gcn"`` multiplies
     every layer's output by the propagation matrix ``adj`` (see :func:`gcn_adjacency`);
-    ``kind="mlp"`` ignores the graph. The input is a :class:`~hpstrat_lite.train.Features` (normalised,
+    ``kind="mlp"`` ignores the graph. The input is a :class:`~hpstrat_lite.engine.train.Features` (normalised,
     possibly sparse features), whose ``project`` computes the first product.
     """
 
@@ -316,7 +316,7 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
     decoder : {"dot", "mlp"}
         Dot product ``z_u . z_v`` or an MLP on ``z_u * z_v``.
     feature_norm : {None, "none", "row", "standard"}
-        Feature preprocessing, as in the node-classification engine (:class:`hpstrat_lite.train.Features`, the same code):
+        Feature preprocessing, as in the node-classification engine (:class:`hpstrat_lite.engine.train.Features`, the same code):
         raw, rows scaled to unit L1 norm, or columns standardised (sparse features stay
         sparse).
     device : str

@@ -1,7 +1,7 @@
 """Stage 5 of the data flow: train many runs of one (dataset, model) as one batched model.
 
 :func:`train_runs` trains R runs (one column of the ``[N, R]`` masks and one seed each) of one
-architecture from :mod:`hpstrat_lite.models` together. The HpStrat protocol (Section 5 of the paper):
+architecture from :mod:`hpstrat_lite.engine.models` together. The HpStrat protocol (Section 5 of the paper):
 Adam (lr 0.01, weight decay 5e-4), cross-entropy on the training nodes, at most 1000 epochs, early
 stopping with patience 100 on the validation loss, and the test accuracy measured once with the
 weights of the epoch of lowest validation loss.
@@ -22,22 +22,22 @@ How R runs become one model
   1- and 2-hop products) depends on the weights only, not on dropout, so it is computed once per
   epoch: the evaluation of epoch t and the training step of epoch t + 1 share it. GAT on CPU goes one
   step further: its first attention layer sees the same inputs in both passes, so the evaluation pass
-  draws the next step's dropout mask ahead (:meth:`hpstrat_lite.models.RunRandom.peek`, the same bits)
-  and computes both outputs in one pass over the edges (:func:`hpstrat_lite.kernels.gat_aggregate_ahead`).
+  draws the next step's dropout mask ahead (:meth:`hpstrat_lite.engine.models.RunRandom.peek`, the same bits)
+  and computes both outputs in one pass over the edges (:func:`hpstrat_lite.engine.kernels.gat_aggregate_ahead`).
 * Products whose output only the runs' training and validation rows read (H2GCN's last round, which
   feeds the classifier alone) compute those rows only, and their backward pass gathers only the training
-  rows, where the gradient can be non-zero (:class:`hpstrat_lite.models.RunRows`): the same floats, and
+  rows, where the gradient can be non-zero (:class:`hpstrat_lite.engine.models.RunRows`): the same floats, and
   1.4x / 2.4x less time for those products on Amazon-Computers (``benchmarks/bench_spmm.py``). The final
   test pass computes every row.
 * Runs whose activations would not fit a memory budget (H2GCN on large graphs; GAT on CUDA, where
   its attention is a few tensors per edge, run and head) are split into several batches; results
   do not depend on the split. On CPU, GAT's attention is one fused kernel per layer
-  (:mod:`hpstrat_lite.kernels`) that keeps no per-edge tensor but the dropout mask.
+  (:mod:`hpstrat_lite.engine.kernels`) that keeps no per-edge tensor but the dropout mask.
 * Small batches train on one CPU thread (``num_threads="auto"``): their ops are too small to
   share, and on a busy machine a second OpenMP thread mostly waits.
 * With ``checkpoint=`` (the experiment runner always sets it) a batch saves its whole training
   state every :data:`CHECKPOINT_SECONDS` and a repeated call continues from it with the same numbers.
-* ``precision="bfloat16"`` is mixed-precision training (:func:`hpstrat_lite.models.matmul_precision`):
+* ``precision="bfloat16"`` is mixed-precision training (:func:`hpstrat_lite.engine.models.matmul_precision`):
   the dense matrix products take bfloat16 operands (float32 accumulation), an MLP's hidden
   activations stay bfloat16, and parameters, Adam, sparse products and losses stay float32. On CPUs
   with AMX units it is 1.5-2x faster for the wide MLPs and GCNs of Part II
@@ -63,10 +63,12 @@ from pathlib import Path
 
 import torch
 
-from ._validate import check_int
+from ..core._validate import check_int
 from . import models as _models
-from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, RunRandom, RunRows, SparseOp, build_model, check_model,
-                     check_precision, graph_operators, matmul_precision, native_bfloat16)
+from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, build_model, check_model, check_precision, matmul_precision,
+                     native_bfloat16)
+from .operators import RunRows, SparseOp, graph_operators
+from .randomness import RunRandom
 
 __all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "resolve_device", "reuse_freed_memory", "train_runs"]
 
@@ -448,7 +450,7 @@ def _data_fingerprint(data) -> str:
 def _save_checkpoint(path, model, opt, rnd, loop, fingerprint=None) -> None:
     """Atomically save a batch's training state (active runs' weights, Adam state, dropout generators,
     early-stopping bookkeeping) so that :func:`_train_batch` can continue it bit for bit."""
-    from .results import atomic_write
+    from .._io import atomic_write
 
     params = dict(model.named_parameters())
     state = {"params": {k: p.detach().cpu() for k, p in params.items()}, "R": model.R,
@@ -624,7 +626,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         ``edge_index[0] -> edge_index[1]``; :func:`hpstrat_lite.load_dataset` gives the undirected
         simple graph), ``y`` (class ids ``0..C-1``).
     model : str
-        One of :data:`hpstrat_lite.models.MODELS`.
+        One of :data:`hpstrat_lite.engine.models.MODELS`.
     train_mask, val_mask, test_mask : torch.Tensor of bool, shape ``[N, R]`` (or ``[N]`` for R = 1)
         One column per run (PyG's multi-split layout, e.g. :func:`hpstrat_lite.fold_masks`).
     seeds : sequence of int
@@ -654,7 +656,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         rows when it finishes). A call killed midway and repeated with the same arguments continues
         from there and returns the same numbers; the files are removed when the call returns.
     precision : {"float32", "bfloat16"}
-        Precision of the dense matrix products (:func:`hpstrat_lite.models.matmul_precision`):
+        Precision of the dense matrix products (:func:`hpstrat_lite.engine.models.matmul_precision`):
         ``"bfloat16"`` is mixed-precision training (bfloat16 operands, float32 accumulation, float32
         parameters, sparse products and losses), several times faster on CPUs with AMX and on GPUs;
         its numbers differ from float32 training at the level of run-to-run noise. Default float32.
@@ -744,7 +746,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
                 part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
                                     hp, dev, progress, desc, checkpoint=state_file, fingerprint=fingerprint)
             if finished_file is not None:
-                from .results import atomic_write
+                from .._io import atomic_write
 
                 atomic_write(finished_file, lambda tmp: Path(tmp).write_text(json.dumps({"data": fingerprint,
                                                                                           "rows": part})))

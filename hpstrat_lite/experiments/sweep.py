@@ -2,10 +2,10 @@
 
 The grid is datasets x models x split methods x seeds x folds. All pending runs of one
 (dataset, model) — every fold of every split method and seed — are trained together in one batched
-model (:func:`hpstrat_lite.train.train_runs`), then their rows are appended atomically to a CSV under
+model (:func:`hpstrat_lite.engine.train.train_runs`), then their rows are appended atomically to a CSV under
 ``results/``. Restarting the same command skips runs whose rows exist, so a killed sweep loses only
 the batch it was in, and not even that: a batch saves its training state every few minutes
-(``results/.<file>.checkpoints/``, see :func:`hpstrat_lite.train.train_runs`) and the restarted command
+(``results/.<file>.checkpoints/``, see :func:`hpstrat_lite.engine.train.train_runs`) and the restarted command
 continues it, so a batch that takes hours (H2GCN on Amazon-Computers) can span sessions.
 """
 from __future__ import annotations
@@ -16,10 +16,11 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ._validate import check_k, check_n_bins, check_seeds
-from .folds import SPLIT_METHODS, fold_masks, make_folds
-from .homophily import node_homophily
-from .results import RESULTS_DIR, append_rows, code_version, host_cpu, host_name, read_rows
+from ..core._validate import check_k, check_n_bins, check_seeds
+from ..core.folds import SPLIT_METHODS, fold_masks, make_folds
+from ..core.homophily import node_homophily
+from .._host import host_cpu, host_name
+from .results import RESULTS_DIR, append_rows, code_version, read_rows
 
 RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience"]
 """Columns that identify one run; a row with the same key is never trained twice."""
@@ -50,7 +51,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     datasets : sequence of str
         Names for :func:`hpstrat_lite.load_dataset`.
     models : sequence of str, optional
-        Default: every model of :data:`hpstrat_lite.models.MODELS` (7 GNNs and the MLP reference).
+        Default: every model of :data:`hpstrat_lite.engine.models.MODELS` (7 GNNs and the MLP reference).
     k, seeds, methods, n_bins
         Folds per split, split seeds, split methods (default random, stratified, hpstrat), bins B.
     out : path, optional
@@ -62,7 +63,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
         on one CPU thread each take the (dataset, model) pairs in the order given (datasets outer,
         models inner; put the expensive pairs first), each appending its rows as it finishes. CPU only.
         Worth it for small graphs, whose batches train on one thread anyway (``num_threads="auto"`` of
-        :func:`hpstrat_lite.train.train_runs`): two workers train twice the pairs per hour. No gain for
+        :func:`hpstrat_lite.engine.train.train_runs`): two workers train twice the pairs per hour. No gain for
         the large ones on a 2-core machine, whose batches already use both threads well: two one-thread
         workers running side by side were each 1.9-2.2x slower per epoch than one two-thread process
         (measured 2026-11-30 with the 12 runs of the k = 4 sweep, `project_sweep_time`: H2GCN on
@@ -89,9 +90,9 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     """
     from tqdm.auto import tqdm
 
-    from .datasets import get_spec
-    from .models import MODELS, check_model
-    from .train import train_runs
+    from ..data.datasets import get_spec
+    from ..engine.models import MODELS, check_model
+    from ..engine.train import train_runs
 
     version = code_version()  # of the code imported now, which trains every run of this call
     models = list(MODELS) if models is None else [check_model(m) for m in models]
@@ -131,7 +132,7 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
 
 def _dataset_plan(name, grid):
     """``(data, h, plan)``: the loaded dataset, its node homophily and the folds of every (method, seed)."""
-    from .datasets import load_dataset
+    from ..data.datasets import load_dataset
 
     data = load_dataset(name, root=grid["root"])
     y, h = _labels_and_homophily(data)
@@ -178,7 +179,7 @@ def _worker_init(threads: int):
 
 def _worker_pair(name, model, grid) -> str:
     """One (dataset, model) pair in a worker process (see ``workers`` of :func:`run_experiment`)."""
-    from .train import train_runs
+    from ..engine.train import train_runs
 
     if name not in _WORKER_DATASET:
         _WORKER_DATASET.clear()
@@ -197,7 +198,7 @@ def _pair_process_context():
     if "forkserver" not in mp.get_all_start_methods():
         return mp.get_context("spawn")
     ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["torch", "hpstrat_lite.experiment", "hpstrat_lite.train", "hpstrat_lite.datasets"])
+    ctx.set_forkserver_preload(["torch", "hpstrat_lite.experiments.sweep", "hpstrat_lite.engine.train", "hpstrat_lite.data.datasets"])
     return ctx
 
 
@@ -280,7 +281,7 @@ def _run_masks(fold_runs, k: int):
 
 def sweep_masks(data, k: int = 4, seed: int = 0):
     """``(train, val, test)`` masks ``[N, 3 k]`` of one dataset's runs in the sweep: every round of the three
-    split methods' k-fold (:data:`hpstrat_lite.folds.SPLIT_METHODS`, in that order) with split seed ``seed``,
+    split methods' k-fold (:data:`hpstrat_lite.core.folds.SPLIT_METHODS`, in that order) with split seed ``seed``,
     the batch one (dataset, model) pair trains (for the benchmarks that time it)."""
     y, h = _labels_and_homophily(data)
     return _run_masks([(make_folds(method, h, y, k, seed=seed), fold) for method in SPLIT_METHODS
@@ -294,7 +295,7 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
     A sweep trained over several sessions by several engine versions does not say, in its ``seconds``,
     what one pass of today's code costs. For each pair with rows in ``rows`` (k, seed and protocol
     taken from them), the same runs are built (every fold of every split method) and
-    :func:`hpstrat_lite.train.train_runs` is timed on CPU for ``short`` and ``long`` fixed epochs (no early
+    :func:`hpstrat_lite.engine.train.train_runs` is timed on CPU for ``short`` and ``long`` fixed epochs (no early
     stopping):
 
     .. math:: c = \\frac{t_{long} - t_{short}}{long - short},\\qquad s = t_{short} - short \\cdot c.
@@ -310,9 +311,9 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
     """
     from tqdm.auto import tqdm
 
-    from .datasets import load_dataset
-    from .models import MODELS
-    from .train import train_runs
+    from ..data.datasets import load_dataset
+    from ..engine.models import MODELS
+    from ..engine.train import train_runs
 
     if rows.empty:
         raise ValueError("rows is empty: there is no sweep to project (run hpstrat experiment first).")

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .ranking import friedman_test, rank_methods, rank_tables
+from ..core.ranking import friedman_test, rank_methods, rank_tables
 
 RUN_ID = ["dataset", "model", "method", "k", "seed", "fold"]  # one run across results files of one protocol
 
@@ -122,13 +122,13 @@ def sweep_cost(rows: pd.DataFrame) -> pd.DataFrame:
     """Training wall time of a sweep, in minutes, per dataset (rows) and model (columns), with totals.
 
     Each row's ``seconds`` is its batch's wall time divided by the runs in the batch
-    (:func:`hpstrat_lite.train.train_runs`), so summing ``seconds`` over rows gives the wall time the
+    (:func:`hpstrat_lite.engine.train.train_runs`), so summing ``seconds`` over rows gives the wall time the
     batches took, whatever their sizes. Data loading and fold making are not included.
     """
     if rows.empty:
         raise ValueError("rows is empty: there are no results to analyse (run hpstrat experiment first).")
     if "seconds" not in rows:
-        raise ValueError("rows has no 'seconds' column: it was not written by hpstrat_lite.experiment.")
+        raise ValueError("rows has no 'seconds' column: it was not written by hpstrat_lite.experiments.sweep.")
     minutes = rows.pivot_table(index="dataset", columns="model", values="seconds", aggfunc="sum", sort=False) / 60
     minutes["total"] = minutes.sum(axis=1)
     minutes.loc["total"] = minutes.sum(axis=0)
@@ -160,7 +160,7 @@ def sweep_wall_time(rows: pd.DataFrame, pause_min: float = 5.0) -> dict:
         raise ValueError("rows is empty: there are no results to analyse (run hpstrat experiment first).")
     missing = {"finished_at", "seconds"} - set(rows.columns)
     if missing:
-        raise ValueError(f"rows lack the column(s) {sorted(missing)}: they were not written by hpstrat_lite.experiment.")
+        raise ValueError(f"rows lack the column(s) {sorted(missing)}: they were not written by hpstrat_lite.experiments.sweep.")
     if not pause_min > 0:
         raise ValueError(f"pause_min must be > 0 minutes, got {pause_min!r}")
     stamp = pd.to_datetime(rows["finished_at"])
@@ -205,7 +205,7 @@ def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, paus
             raise ValueError(f"{name} is empty: there are no results to compare.")
         missing = set(RUN_ID + ["seconds", "best_epoch", "test_acc"]) - set(frame.columns)
         if missing:
-            raise ValueError(f"{name} lack the column(s) {sorted(missing)}: they were not written by hpstrat_lite.experiment.")
+            raise ValueError(f"{name} lack the column(s) {sorted(missing)}: they were not written by hpstrat_lite.experiments.sweep.")
     pairs = retimed_rows[["dataset", "model"]].drop_duplicates()
     in_pairs = timed_rows.merge(pairs, on=["dataset", "model"])
     timed_keys = set(map(tuple, in_pairs[RUN_ID].to_numpy().tolist()))

@@ -68,7 +68,7 @@ def quality_table(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, metho
     import pandas as pd
     from tqdm.auto import tqdm
 
-    from .datasets import load_dataset
+    from ..data.datasets import load_dataset
     from .folds import SPLIT_METHODS, make_folds
     from .homophily import node_homophily
 

@@ -31,8 +31,8 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, shor
 import torch
 from torch_geometric.data import Data
 
-from ._validate import check_int
-from .results import atomic_write
+from ..core._validate import check_int
+from .._io import atomic_write
 
 __all__ = [
     "WS_GAMMAS",

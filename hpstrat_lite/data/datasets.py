@@ -43,8 +43,8 @@ import torch
 from torch_geometric.data import Data
 from torch_geometric.utils import remove_self_loops, to_undirected
 
-from .homophily import node_homophily
-from .results import atomic_write
+from ..core.homophily import node_homophily
+from .._io import atomic_write
 
 #: Bump when the processing below changes: cached graphs of an older version are not reused.
 PROCESSING_VERSION = 1

@@ -41,7 +41,7 @@ While training, the evaluation pass and the next training step see the same inpu
 :func:`gat_aggregate_ahead` computes both outputs (without, and with that step's mask drawn ahead) in one
 pass over the edges, which saves about 12 % of GAT's epoch on Coauthor-CS.
 
-The torch path (:class:`hpstrat_lite.models._AttentionSpMM`) stays in use on CUDA; a test checks that
+The torch path (:class:`hpstrat_lite.engine.models._AttentionSpMM`) stays in use on CUDA; a test checks that
 both give the same outputs and gradients.
 """
 from __future__ import annotations
@@ -382,7 +382,7 @@ class GATAggregate(torch.autograd.Function):
 
     ``x`` ``[R, N, H, C]``, ``a_src`` / ``a_dst`` ``[R, N, H]`` (float32, CPU), ``keep`` a ``[R, H, E]``
     uint8 keep-mask over ``graph``'s edges in target order, or ``None``; ``k`` the dropout scale;
-    ``graph`` an :class:`hpstrat_lite.models.AttentionGraph`; ``prepared`` a :class:`PreparedAggregate`
+    ``graph`` an :class:`hpstrat_lite.engine.models.AttentionGraph`; ``prepared`` a :class:`PreparedAggregate`
     (used when it :meth:`~PreparedAggregate.matches` these inputs). Returns ``[R, N, H, C]``.
     """
 

@@ -9,7 +9,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .homophily import homophily_bins, mean_homophily
+from ..core.homophily import homophily_bins, mean_homophily
+from ..experiments.necessity import NODE_DATASETS
+from .necessity import _as_summary, _pct
 
 #: Colour of each split method (Okabe-Ito palette: distinguishable with colour-vision deficiency).
 METHOD_COLORS = {"random": "#7f7f7f", "stratified": "#0072B2", "hpstrat": "#D55E00"}
@@ -323,7 +325,7 @@ def bins_sensitivity(table: pd.DataFrame, metrics=("chd", "cdd", "w1"), baseline
 def cross_fold_std_plot(std: pd.DataFrame):
     """Cross-fold std of test accuracy for each model and split method (HpStrat Section 5.2).
 
-    ``std`` is :func:`hpstrat_lite.analysis.cross_fold_std` output. One group per model: small dots are
+    ``std`` is :func:`hpstrat_lite.reports.hpstrat.cross_fold_std` output. One group per model: small dots are
     the datasets, the large marker with a bar is the mean over the datasets of that model. Lower is a
     more stable protocol.
     """
@@ -381,7 +383,7 @@ def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, paper: dict 
 
 def homophily_scatter(rows: pd.DataFrame, fit: dict, title: str | None = None, ax=None, legend: bool = True):
     """Test accuracy against the test fold's mean node homophily, one dot per run, with the OLS line
-    and its 95 % confidence band (``fit`` is :func:`hpstrat_lite.analysis.homophily_regression` output).
+    and its 95 % confidence band (``fit`` is :func:`hpstrat_lite.reports.hpstrat.homophily_regression` output).
     The slope (accuracy points per unit of homophily), p-value and R^2 are in the title."""
     fig = None
     if ax is None:
@@ -405,7 +407,7 @@ def homophily_scatter(rows: pd.DataFrame, fit: dict, title: str | None = None, a
 
 def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, ncols: int = 2):
     """:func:`homophily_scatter` for every (dataset, model) pair of ``rows``, one legend below;
-    ``fits`` maps each pair to its :func:`hpstrat_lite.analysis.homophily_regression` output."""
+    ``fits`` maps each pair to its :func:`hpstrat_lite.reports.hpstrat.homophily_regression` output."""
     pairs = list(fits)
     ncols = min(ncols, len(pairs))
     nrows = -(-len(pairs) // ncols)
@@ -419,3 +421,104 @@ def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, ncols: int = 2):
     handles, labels = axes.flat[0].get_legend_handles_labels()
     fig.legend(handles, labels, loc="outside lower center", ncol=3)
     return fig
+
+
+# ----------------------------------------------------------------------------------------------
+# Figures
+# ----------------------------------------------------------------------------------------------
+
+MODEL_COLORS = {"mlp": "#0072B2", "gcn": "#D55E00", "random": "#7f7f7f"}
+MODEL_LABELS = {"mlp": "tuned MLP (features only)", "gcn": "tuned GCN", "random": "random scores"}
+
+
+def plot_mlp_vs_gcn(rows=None, datasets=NODE_DATASETS, task="node"):
+    """Tuned MLP vs GCN per dataset, bars with one-std error bars (chapters 6 and 9).
+
+    ``rows``: result rows, their file or a :func:`summarize` output; ``task`` ``"node"`` (test
+    accuracy, %) or ``"link"`` (test ROC AUC x 100). Datasets without both numbers are left out.
+    """
+    import matplotlib.pyplot as plt
+
+    if task not in ("node", "link"):
+        raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
+    summary = _as_summary(rows, task)
+    names = [d for d in datasets if all(np.isfinite(_pct(summary, d, m)[0]) for m in ("mlp", "gcn"))]
+    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    label = "test accuracy (%)" if task == "node" else "test ROC AUC (x 100)"
+    ax.set_ylabel(label)
+    ax.set_title("Tuned MLP vs GCN, " + ("node classification" if task == "node"
+                                        else "link prediction"))
+    if not names:
+        ax.text(0.5, 0.5, "no results yet", ha="center", va="center", transform=ax.transAxes)
+        return fig
+    xs = np.arange(len(names))
+    for j, m in enumerate(("mlp", "gcn")):
+        vals = [_pct(summary, d, m) for d in names]
+        ax.bar(xs + (j - 0.5) * 0.38, [v[0] for v in vals], width=0.38, yerr=[v[1] for v in vals],
+               capsize=3, color=MODEL_COLORS[m], label=MODEL_LABELS[m])
+    lo = min(_pct(summary, d, m)[0] for d in names for m in ("mlp", "gcn"))
+    ax.set_ylim(max(0, 10 * np.floor(lo / 10) - 10), 100)
+    ax.set_xticks(xs, names)
+    ax.legend(loc="lower right")
+    return fig
+
+
+def plot_ws_gamma(table, ax=None, random_level=0.5):
+    """Figure 2 analogue: test ROC AUC against gamma, MLP and GCN, one-std error bars.
+
+    ``table`` is :func:`ws_gamma_table`'s output (gamma 0 is WS1000's i.i.d. features).
+    """
+    import matplotlib.pyplot as plt
+
+    if ax is None:
+        fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    else:
+        fig = ax.figure
+    for m in ("mlp", "gcn"):
+        t = table[table["model"] == m].sort_values("gamma")
+        if t.empty:
+            continue
+        ax.errorbar(t["gamma"], t["test_mean"], yerr=t["test_std"], marker="o", capsize=3,
+                    color=MODEL_COLORS[m], label=f"{MODEL_LABELS[m]} ({int(t['n_trials'].max())} "
+                    f"trials, {int(t['n_eval'].min())} seeds)")
+    ax.axhline(random_level, color=MODEL_COLORS["random"], linestyle="--", linewidth=1,
+               label="random guess (0.5)")
+    ax.set_xlabel(r"$\gamma$ (weight of the BFS parent's features; 0 = WS1000, i.i.d.)")
+    ax.set_ylabel("test ROC AUC")
+    ax.set_title("Link prediction on WS1000 and WS1000$_\\gamma$")
+    ax.legend(loc="best")
+    return fig
+
+
+def plot_feature_study(table, datasets=None, ncols=2):
+    """Figures 1 / 3 analogue: accuracy against the number of features, one panel per dataset.
+
+    Lines are the mean test accuracy of the tuned MLP and GCN, bands one standard deviation over
+    the evaluation seeds. ``table`` is :func:`feature_study_table`'s output.
+    """
+    import matplotlib.pyplot as plt
+
+    names = list(datasets) if datasets is not None else list(dict.fromkeys(table["dataset"]))
+    if not names:
+        raise ValueError("table has no feature-study rows to plot (no dataset with >= 2 subsets)")
+    ncols = min(ncols, len(names))
+    nrows = int(np.ceil(len(names) / ncols))
+    fig, axes = plt.subplots(nrows, ncols, figsize=(7.5, 3.0 * nrows), squeeze=False)
+    for ax, ds in zip(axes.ravel(), names):
+        for m in ("mlp", "gcn"):
+            t = table[(table["dataset"] == ds) & (table["model"] == m)].sort_values("num_features")
+            if t.empty:
+                continue
+            x, y, s = t["num_features"], 100 * t["test_mean"], 100 * t["test_std"]
+            ax.plot(x, y, marker="o", markersize=3, color=MODEL_COLORS[m],
+                    label=f"{m.upper()} ({int(t['n_trials'].iloc[0])} trials)")
+            ax.fill_between(x, y - s, y + s, color=MODEL_COLORS[m], alpha=0.2)
+        ax.set_title(ds)
+        ax.set_xlabel("number of features (first columns)")
+        ax.set_ylabel("test accuracy (%)")
+        ax.legend(loc="lower right")
+    for ax in axes.ravel()[len(names):]:
+        ax.set_visible(False)
+    return fig
+
+

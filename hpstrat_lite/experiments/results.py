@@ -11,12 +11,13 @@ import fcntl
 import functools
 import os
 import subprocess
-import tempfile
 from pathlib import Path
 
 import pandas as pd
 
-RESULTS_DIR = Path(os.environ.get("HPSTRAT_RESULTS", Path(__file__).resolve().parents[1] / "results"))
+from .._io import atomic_write
+
+RESULTS_DIR = Path(os.environ.get("HPSTRAT_RESULTS", Path(__file__).resolve().parents[2] / "results"))
 """Where runners write by default: ``$HPSTRAT_RESULTS`` or the checkout's ``results/`` folder."""
 
 
@@ -31,12 +32,12 @@ def code_version() -> str:
     Taken once per process, when the library is imported (the call below this function), and cached:
     a long run stamps its rows with the commit of the code it loaded, even if the checkout moves on
     while it runs."""
-    from . import __version__
+    from .. import __version__
 
     copied = os.environ.get("HPSTRAT_COMMIT", "").strip()
     if copied:
         return f"{__version__}+{copied}.copy"
-    here = Path(__file__).resolve().parent
+    here = Path(__file__).resolve().parents[1]  # the package folder
     try:
         commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
                                 text=True, timeout=10).stdout.strip()
@@ -52,57 +53,6 @@ def code_version() -> str:
 code_version()  # the version of the code this process imports
 
 
-def cpu_flags(cpuinfo="/proc/cpuinfo") -> set:
-    """The instruction-set flags of the first CPU in ``cpuinfo`` (empty where it cannot be read)."""
-    try:
-        with open(cpuinfo) as fh:
-            for line in fh:
-                if line.startswith("flags"):
-                    return set(line.split(":", 1)[1].split())
-    except OSError:
-        pass
-    return set()
-
-
-@functools.lru_cache(maxsize=None)
-def host_cpu(cpuinfo="/proc/cpuinfo") -> str:
-    """The machine a row was timed on, written in its ``host`` column: CPU model, usable CPUs and the
-    widest matrix instructions, e.g. ``"AMD EPYC, 2 cpus, avx2"``.
-
-    The project's 2-core machine has not always been the same CPU (an Intel Xeon with AVX-512 and AMX,
-    an AVX2-only AMD EPYC that took 2.6x as long for the same float32 product on one thread), so a
-    row's ``seconds`` can only be compared with rows of the same ``host``. ``"unknown"`` where ``cpuinfo`` is unreadable.
-    """
-    model = ""
-    try:
-        with open(cpuinfo) as fh:
-            for line in fh:
-                if line.startswith("model name"):
-                    model = " ".join(line.split(":", 1)[1].split())
-                    break
-    except OSError:
-        pass
-    flags = cpu_flags(cpuinfo)
-    simd = ("avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "avx" if "avx" in flags else "")
-    if "amx_tile" in flags:
-        simd = f"{simd}+amx" if simd else "amx"
-    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if not model:
-        return "unknown"
-    return ", ".join(p for p in (model, f"{cpus} cpus", simd) if p)
-
-
-def host_name(device="cpu") -> str:
-    """:func:`host_cpu`, preceded by the GPU's name for rows trained on CUDA, e.g.
-    ``"NVIDIA H200 + AMD EPYC, 16 cpus, avx512"``: the ``host`` column of a row trained on ``device``."""
-    device = str(device)
-    if not device.startswith("cuda"):
-        return host_cpu()
-    import torch
-
-    return f"{torch.cuda.get_device_name(torch.device(device))} + {host_cpu()}"
-
-
 def read_rows(path) -> pd.DataFrame:
     """Rows of a results CSV, or an empty frame when the file does not exist yet.
 
@@ -115,23 +65,6 @@ def read_rows(path) -> pd.DataFrame:
     if not path.exists():
         return pd.DataFrame()
     return pd.read_csv(path)
-
-
-def atomic_write(path, write) -> None:
-    """``write(tmp)`` into a temporary file next to ``path``, then ``os.replace`` it into place, so a
-    reader never sees a half-written file (also when the writer is killed)."""
-    path = Path(path)
-    fd, tmp = tempfile.mkstemp(dir=path.parent, prefix=f".{path.name}.", suffix=".tmp")
-    os.close(fd)
-    umask = os.umask(0)
-    os.umask(umask)
-    os.chmod(tmp, 0o666 & ~umask)  # mkstemp makes the file private (0600); results are for everyone to read
-    try:
-        write(tmp)
-        os.replace(tmp, path)
-    finally:
-        if os.path.exists(tmp):
-            os.remove(tmp)
 
 
 def write_rows_atomic(df: pd.DataFrame, path) -> None:

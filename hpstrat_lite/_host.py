@@ -1,0 +1,56 @@
+"""The machine a run happens on: CPU model and instruction-set flags, host name (recorded in result rows)."""
+from __future__ import annotations
+
+import functools
+import os
+
+
+def cpu_flags(cpuinfo="/proc/cpuinfo") -> set:
+    """The instruction-set flags of the first CPU in ``cpuinfo`` (empty where it cannot be read)."""
+    try:
+        with open(cpuinfo) as fh:
+            for line in fh:
+                if line.startswith("flags"):
+                    return set(line.split(":", 1)[1].split())
+    except OSError:
+        pass
+    return set()
+
+
+@functools.lru_cache(maxsize=None)
+def host_cpu(cpuinfo="/proc/cpuinfo") -> str:
+    """The machine a row was timed on, written in its ``host`` column: CPU model, usable CPUs and the
+    widest matrix instructions, e.g. ``"AMD EPYC, 2 cpus, avx2"``.
+
+    The project's 2-core machine has not always been the same CPU (an Intel Xeon with AVX-512 and AMX,
+    an AVX2-only AMD EPYC that took 2.6x as long for the same float32 product on one thread), so a
+    row's ``seconds`` can only be compared with rows of the same ``host``. ``"unknown"`` where ``cpuinfo`` is unreadable.
+    """
+    model = ""
+    try:
+        with open(cpuinfo) as fh:
+            for line in fh:
+                if line.startswith("model name"):
+                    model = " ".join(line.split(":", 1)[1].split())
+                    break
+    except OSError:
+        pass
+    flags = cpu_flags(cpuinfo)
+    simd = ("avx512" if "avx512f" in flags else "avx2" if "avx2" in flags else "avx" if "avx" in flags else "")
+    if "amx_tile" in flags:
+        simd = f"{simd}+amx" if simd else "amx"
+    cpus = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if not model:
+        return "unknown"
+    return ", ".join(p for p in (model, f"{cpus} cpus", simd) if p)
+
+
+def host_name(device="cpu") -> str:
+    """:func:`host_cpu`, preceded by the GPU's name for rows trained on CUDA, e.g.
+    ``"NVIDIA H200 + AMD EPYC, 16 cpus, avx512"``: the ``host`` column of a row trained on ``device``."""
+    device = str(device)
+    if not device.startswith("cuda"):
+        return host_cpu()
+    import torch
+
+    return f"{torch.cuda.get_device_name(torch.device(device))} + {host_cpu()}"

@@ -1,0 +1,6 @@
+"""The training engine: R runs of one (dataset, model) trained as one batched model.
+
+``operators`` (sparse graph operators), ``randomness`` (per-run generators), ``models`` (the eight
+batched architectures), ``kernels`` (numba kernels for CPU), ``train`` (the training loop with early
+stopping), ``linkpred`` (link prediction encoders and their training).
+"""

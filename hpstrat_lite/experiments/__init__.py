@@ -1,0 +1,5 @@
+"""Runners that write result rows under ``results/``, resumable, with the code version in every row.
+
+``sweep`` (the HpStrat experiment: datasets x models x split methods x folds), ``tuning`` (Optuna
+search and evaluation), ``necessity`` (Part II's studies), ``results`` (reading and appending rows).
+"""

@@ -1,0 +1,6 @@
+"""Rows -> what the book shows: tables, statistical tests, claims against the papers, figures.
+
+``hpstrat`` (Part I's tables and tests), ``necessity`` (Part II's tables and the paper's numbers),
+``progress`` (how far the Part II studies are), ``scorecard`` (every testable claim of both papers),
+``plots`` (the figures and the book's plot style).
+"""
