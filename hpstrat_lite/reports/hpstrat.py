@@ -252,3 +252,45 @@ def regression_table(rows: pd.DataFrame) -> pd.DataFrame:
         out.append({"dataset": dataset, "model": model, **{k: v for k, v in fit.items() if k != "model"},
                     "significant": fit["p_value"] < 0.05})
     return pd.DataFrame(out)
+
+
+def protocol_rows(results_files, *, k: int, seeds, models=None):
+    """The rows of one protocol (``k``, split ``seeds``) from one results file or a list of them, the way the
+    GNN chapter shows them.
+
+    Returns ``(rows, all_rows, coverage)``: the runs of the (dataset, model) pairs that have every fold of
+    every split method for every seed (a pair counts once complete), every run of the protocol so far, and
+    the coverage table of :func:`hpstrat_lite.reports.scorecard.complete_pairs`. ``models`` (a list) keeps
+    those models only. A file with no rows raises ``FileNotFoundError`` naming it.
+    """
+    from ..experiments.results import read_rows
+    from .scorecard import complete_pairs
+
+    rows = read_rows(results_files)
+    if rows.empty:
+        raise FileNotFoundError(f"results_file {results_files!r} has no rows; run `hpstrat experiment` or set "
+                                "recompute=True.")
+    rows = rows[(rows["k"] == k) & rows["seed"].isin(list(seeds))]
+    if models is not None:
+        rows = rows[rows["model"].isin(models)]
+    complete, coverage = complete_pairs(rows, seeds=seeds)
+    return complete, rows, coverage
+
+
+def protocol_line(rows: pd.DataFrame, k: int) -> str:
+    """One line that says what ``rows`` hold: runs, datasets x models x methods x folds, seeds, protocol."""
+    protocol = rows[["max_epochs", "patience"]].drop_duplicates().to_dict("records")
+    return (f"{len(rows)} runs: {rows['dataset'].nunique()} datasets x {rows['model'].nunique()} models x "
+            f"{rows['method'].nunique()} split methods x {k} folds, split seed(s) "
+            f"{sorted(int(s) for s in rows['seed'].unique())}, protocol {protocol}")
+
+
+def random_split_rows(rows: pd.DataFrame, *, datasets, models, k: int, n_seeds: int):
+    """The runs Appendix B regresses: random k-fold splits with seeds ``0..n_seeds-1`` of the given datasets
+    and models. Returns ``(rows, pairs, absent)``: the runs, the (dataset, model) pairs that have runs (in
+    the rows' order) and the requested pairs that have none."""
+    rows = rows[(rows["method"] == "random") & (rows["k"] == k) & (rows["seed"] < n_seeds)
+                & rows["dataset"].isin(datasets) & rows["model"].isin(models)]
+    pairs = list(dict.fromkeys(zip(rows["dataset"], rows["model"])))
+    absent = [(d, m) for d in datasets for m in models if (d, m) not in pairs]
+    return rows, pairs, absent

@@ -10,8 +10,6 @@ import numpy as np
 import pandas as pd
 
 from ..core.homophily import homophily_bins, mean_homophily
-from ..experiments.necessity import NODE_DATASETS
-from .necessity import _as_summary, _pct
 
 #: Colour of each split method (Okabe-Ito palette: distinguishable with colour-vision deficiency).
 METHOD_COLORS = {"random": "#7f7f7f", "stratified": "#0072B2", "hpstrat": "#D55E00"}
@@ -431,12 +429,16 @@ MODEL_COLORS = {"mlp": "#0072B2", "gcn": "#D55E00", "random": "#7f7f7f"}
 MODEL_LABELS = {"mlp": "tuned MLP (features only)", "gcn": "tuned GCN", "random": "random scores"}
 
 
-def plot_mlp_vs_gcn(rows=None, datasets=NODE_DATASETS, task="node"):
+def plot_mlp_vs_gcn(rows=None, datasets=None, task="node"):
     """Tuned MLP vs GCN per dataset, bars with one-std error bars (chapters 6 and 9).
 
     ``rows``: result rows, their file or a :func:`summarize` output; ``task`` ``"node"`` (test
     accuracy, %) or ``"link"`` (test ROC AUC x 100). Datasets without both numbers are left out.
     """
+    from ..experiments.necessity import NODE_DATASETS
+    from .necessity import _as_summary, _pct
+
+    datasets = NODE_DATASETS if datasets is None else datasets
     import matplotlib.pyplot as plt
 
     if task not in ("node", "link"):

@@ -13,23 +13,10 @@ from pathlib import Path
 
 
 
-import warnings
 
-import numpy as np
 import pandas as pd
 
-from ..data.datasets import available_datasets
 from ..experiments.results import read_rows
-
-with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
-    warnings.filterwarnings("ignore", message=".*IProgress not found.*")
-    from ..data.synthetic import WS_GAMMAS
-    from ..experiments.tuning import (FEATURE_STEPS)
-
-from ..experiments.necessity import LINK_DATASETS, NODE_DATASETS, WS_DATASETS
-from .necessity import (PAPER, PAPER_LINK, PAPER_NODE, _as_summary, _paper_value, _pct, feature_study_table,
-                        ws_gamma_table)
-from .progress import _full_feature_count
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -379,7 +366,7 @@ def unavailable_datasets(root=None):
     ``<data root>``). Nothing is downloaded."""
     import pandas as pd
 
-    from ..data.datasets import HPSTRAT_DATASETS, data_root, dataset_summary
+    from ..data.datasets import HPSTRAT_DATASETS, available_datasets, data_root, dataset_summary
 
     have = set(available_datasets(root))
     missing = [d for d in HPSTRAT_DATASETS if d not in have]
@@ -442,6 +429,7 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     unless absolute. A missing file counts as no rows.
     """
     from ..experiments.necessity import N_EVAL, results_file
+    from .necessity import part2_claims
 
     files = [results_file(task) if path is None else _repo_path(path)
              for task, path in (("node", node_results), ("link", link_results), ("features", feature_results))]
@@ -451,196 +439,3 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     return claims.assign(section=claims["source"], ours=ours,
                          verdict=claims["verdict"].map(_PART2_VERDICTS))[
         ["section", "claim", "paper", "ours", "verdict"]]
-
-
-
-
-def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS,
-                     link_datasets=WS_DATASETS + LINK_DATASETS, missing=()):
-    """Every number of Part II beside the paper's, with its source and our trial budget.
-
-    Parameters
-    ----------
-    node_rows, link_rows : DataFrame, path or None
-        Result rows (defaults: the results files) or :func:`summarize` outputs.
-    node_datasets, link_datasets : sequences of str
-    missing : sequence of str
-        Datasets absent offline (noted).
-
-    Returns
-    -------
-    pandas.DataFrame
-        One row per (task, dataset, model): ``ours`` and ``paper`` (numbers x 100: accuracy %
-        or ROC AUC x 100), ``ours std``, ``paper std``, ``difference`` (ours - paper), ``source``
-        (paper table / figure), ``metric``, ``protocol``, ``n_trials`` and ``n_eval`` of our run,
-        and a ``note``.
-    """
-    out = []
-    node = _as_summary(node_rows, "node")
-    link = _as_summary(link_rows, "link")
-    for task, summary, datasets, ref, models in (
-        ("node", node, node_datasets, PAPER_NODE, ("mlp", "gcn")),
-        ("link", link, link_datasets, PAPER_LINK, ("random", "mlp", "gcn")),
-    ):
-        for ds in datasets:
-            for m in models:
-                if m == "random" and ds != "WS1000":
-                    continue
-                mean, std, nt, prot = _pct(summary, ds, m)
-                s = summary[(summary["dataset"] == ds) & (summary["model"] == m)]
-                n_eval = int(s.sort_values("n_trials")["n_eval"].iloc[-1]) if len(s) else 0
-                pm, ps = _paper_value(ref, ds, m)
-                if task == "node":
-                    source, metric = PAPER["node_source"], "accuracy %"
-                elif ds == "WS1000":
-                    source, metric = PAPER["ws_source"], "ROC AUC x 100"
-                elif ds.startswith("WS1000_"):
-                    source, metric = PAPER["gamma_source"], "ROC AUC x 100"
-                else:
-                    source, metric = PAPER["link_source"], "ROC AUC x 100"
-                notes = []
-                if ds in missing:
-                    notes.append("dataset absent offline: not run")
-                elif not np.isfinite(mean):
-                    notes.append("no result yet")
-                if not np.isfinite(pm):
-                    notes.append("paper value not available offline")
-                out.append({"task": task, "dataset": ds, "model": m, "ours": mean, "ours std": std,
-                            "paper": pm, "paper std": ps, "difference": mean - pm,
-                            "metric": metric, "source": source, "protocol": prot,
-                            "n_trials": nt, "n_eval": n_eval, "note": "; ".join(notes)})
-    return pd.DataFrame(out)
-
-
-def _verdict(ok):
-    if ok is None:
-        return "no data"
-    return "holds" if ok else "does not hold"
-
-
-def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, gap=2.0,
-                 chance=0.03, min_eval: int = 1):
-    """The paper's qualitative claims, checked on our numbers (the scorecard's Part II rows).
-
-    1. On Computers, Photo, CS and Physics the tuned MLP is close to the GCN: GCN - MLP <=
-       ``close`` accuracy points on each.
-    2. On Cora and CiteSeer the GCN is clearly better: GCN - MLP > ``gap`` points on each.
-    3. On WS1000 the feature-only MLP is at chance (|ROC AUC - 0.5| <= ``chance``) and the GCN is
-       above the MLP.
-    4. On WS1000_gamma the MLP's ROC AUC rises with gamma, read within the noise of our
-       estimates: from gamma = 0 (WS1000) to the largest gamma it gains more than twice the
-       larger of the two standard deviations, and no step between consecutive gammas loses more
-       than twice the larger standard deviation of the pair (a plateau counts as rising; a real
-       drop does not). The Spearman correlation is reported as evidence.
-    5. On Twitch-PTBR, Twitch-EN and Facebook the GCN is clearly above the MLP: GCN - MLP >
-       ``gap`` ROC AUC points (x 100) on each.
-
-    6. Feature study: on every studied dataset the GCN - MLP gap at the smallest feature subset
-       is larger than at the full feature set (the MLP catches up as features are added). A
-       dataset is judged once both models reach its full feature count
-       (:data:`hpstrat_lite.experiments.tuning.FEATURE_COUNTS`; other datasets: their largest subset); a
-       partial study is shown in ``evidence`` as "not judged" and stays in ``missing``. A point
-       counts once ``min_eval`` evaluation seeds have landed (:func:`feature_study_table`).
-
-    A claim without the numbers it needs reads "no data"; a claim is judged on the datasets that
-    have numbers, which ``evidence`` lists, and ``missing`` names the ones it still lacks.
-    ``node_rows``, ``link_rows``, ``feature_rows``: result rows, their files or :func:`summarize`
-    outputs (defaults: ``results/part2_node.csv``, ``part2_link.csv``, ``part2_features.csv``).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``claim``, ``source`` (paper section / table), ``paper`` (what the paper reports, in words:
-        its numbers could not be read on the offline machine, see :data:`PAPER_NODE`), ``evidence``
-        (our numbers), ``missing`` (datasets or gammas without numbers yet), ``verdict``.
-    """
-    from scipy.stats import spearmanr
-
-    node = _as_summary(node_rows, "node")
-    link = _as_summary(link_rows, "link")
-
-    def gaps(summary, datasets):
-        out = {}
-        for ds in datasets:
-            mm = _pct(summary, ds, "mlp")[0]
-            gm = _pct(summary, ds, "gcn")[0]
-            if np.isfinite(mm) and np.isfinite(gm):
-                out[ds] = (mm, gm, gm - mm)
-        return out
-
-    def text(g):
-        return "; ".join(f"{d}: MLP {m:.1f}, GCN {c:.1f} (gap {x:+.1f})" for d, (m, c, x) in g.items())
-
-    def absent(expected, have):
-        return [d for d in expected if d not in have]
-
-    rows = []
-    close_sets = ("Computers", "Photo", "CS", "Physics")
-    g1 = gaps(node, close_sets)
-    rows.append({"claim": f"tuned MLP within {close:g} points of GCN on Computers, Photo, CS, "
-                          f"Physics", "source": "Section 4.1, Tables 1-2",
-                 "paper": "little benefit from the graph: the tuned MLP close to the GCN (abstract: on {} of {} "
-                          "common datasets)".format(*PAPER["abstract_claim"]),
-                 "evidence": text(g1), "missing": absent(close_sets, g1),
-                 "verdict": _verdict(all(x <= close for *_, x in g1.values()) if g1 else None)})
-    g2 = gaps(node, ("Cora", "CiteSeer"))
-    rows.append({"claim": f"GCN above tuned MLP by more than {gap:g} points on Cora and CiteSeer",
-                 "source": "Section 4.1, Tables 1-2", "paper": "a clear gap: the graph helps",
-                 "evidence": text(g2), "missing": absent(("Cora", "CiteSeer"), g2),
-                 "verdict": _verdict(all(x > gap for *_, x in g2.values()) if g2 else None)})
-    g3 = gaps(link, ("WS1000",))
-    ok3 = None
-    if g3:
-        mm, gm, _ = g3["WS1000"]
-        ok3 = abs(mm - 50) <= 100 * chance and gm > mm
-    rows.append({"claim": f"WS1000: MLP at chance (ROC AUC 0.5 +- {chance:g}), GCN above the MLP",
-                 "source": "Section 5, Table 3", "paper": "MLP about 50 (random guessing), GCN above it",
-                 "evidence": text(g3), "missing": absent(("WS1000",), g3), "verdict": _verdict(ok3)})
-    wt = ws_gamma_table(link)
-    mlp = wt[wt["model"] == "mlp"].sort_values("gamma")
-    ok4, ev4 = None, ""
-    if len(mlp) >= 2:
-        m, sd = mlp["test_mean"].to_numpy(), mlp["test_std"].fillna(0).to_numpy()
-        gain = m[-1] - m[0] > 2 * max(sd[0], sd[-1])
-        no_drop = bool(np.all(np.diff(m) >= -2 * np.maximum(sd[1:], sd[:-1])))
-        ok4 = bool(gain and no_drop)
-        rho = float(spearmanr(mlp["gamma"], m).statistic) if len(mlp) >= 3 else np.nan
-        ev4 = (", ".join(f"γ={g:g}: {100 * v:.1f}" for g, v in zip(mlp["gamma"], m))
-               + f"; Spearman rho {rho:.2f}")
-    have_gammas = {float(g) for g in mlp["gamma"]}  # 0 = WS1000
-    rows.append({"claim": "WS1000_gamma: the MLP's ROC AUC rises with gamma (gain from gamma 0 "
-                          "beyond 2 std, no drop beyond 2 std)",
-                 "source": "Section 5, Figure 2", "paper": "the MLP's ROC AUC rises with gamma",
-                 "evidence": ev4, "missing": [f"gamma {g:g}" for g in (0.0,) + tuple(WS_GAMMAS)
-                                              if float(g) not in have_gammas],
-                 "verdict": _verdict(ok4)})
-    g5 = gaps(link, LINK_DATASETS)
-    rows.append({"claim": f"GCN above MLP by more than {gap:g} ROC AUC points on Twitch-PTBR, "
-                          f"Twitch-EN, Facebook", "source": "Section 6, Table 4",
-                 "paper": "GCN far above the tuned MLP: benchmarks that need the graph",
-                 "evidence": text(g5), "missing": absent(LINK_DATASETS, g5),
-                 "verdict": _verdict(all(x > gap for *_, x in g5.values()) if g5 else None)})
-    ft = feature_study_table(feature_rows, min_eval=min_eval)
-    ev6, oks, studied = [], [], set()
-    for ds, g in ft.groupby("dataset", sort=False):
-        wide = g.pivot(index="num_features", columns="model", values="test_mean").dropna()
-        if {"mlp", "gcn"} <= set(wide.columns) and len(wide) >= 2:
-            d = 100 * (wide["gcn"] - wide["mlp"])
-            gap_text = (f"gap {d.iloc[0]:+.1f} at {d.index[0]} features, {d.iloc[-1]:+.1f} at "
-                        f"{d.index[-1]}")
-            full = _full_feature_count(ds, d.index[-1])
-            if d.index[-1] < full:  # a partial study: its last common point is not the full set
-                ev6.append(f"{ds}: partial, both models up to {d.index[-1]} of {full} features "
-                           f"({gap_text}; not judged)")
-                continue
-            oks.append(d.iloc[0] > d.iloc[-1])
-            studied.add(ds)
-            ev6.append(f"{ds}: {gap_text}")
-    rows.append({"claim": "feature study: the GCN - MLP gap shrinks from the smallest feature "
-                          "subset to the full features", "source": "Section 4.2, Figures 1 and 3",
-                 "paper": "with few features the GCN leads; the MLP catches up as features are added",
-                 "evidence": "; ".join(ev6), "missing": absent(tuple(FEATURE_STEPS), studied),
-                 "verdict": _verdict(all(oks) if oks else None)})
-    return pd.DataFrame(rows)
-
-

@@ -453,7 +453,7 @@ def test_device_sweep_script_rehearses_on_cpu(data_root, tmp_path):
     the packed mirror, runs the CUDA tests (skipped here), trains every model and reports the wall time."""
     import tarfile
 
-    repo = Path(__file__).resolve().parents[1]
+    repo = Path(__file__).resolve().parents[2]
     with tarfile.open(tmp_path / "data.tar.xz", "w:xz") as tar:
         tar.add(data_root / "texas", arcname="texas")
     env = {**os.environ, "DATASETS": "Texas", "DEVICE": "cpu", "PYTHON": sys.executable, "HPSTRAT_COMMIT": "test",

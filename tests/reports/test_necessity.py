@@ -120,7 +120,7 @@ def test_link_table_ws_with_random_row():
     assert t.loc["WS1000", "RANDOM (paper)"] == "50.0"
     assert t.loc["WS1000", "gap ours"] == pytest.approx(20.0)
     assert t.loc["WS1000", "trials MLP/GCN"] == "3/3"
-    comp = scorecard.paper_comparison(pd.DataFrame(), df, node_datasets=(), link_datasets=("WS1000",))
+    comp = tables.paper_comparison(pd.DataFrame(), df, node_datasets=(), link_datasets=("WS1000",))
     rnd = comp[comp["model"] == "random"].iloc[0]
     assert rnd["difference"] == pytest.approx(0.0) and "Table 3" in rnd["source"]
     assert "not available" in comp[comp["model"] == "mlp"].iloc[0]["note"]
@@ -271,13 +271,13 @@ def test_feature_claim_does_not_judge_a_partial_study():
                      for ds, points in (("Cora", ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))),
                                         ("Computers", ((100, (0.6, 0.9)), (200, (0.5, 0.9)))))
                      for f, vals in points for m, v in zip(("mlp", "gcn"), vals)])
-    row = scorecard.part2_claims(pd.DataFrame(), pd.DataFrame(), feats).iloc[5]
+    row = tables.part2_claims(pd.DataFrame(), pd.DataFrame(), feats).iloc[5]
     assert row["verdict"] == "holds"  # judged on Cora alone (Computers' gap grows 30 -> 40: would fail)
     assert "Computers: partial, both models up to 200 of 767 features" in row["evidence"]
     assert "not judged" in row["evidence"] and "Cora: gap +30.0 at 200" in row["evidence"]
     assert "Computers" in row["missing"] and "Cora" not in row["missing"]
     only_partial = feats[feats["dataset"] == "Computers"]
-    assert scorecard.part2_claims(pd.DataFrame(), pd.DataFrame(), only_partial).iloc[5]["verdict"] == "no data"
+    assert tables.part2_claims(pd.DataFrame(), pd.DataFrame(), only_partial).iloc[5]["verdict"] == "no data"
 
 
 def test_claims_verdicts(tmp_path):
@@ -291,14 +291,14 @@ def test_claims_verdicts(tmp_path):
     feats = _frame(*[_rows("Cora", m, [[v]] * runners.N_EVAL, num_features=f)  # fully evaluated points
                      for f, vals in ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))
                      for m, v in zip(("mlp", "gcn"), vals)])
-    claims = scorecard.part2_claims(node, link, feats)
+    claims = tables.part2_claims(node, link, feats)
     assert list(claims["verdict"]) == ["holds", "holds", "holds", "holds", "does not hold", "holds"]
     # the datasets (and gammas) each claim still lacks
     assert list(claims["missing"]) == [["Photo", "CS", "Physics"], ["CiteSeer"], [],
                                        ["gamma 0.2", "gamma 0.6", "gamma 0.8"], ["Twitch-PTBR", "Facebook"],
                                        ["Computers", "Photo", "CiteSeer", "CS", "Physics", "PubMed"]]
     assert claims["paper"].str.len().min() > 10
-    empty = scorecard.part2_claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
+    empty = tables.part2_claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame())
     assert set(empty["verdict"]) == {"no data"}
     assert empty.loc[0, "missing"] == ["Computers", "Photo", "CS", "Physics"]
 
@@ -439,7 +439,7 @@ def test_rising_with_gamma_claim_tolerates_a_plateau_but_not_a_drop():
                               protocol="edge split 70/10/20", k=1)
                         for name, a in zip(("WS1000", "WS1000_0.2", "WS1000_0.6", "WS1000_1.0"),
                                            aucs)])
-    verdict = lambda df: scorecard.part2_claims(pd.DataFrame(), df, pd.DataFrame()).iloc[3]["verdict"]  # noqa: E731
+    verdict = lambda df: tables.part2_claims(pd.DataFrame(), df, pd.DataFrame()).iloc[3]["verdict"]  # noqa: E731
     assert verdict(link((0.5, 0.7, 0.77, 0.765))) == "holds"      # plateau within noise
     assert verdict(link((0.5, 0.7, 0.77, 0.60))) == "does not hold"  # a real drop
     assert verdict(link((0.5, 0.505, 0.5, 0.51))) == "does not hold"  # no gain beyond noise

@@ -1,0 +1,253 @@
+"""What the HpStrat sweep cost: recorded training time, the projection with today's engine, timed commands.
+
+Each function turns result rows (and ``results/sweep_projection.csv``, written by
+``benchmarks/bench_sweep.py``) into a list of *report items* for the GNN chapter: a string is a paragraph of
+Markdown, anything else (a ``DataFrame``, a ``Styler``, a ``Figure``) is shown as it is. :func:`show` displays
+such a list in a notebook.
+"""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pandas as pd
+
+from .hpstrat import PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_wall_time
+
+#: The time the full k = 4, seed 0 sweep should take on the project's 2-core CPU machine (minutes).
+BUDGET_MIN = 180
+METHOD_LABELS = {"random": "random k-fold", "stratified": "class-stratified", "hpstrat": "HpStrat"}
+
+
+def show(items) -> None:
+    """Display report items in a notebook: strings as Markdown, everything else as it is."""
+    from IPython.display import Markdown, display
+
+    for item in items:
+        display(Markdown(item) if isinstance(item, str) else item)
+
+
+def _is_main_protocol(k, seeds) -> bool:
+    return k == 4 and list(seeds) == [0]
+
+
+def projection_report(rows: pd.DataFrame, all_rows: pd.DataFrame, projection: pd.DataFrame, *, k: int, seeds,
+                      datasets, models=None, projection_file="results/sweep_projection.csv") -> list:
+    """The sweep with today's engine: the projected minutes per (dataset, model) pair for k = 4, seed 0
+    (``projection``'s newest measurement per pair), or, for another protocol, what finishing it would take
+    (:func:`hpstrat_lite.experiments.sweep.project_remaining` on ``all_rows``, the protocol's rows so far)."""
+    from ..experiments.sweep import project_remaining, projection_history
+
+    items = []
+    if not _is_main_protocol(k, seeds) and not projection.empty:
+        scope = projection["dataset"].isin(datasets) & (projection["model"].isin(models) if models else True)
+        left = project_remaining(all_rows, projection[scope], k, seeds)
+        if left.empty:
+            return [f"Every measured (dataset, model) pair of *k* = {k}, seeds {list(seeds)} has all its runs."]
+        items.append(
+            f"The 3-hour budget concerns the *k* = 4, seed 0 sweep. This page's protocol (*k* = {k}, seeds "
+            f"{list(seeds)}) still lacks {int(left['runs_left'].sum())} runs in {len(left)} (dataset, model) pairs "
+            f"of this page's datasets: about **{left['low_min'].sum() / 60:.1f} hours** "
+            f"({left['high_min'].sum() / 60:.1f} if no run were dropped) with today's engine on "
+            f"{int(left['threads'].iloc[0])} threads, scaled from the measured 12-run pairs by the runs left "
+            f"(from a shell, `hpstrat progress --k {k} --seeds {' '.join(str(s) for s in seeds)}` prints it per "
+            "dataset with the commands that finish it).")
+        items.append(left.pivot_table(index="dataset", columns="model", values="low_min", sort=False)
+                     .style.format("{:.0f}", na_rep="").set_caption("minutes left per pair"))
+        return items
+    if not _is_main_protocol(k, seeds):
+        return [f"The budget and the projection concern the *k* = 4, seed 0 sweep; this page shows *k* = {k}, "
+                f"seeds {list(seeds)}."]
+    if projection.empty:
+        return [f"**Not measured yet:** `{projection_file}` does not exist (run `python benchmarks/bench_sweep.py`)."]
+    latest = projection.drop_duplicates(["dataset", "model", "threads"], keep="last")  # newest row per pair
+    latest = latest[latest["threads"] == latest["threads"].iloc[-1]]
+    covered = set(zip(latest["dataset"], latest["model"]))
+    unmeasured = sorted({(d, m) for d, m in zip(rows["dataset"], rows["model"])} - covered)
+    low, high = latest["low_min"].sum(), latest["high_min"].sum()
+    engines = ", ".join(f"`{v}` ({n} pairs)" for v, n in latest["code_version"].value_counts(sort=False).items())
+    items.append(
+        f"Engine(s) {engines}, {int(latest['threads'].iloc[-1])} threads, {len(latest)} (dataset, model) pairs: "
+        f"projected **{low:.1f} minutes** ({low / 60:.1f} h) against the {BUDGET_MIN}-minute budget ({high:.1f} "
+        f"minutes if no run were dropped); the same pairs' recorded time is {latest['recorded_min'].sum():.0f} minutes."
+        + (f"  \n**Pairs not measured:** {', '.join(f'{d}/{m}' for d, m in unmeasured)}." if unmeasured else ""))
+    table = latest.pivot_table(index="dataset", columns="model", values="low_min", sort=False)
+    table["total"] = table.sum(axis=1)
+    table.loc["total"] = table.sum(axis=0)
+    items += ["Projected minutes per pair (each run dropped as it stops):", table.style.format("{:.1f}", na_rep="")]
+    items.append("Every measurement so far, in order (`pairs`: how many pairs it timed; `host`: the CPU). The "
+                 "machine is not always the same CPU and may be shared, so only two engines timed on the same "
+                 "host in the same hour compare (`benchmarks/README.md`).")
+    items.append(projection_history(projection).style.format({"low_min": "{:.0f}", "high_min": "{:.0f}"})
+                 .hide(axis="index"))
+    return items
+
+
+def rerun_report(committed: pd.DataFrame, rerun_rows: pd.DataFrame, projection: pd.DataFrame) -> list:
+    """One dataset's pairs trained again with today's engine, beside the committed rows and the projection
+    (:func:`~hpstrat_lite.reports.hpstrat.rerun_comparison`)."""
+    check = rerun_comparison(committed, rerun_rows, projection)
+    timed, low, high = check["timed (min)"].sum(), check["projected low"].sum(), check["projected high"].sum()
+    moved = check.loc[~check["same ranks"], "model"].tolist()
+    text = (
+        f"Engine `{rerun_rows['code_version'].iloc[0]}`: the rerun trained for **{timed:.1f} minutes** against a "
+        f"projected {low:.1f} (low) to {high:.1f} (high), a ratio of {timed / low:.2f} to the low figure. "
+        f"{int(check['same best epoch'].sum())} of {int(check['runs'].sum())} runs stopped at the committed best "
+        f"epoch; per run the test accuracy moved by at most {check['max |diff| run'].max():.2f} points, a "
+        f"method's mean over folds by at most {check['max |diff| mean'].max():.2f}. The split methods' ranks on "
+        f"the cross-fold std are the same for {int(check['same ranks'].sum())} of {len(check)} models"
+        + (f"; they change for {', '.join(moved)}: on one dataset and one split seed, float-rounding noise is "
+           "enough to reorder methods whose spreads differ by a few tenths of a point, which is why the paper "
+           "averages over datasets and why the six-seed protocol exists." if moved else "."))
+    dataset = check["dataset"].iloc[0]
+    table = check.drop(columns="dataset").set_index("model").style.format(
+        {"timed (min)": "{:.1f}", "projected low": "{:.1f}", "projected high": "{:.1f}",
+         "max |diff| run": "{:.2f}", "max |diff| mean": "{:.2f}"}).set_caption(
+        f"{dataset}, k = 4, seed 0: rerun against the committed rows (ranks in the order HpStrat / stratified / random)")
+    return [text, table]
+
+
+def _timed_text(span, check, committed, on_gpu) -> str:
+    all_pairs = len(committed.groupby(["dataset", "model"]))
+    done = span["pairs"] == all_pairs and span["runs"] == len(committed)
+    low, high = check["projected low"].sum(), check["projected high"].sum()
+    if done and on_gpu:
+        head = f"**On the GPU the whole sweep took {span['wall_min']:.1f} minutes** (the budget is the CPU machine's)"
+    elif done:
+        head = (f"**The whole sweep took {span['wall_min']:.0f} minutes** ({span['wall_min'] / 60:.2f} h), "
+                f"{span['wall_min'] / BUDGET_MIN:.2f} of the {BUDGET_MIN}-minute budget, "
+                f"**{'within' if span['wall_min'] <= BUDGET_MIN else 'over'} it**")
+    else:
+        head = (f"**Partial:** the timed command has finished {span['pairs']} of {all_pairs} (dataset, model) pairs "
+                f"({span['runs']} of {len(committed)} runs) in {span['wall_min']:.0f} minutes; the budget verdict "
+                "waits for the rest")
+    train = f"{span['train_min']:.{0 if span['train_min'] >= 10 else 1}f}"
+    return (head + f": {span['runs']} runs, {train} minutes of training and {span['untracked_min']:.1f} of loading, "
+            f"fold making and writing rows. The longest gap between batches that training does not explain is "
+            f"{span['max_untracked_min']:.1f} minutes (before {span['max_untracked_before']}). "
+            + (f"The command ran in {span['segments']} segments: it was stopped and restarted with the same arguments "
+               f"(the runner skips finished runs), and the {span['paused_min']:.0f} minutes between them are not "
+               "counted. " if span["segments"] > 1 else "")
+            + f"Started {span['started']:%Y-%m-%d %H:%M}, last row {span['finished']:%Y-%m-%d %H:%M}; engine "
+            f"{', '.join(f'`{v}`' for v in span['code_versions'])} on {'; '.join(span['hosts'])}. "
+            + ("" if on_gpu else
+               f"The projection of the same pairs by the newest measurement was {low:.0f} (low) to {high:.0f} (high) "
+               f"minutes of training, a ratio of {span['train_min'] / low:.2f} to the low figure. ")
+            + f"{int(check['same best epoch'].sum())} of {int(check['runs'].sum())} runs stopped at the committed "
+            f"best epoch; the split methods' ranks on the cross-fold std are the same for "
+            f"{int(check['same ranks'].sum())} of {len(check)} pairs.")
+
+
+def _per_dataset(check, on_gpu):
+    per = check.groupby("dataset", sort=False).agg(
+        pairs=("model", "size"), **{"timed (min)": ("timed (min)", "sum"), "projected low": ("projected low", "sum"),
+                                    "projected high": ("projected high", "sum"), "same ranks": ("same ranks", "sum"),
+                                    "max |diff| mean": ("max |diff| mean", "max")})
+    per.loc["total"] = per.sum()
+    per.loc["total", "max |diff| mean"] = check["max |diff| mean"].max()
+    if on_gpu:  # a CPU projection says nothing about a GPU's minutes
+        per = per.drop(columns=["projected low", "projected high"])
+    return per.style.format({"timed (min)": "{:.1f}", "projected low": "{:.1f}", "projected high": "{:.1f}",
+                             "max |diff| mean": "{:.2f}", "pairs": "{:.0f}", "same ranks": "{:.0f}"}).set_caption(
+        "Timed sweep per dataset: training minutes against the projection, pairs whose HpStrat / stratified / "
+        "random ranks match the committed rows")
+
+
+def timed_sweep_report(timed_rows: pd.DataFrame, committed: pd.DataFrame, projection: pd.DataFrame, *,
+                       k: int = 4, seeds=(0,)) -> tuple[list, dict]:
+    """One timed command (a whole sweep trained again as one command, its rows in ``timed_rows``): its wall
+    time (:func:`~hpstrat_lite.reports.hpstrat.sweep_wall_time`) against the budget and the projection,
+    per-dataset minutes, and the global mean ranks of its rows beside the committed ones. Returns the report
+    items and the wall-time summary."""
+    from ..experiments.sweep import project_remaining
+
+    span = sweep_wall_time(timed_rows)
+    on_gpu = bool(timed_rows["device"].astype(str).str.startswith("cuda").all())
+    check = rerun_comparison(committed, timed_rows, projection)
+    items = [_timed_text(span, check, committed, on_gpu)]
+    projected_on = set(projection.drop_duplicates(["dataset", "model"], keep="last")["host"].dropna())
+    if projected_on and projected_on != set(span["hosts"]) and not on_gpu:  # ratios then compare CPUs too
+        items.append(f"The projection's newest rows were measured on {'; '.join(sorted(projected_on))}, not on this "
+                     "file's host: its ratios and the pairs flagged below compare two CPUs as well as the timing "
+                     "against the projection.")
+    if span["pairs"] < len(committed.groupby(["dataset", "model"])):
+        rest = project_remaining(timed_rows, projection, k, seeds)
+        items.append(f"The {len(rest)} pairs still to time are projected at {rest['low_min'].sum():.0f} (low) to "
+                     f"{rest['high_min'].sum():.0f} (high) minutes; the same command, run again, times the rest.")
+    items.append(_per_dataset(check, on_gpu))
+    ratio = check["timed (min)"] / check["projected low"]
+    slow = check.assign(ratio=ratio)[(ratio > 1.5) & (check["projected low"] >= 0.5)]
+    if not on_gpu:  # pairs far over their CPU projection: a disturbed machine
+        items.append("Pairs that took more than 1.5 times their projection (of those projected at half a minute or "
+                     "more): " + (", ".join(f"{r.dataset} / {r.model} ({r.ratio:.1f}x)" for r in slow.itertuples())
+                                  or "none") + ".")
+    gnn_models = [m for m in dict.fromkeys(committed["model"]) if m != "MLP"]
+    both = committed.merge(timed_rows[["dataset", "model", "method", "k", "seed", "fold"]])
+    side = pd.DataFrame({"paper": pd.Series(PAPER_GLOBAL_MEAN_RANK),
+                         "committed rows": rank_summary(both, models=gnn_models)["global_mean"],
+                         "timed sweep": rank_summary(timed_rows, models=gnn_models)["global_mean"]})
+    items.append(side.rename(index=METHOD_LABELS).rename_axis("global mean rank").style.format("{:.2f}").set_caption(
+        f"Global mean rank of the split methods over the {len(check)} pairs the timed sweep covers (7 GNNs): the "
+        "same Table 3 score from both trainings"))
+    return items, span
+
+
+def timed_sweeps_report(timed_files, committed: pd.DataFrame, projection: pd.DataFrame, *, k: int = 4,
+                        seeds=(0,)) -> list:
+    """Every timed command (one ``timed_k4_seed0*.csv`` file each) with :func:`timed_sweep_report`, the pairs of
+    a file trained again alone (``re<file>``, :func:`~hpstrat_lite.reports.hpstrat.retimed_wall_time`), then
+    the commands side by side and a figure of the training minutes per dataset on each machine."""
+    from ..experiments.results import read_rows
+
+    items, spans, tables = [], {}, {}
+    for path in map(Path, timed_files):
+        tables[path.name] = timed_rows = read_rows(path)
+        report, spans[path.name] = timed_sweep_report(timed_rows, committed, projection, k=k, seeds=seeds)
+        items += [f"#### `{path.name}`", *report]
+        retimed_file = path.with_name("re" + path.name)
+        if retimed_file.exists():
+            again = retimed_wall_time(timed_rows, read_rows(retimed_file))
+            items.append(
+                f"`{retimed_file.name}` trains {', '.join(again['pairs'])} again alone ({again['runs']} runs, "
+                f"{again['same_results']} with the same best epoch and test accuracy): {again['retimed_min']:.1f} "
+                f"minutes of training against {again['timed_min']:.1f} here. With those minutes in their place the "
+                f"sweep comes to **{again['retimed_wall_min']:.0f} minutes** "
+                f"({again['retimed_wall_min'] / BUDGET_MIN:.2f} of the budget) instead of {again['wall_min']:.0f}: "
+                "a substitution, not one timed command.")
+    items.append("#### Every timed command side by side")
+    side = pd.DataFrame({name: {
+        "host": "; ".join(s["hosts"]), "device": ", ".join(sorted(tables[name]["device"].astype(str).unique())),
+        "pairs": s["pairs"], "wall (min)": s["wall_min"], "training (min)": s["train_min"]}
+        for name, s in spans.items()}).T
+    items.append(side.style.format({"wall (min)": "{:.1f}", "training (min)": "{:.1f}"}).set_caption(
+        "Wall time of each timed k = 4, seed 0 command (a file with fewer than 96 pairs is not finished)"))
+    minutes = timed_minutes_per_dataset(tables, committed, spans)
+    items.append(timed_minutes_plot(minutes))
+    return items
+
+
+def timed_minutes_per_dataset(tables: dict, committed: pd.DataFrame, spans: dict) -> pd.DataFrame:
+    """Training minutes per dataset (rows) and timed file (columns, named with their host), for the datasets
+    whose every model the file has timed."""
+    n_models = committed.groupby("dataset")["model"].nunique()
+
+    def dataset_minutes(t):
+        per = t.groupby("dataset", sort=False).agg(minutes=("seconds", "sum"), models=("model", "nunique"))
+        return per.loc[per["models"] == n_models.reindex(per.index), "minutes"] / 60
+
+    minutes = pd.DataFrame({f"{name} ({'; '.join(spans[name]['hosts']).replace('(R)', '')})": dataset_minutes(t)
+                            for name, t in tables.items()})
+    return minutes.reindex([d for d in dict.fromkeys(committed["dataset"]) if d in minutes.index])
+
+
+def timed_minutes_plot(minutes: pd.DataFrame):
+    """Horizontal bars, log scale: the training minutes per dataset of each timed command."""
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(8, 6))
+    minutes.plot.barh(logx=True, width=0.8, ax=ax)
+    ax.invert_yaxis()
+    ax.legend(fontsize=8, loc="upper center", bbox_to_anchor=(0.5, -0.12))
+    ax.set_xlabel("training minutes per dataset (log scale), all pairs timed: 8 models x 12 runs")
+    ax.set_title("The k = 4, seed 0 sweep, timed on each machine")
+    plt.close(fig)
+    return fig

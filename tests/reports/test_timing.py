@@ -1,0 +1,62 @@
+"""The GNN chapter's loading and timing reports (hpstrat_lite.reports.hpstrat / .timing) on the committed rows."""
+from pathlib import Path
+
+import matplotlib
+
+matplotlib.use("Agg")
+import pandas as pd
+import pytest
+
+from hpstrat_lite.experiments.results import read_rows
+from hpstrat_lite.reports import timing
+from hpstrat_lite.reports.hpstrat import protocol_line, protocol_rows, random_split_rows
+
+RESULTS = Path(__file__).resolve().parents[2] / "results"
+
+
+def _rows(dataset, model, method, seed, folds=4, acc=0.5):
+    return [dict(dataset=dataset, model=model, method=method, k=folds, seed=seed, fold=f, test_acc=acc + f / 100,
+                 max_epochs=1000, patience=100) for f in range(folds)]
+
+
+def test_protocol_rows_keeps_complete_pairs_only(tmp_path):
+    full = [r for m in ("random", "stratified", "hpstrat") for r in _rows("Cora", "GCN", m, 0)]
+    partial = _rows("Texas", "GCN", "random", 0)
+    other_k = _rows("Cora", "GAT", "random", 0, folds=5)
+    path = tmp_path / "rows.csv"
+    pd.DataFrame(full + partial + [dict(r, k=5) for r in other_k]).to_csv(path, index=False)
+    rows, all_rows, coverage = protocol_rows(path, k=4, seeds=[0])
+    assert set(rows["dataset"]) == {"Cora"} and len(rows) == 12
+    assert len(all_rows) == 16  # the Texas pair is a run of the protocol, not yet a complete pair
+    assert set(coverage["dataset"]) >= {"Cora", "Texas"}
+    assert protocol_line(rows, 4).startswith("12 runs: 1 datasets x 1 models x 3 split methods x 4 folds")
+    only = protocol_rows(path, k=4, seeds=[0], models=["GAT"])[1]
+    assert only.empty
+
+
+def test_protocol_rows_names_an_empty_file(tmp_path):
+    with pytest.raises(FileNotFoundError, match="results_file .*missing.csv.* has no rows"):
+        protocol_rows(tmp_path / "missing.csv", k=4, seeds=[0])
+
+
+def test_random_split_rows_filters_and_names_absent_pairs():
+    rows = pd.DataFrame(_rows("Cora", "GCN", "random", 0) + _rows("Cora", "GCN", "random", 12)
+                        + _rows("Cora", "GCN", "hpstrat", 0) + _rows("Texas", "MLP", "random", 1))
+    kept, pairs, absent = random_split_rows(rows, datasets=["Cora", "Texas"], models=["GCN", "MLP"], k=4, n_seeds=10)
+    assert len(kept) == 8 and pairs == [("Cora", "GCN"), ("Texas", "MLP")]
+    assert absent == [("Cora", "MLP"), ("Texas", "GCN")]
+
+
+def test_timing_reports_on_the_committed_sweep():
+    committed = read_rows(RESULTS / "gnn_k4_seed0.csv")
+    projection = read_rows(RESULTS / "sweep_projection.csv")
+    items = timing.projection_report(committed, committed, projection, k=4, seeds=[0], datasets=["Cora"])
+    assert isinstance(items[0], str) and "projected" in items[0]
+    other = timing.projection_report(committed, committed, projection, k=5, seeds=[0], datasets=["Cora"])
+    assert all(isinstance(i, str) or hasattr(i, "to_html") for i in other)
+    files = sorted(RESULTS.glob("timed_k4_seed0*.csv"))
+    report = timing.timed_sweeps_report(files, committed, projection)
+    assert sum(isinstance(i, str) and i.startswith("#### `timed_k4_seed0") for i in report) == len(files)
+    assert type(report[-1]).__name__ == "Figure"
+    rerun = timing.rerun_report(committed, read_rows(RESULTS / "rerun_photo_k4_seed0.csv"), projection)
+    assert "the rerun trained for" in rerun[0]
