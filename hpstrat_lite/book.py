@@ -457,6 +457,53 @@ def build_book(profile: str = "full", force: bool = False, build: bool = True, *
     return report
 
 
+# --------------------------------------------------------------------------------------------------
+# Comparing two executions
+
+#: Parts of an output that differ between two executions of the same numbers: Styler's random table ids,
+#: the code version stamped in rows and run times.
+_VOLATILE = (r"T_[0-9a-f]{5}", r"\d+\.\d+\.\d+\+[0-9a-f]{7}(\.dirty|\.copy)?", r"\d+(\.\d+)? s\b",
+             r"\d{4}-\d\d-\d\dT[\d:.+]+")
+
+
+def _shown_outputs(path) -> list[str]:
+    """The text, HTML and Markdown outputs of a notebook's code cells (images left out), volatile parts masked."""
+    import re
+
+    import nbformat
+
+    shown = []
+    for cell in nbformat.read(path, as_version=4).cells:
+        for out in cell.get("outputs", []):
+            data = out.get("data", {})
+            text = out.get("text") or data.get("text/html") or data.get("text/markdown") or data.get("text/plain")
+            if text:
+                text = "".join(text) if isinstance(text, list) else text
+                for pattern in _VOLATILE:
+                    text = re.sub(pattern, "~", text)
+                shown.append(text)
+    return shown
+
+
+def executed_differences(old_root, new_root) -> dict[str, int]:
+    """The executed notebooks under ``old_root`` and ``new_root`` (same relative paths) whose shown
+    outputs differ: ``{notebook: number of differing outputs}`` (a notebook missing on one side counts -1).
+    Tables, numbers and text are compared; figures and the volatile parts (:data:`_VOLATILE`) are not."""
+    old_root, new_root = Path(old_root), Path(new_root)
+    diffs = {}
+    for old in sorted(old_root.rglob("*.ipynb")):
+        rel = old.relative_to(old_root)
+        new = new_root / rel
+        if not new.exists():
+            diffs[str(rel)] = -1
+            continue
+        a, b = _shown_outputs(old), _shown_outputs(new)
+        n = sum(x != y for x, y in zip(a, b)) + abs(len(a) - len(b))
+        if n:
+            diffs[str(rel)] = n
+    return diffs
+
+
 def main(argv=None) -> int:
     """``python -m hpstrat_lite.book [--profile full|smoke] [--force] [--no-build] [--toc]``."""
     import argparse
@@ -468,7 +515,15 @@ def main(argv=None) -> int:
     ap.add_argument("--only", nargs="+", help="execute only these chapters")
     ap.add_argument("--workers", type=int, default=1, help="notebooks executed at the same time")
     ap.add_argument("--toc", action="store_true", help="only rewrite _toc.yml from book/notebooks.yml")
+    ap.add_argument("--compare", metavar="OLD", default=None,
+                    help="only compare the executed notebooks with those under OLD (tables, numbers, text)")
     args = ap.parse_args(argv)
+    if args.compare:
+        diffs = executed_differences(args.compare, REPO / EXECUTED)
+        for name, n in diffs.items():
+            print(f"{name}: {'missing' if n < 0 else f'{n} outputs differ'}")
+        print("same shown outputs" if not diffs else f"{len(diffs)} notebooks differ")
+        return 1 if diffs else 0
     if args.toc:
         write_toc(plan("full"), REPO / "_toc.yml")
         return 0

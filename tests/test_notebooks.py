@@ -437,3 +437,24 @@ def test_every_notebook_cell_has_an_id():
         cells = json.loads(path.read_text())["cells"]
         missing = [i for i, c in enumerate(cells) if "id" not in c]
         assert not missing, f"{path.name}: cells {missing} have no id"
+
+
+def test_executed_differences_compare_shown_outputs_not_volatile_parts(tmp_path):
+    """Two executions with the same numbers compare equal (Styler ids, code versions masked); a changed
+    number or a missing notebook is reported."""
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_notebook, new_output
+
+    def write(root, name, html, text):
+        cell = new_code_cell("x", outputs=[new_output("display_data", data={"text/html": html}),
+                                           new_output("stream", name="stdout", text=text)])
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        nbformat.write(new_notebook(cells=[cell]), root / name)
+
+    old, new = tmp_path / "old", tmp_path / "new"
+    write(old, "a.ipynb", '<table id="T_1a2b3"><td>0.91</td></table>', "engine 0.1.0+abc1234.dirty\n")
+    write(new, "a.ipynb", '<table id="T_9f8e7"><td>0.91</td></table>', "engine 0.1.0+0123456\n")
+    write(old, "b.ipynb", "<td>1.83</td>", "")
+    write(new, "b.ipynb", "<td>1.85</td>", "")
+    write(old, "c.ipynb", "<td>1</td>", "")
+    assert book.executed_differences(old, new) == {"b.ipynb": 1, "c.ipynb": -1}
