@@ -10,11 +10,13 @@ TORCH  := torch==2.13.0
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml
+$(STAMP): pyproject.toml Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH)
 	$(BIN)/python -m pip install -q -e '.[test,book]'
+	# MathJax for the offline book (copied into the built book's _static by hpstrat_lite.book)
+	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node mathjax@3
 	touch $(STAMP)
 
 test: $(STAMP)
@@ -27,9 +29,9 @@ book: $(STAMP)
 book-smoke: $(STAMP)
 	$(BIN)/hpstrat book --profile smoke
 
+# JupyterLab in notebooks/ with the .venv's own python3 kernel (the one the notebooks name); it prints its URL.
 lab: $(STAMP)
-	$(BIN)/python -m ipykernel install --sys-prefix --name hpstrat_lite --display-name "hpstrat_lite (.venv)"
-	$(BIN)/jupyter lab --notebook-dir=notebooks
+	$(BIN)/jupyter lab --notebook-dir=notebooks --no-browser $(if $(filter 0,$(shell id -u)),--allow-root)
 
 bench: $(STAMP)
 	$(BIN)/python benchmarks/bench_split.py

@@ -30,6 +30,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from ._io import atomic_write
+
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = Path("book") / "notebooks.yml"
 EXECUTED = Path("book") / "executed"
@@ -94,8 +96,9 @@ def plan(profile: str = "full", config=None) -> list[dict]:
 
     Each job is a dict: ``name`` (chapter), ``notebook`` (source path), ``output`` (executed notebook
     path, relative to the book root), ``parameters`` (papermill parameters), ``title`` (page title or
-    None), ``reads`` (results globs), ``part`` (index of its part) and ``first`` (True for the first
-    page of a chapter; the other pages of a per-dataset chapter are its sections).
+    None), ``reads`` (results globs), ``part`` (index of its part), ``first`` (True for the first
+    page of a chapter; the other pages of a per-dataset chapter are its sections) and ``show_code``
+    (the chapter's ``show_code: true``: its code cells are shown; by default they are folded).
     """
     _check_profile(profile)
     cfg = load_config() if config is None else config
@@ -108,7 +111,8 @@ def plan(profile: str = "full", config=None) -> list[dict]:
             reads = override.pop("reads", ch.get("reads", []))  # a profile may read other results (or none)
             params.update(override)
             source = ch.get("notebook", ch["name"])  # a notebook may run as several chapters (other parameters)
-            base = dict(name=ch["name"], notebook=f"notebooks/{source}.ipynb", reads=list(reads), part=p)
+            base = dict(name=ch["name"], notebook=f"notebooks/{source}.ipynb", reads=list(reads), part=p,
+                        show_code=bool(ch.get("show_code", False)))
             if ch.get("per_dataset"):
                 for i, ds in enumerate(params.pop("datasets", datasets)):
                     title = ch["title"].format(dataset=ds) if ch.get("title") else None
@@ -242,6 +246,23 @@ def _set_title(nb, title: str) -> None:
             return
 
 
+def tag_for_reading(nb, show_code: bool = False):
+    """Cell tags for the rendered page: the parameters cell and papermill's injected ``# Parameters`` cell
+    are removed from the page (``remove-cell``; the tags stay, so papermill still finds the cell), and
+    unless ``show_code`` the other code cells are folded (``hide-input``): the page reads as text, tables
+    and figures, with each cell's code one click away."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        tags = list(cell.metadata.get("tags", []))
+        if {"parameters", "injected-parameters"} & set(tags):
+            tags.append("remove-cell")
+        elif not show_code:
+            tags.append("hide-input")
+        cell.metadata["tags"] = list(dict.fromkeys(tags))
+    return nb
+
+
 def output_problems(nb) -> list[str]:
     """Outputs of an executed notebook that must not reach the book: errors, stderr streams, warnings."""
     problems = []
@@ -329,6 +350,31 @@ def _stage_smoke(stage: Path, repo: Path) -> None:
             shutil.copyfile(src, stage / rel)
 
 
+#: MathJax 3 as the project's set-up installs it (``make install``: ``npm install --prefix .venv/node mathjax@3``);
+#: ``$HPSTRAT_MATHJAX`` names another copy of its ``es5`` folder.
+MATHJAX_DIR = Path(".venv") / "node" / "node_modules" / "mathjax" / "es5"
+MATHJAX_FILES = ("tex-chtml.js", "output/chtml/fonts/woff-v2", "input/tex/extensions")
+
+
+def install_mathjax(book_root, repo=None) -> Path:
+    """Copy MathJax into ``book_root/_static/mathjax``, so the built book renders its maths with no network
+    (``_config.yml`` sets ``mathjax_path: mathjax/tex-chtml.js``). Raises ``FileNotFoundError`` naming the
+    folder and the command that installs it when MathJax is absent."""
+    repo = REPO if repo is None else Path(repo)
+    src = Path(os.environ.get("HPSTRAT_MATHJAX") or repo / MATHJAX_DIR)
+    if not (src / "tex-chtml.js").is_file():
+        raise FileNotFoundError(f"MathJax not found in {src}: run `make install` (it runs `npm install --prefix "
+                                ".venv/node mathjax@3`) or set HPSTRAT_MATHJAX to a MathJax 3 es5 folder.")
+    dest = Path(book_root) / "_static" / "mathjax"
+    for rel in MATHJAX_FILES:
+        if (src / rel).is_dir():
+            shutil.copytree(src / rel, dest / rel, dirs_exist_ok=True)
+        else:
+            (dest / rel).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copyfile(src / rel, dest / rel)
+    return dest
+
+
 def jupyter_book_build(book_root, log=print) -> Path:
     """``jupyter-book build`` of ``book_root`` with warnings as errors; returns the HTML folder.
 
@@ -337,6 +383,7 @@ def jupyter_book_build(book_root, log=print) -> Path:
     tail when Sphinx reports a warning or an error.
     """
     book_root = Path(book_root)
+    install_mathjax(book_root)
     cmd = [sys.executable, "-c", "from jupyter_book.cli.main import main; main()", "build", str(book_root),
            "--path-output", str(book_root), "--builder", "html", "--warningiserror", "--keep-going"]
     t0 = time.perf_counter()
@@ -453,8 +500,23 @@ def build_book(profile: str = "full", force: bool = False, build: bool = True, *
             for job, fut in futures:
                 finish(job, fut.result)
     if build:
+        for job in jobs:  # the page tags of every executed notebook, also of those not re-executed
+            _retag(book_root / job["output"], job.get("show_code", False))
         report["html"] = jupyter_book_build(book_root, log=log)
     return report
+
+
+def _retag(path: Path, show_code: bool) -> None:
+    """Apply :func:`tag_for_reading` to an executed notebook on disk (rewritten only when a tag changes)."""
+    import nbformat
+
+    if not path.exists():
+        return
+    nb = nbformat.read(path, as_version=4)
+    before = [list(c.metadata.get("tags", [])) for c in nb.cells]
+    tag_for_reading(nb, show_code)
+    if [list(c.metadata.get("tags", [])) for c in nb.cells] != before:
+        atomic_write(path, lambda tmp: nbformat.write(nb, tmp))
 
 
 # --------------------------------------------------------------------------------------------------

@@ -87,3 +87,34 @@ def test_book_has_intro_part_opener_and_scorecard(html):
     index = (html / "book" / "intro.html").read_text()
     for output in {job["output"] for job in book.plan("smoke")}:
         assert output.replace(".ipynb", ".html").split("/")[-1] in index, f"{output} not in the navigation"
+
+
+@pytest.mark.slow
+def test_pages_open_with_their_title_and_render_maths_offline(html):
+    """No page shows a parameters cell before its title (the cells are removed from the page, the tags stay
+    in the notebooks), result chapters fold their code, and MathJax is served from the book itself."""
+    for job in book.plan("smoke"):
+        page = (html / job["output"].replace(".ipynb", ".html")).read_text()
+        body = page[page.index('<div id="searchbox"></div>'):] if '<div id="searchbox"></div>' in page else page
+        main = body[body.index("<h1"):] if "<h1" in body else body
+        before_title = body[:body.index("<h1")] if "<h1" in body else ""
+        assert "cell_input" not in before_title and "# Parameters" not in page, job["output"]
+        assert "injected-parameters" not in page or "remove-cell" not in page, job["output"]
+        if not job["show_code"]:
+            assert "tag_hide-input" in main or "cell_input" not in main, job["output"]
+        scripts = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', page, flags=re.I)
+        assert scripts and all(not s.startswith(("http:", "https:", "//")) for s in scripts), scripts
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+
+
+def test_tag_for_reading_removes_parameters_and_folds_code():
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    nb = new_notebook(cells=[new_code_cell("k = 4", metadata={"tags": ["parameters"]}),
+                             new_code_cell("k = 5", metadata={"tags": ["injected-parameters"]}),
+                             new_markdown_cell("# Title"), new_code_cell("print(k)")])
+    book.tag_for_reading(nb)
+    assert [c.metadata.get("tags") for c in nb.cells] == [["parameters", "remove-cell"],
+                                                           ["injected-parameters", "remove-cell"], None, ["hide-input"]]
+    shown = book.tag_for_reading(new_notebook(cells=[new_code_cell("x")]), show_code=True)
+    assert shown.cells[0].metadata["tags"] == []

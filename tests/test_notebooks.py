@@ -458,3 +458,15 @@ def test_executed_differences_compare_shown_outputs_not_volatile_parts(tmp_path)
     write(new, "b.ipynb", "<td>1.85</td>", "")
     write(old, "c.ipynb", "<td>1</td>", "")
     assert book.executed_differences(old, new) == {"b.ipynb": 1, "c.ipynb": -1}
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", ["03_gnn_experiments", "04_appendix_b"])
+def test_result_chapters_run_from_the_notebooks_folder(name, tmp_path, data_root):
+    """JupyterLab starts kernels in notebooks/: the chapters read the committed results from there too."""
+    import papermill as pm
+
+    pm.execute_notebook(str(REPO / "notebooks" / f"{name}.ipynb"), str(tmp_path / "out.ipynb"),
+                        cwd=str(REPO / "notebooks"), progress_bar=False, kernel_name="python3")
+    nb = nbformat.read(tmp_path / "out.ipynb", as_version=4)
+    assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]

@@ -53,15 +53,28 @@ def code_version() -> str:
 code_version()  # the version of the code this process imports
 
 
+REPO = Path(__file__).resolve().parents[2]
+
+
+def resolve_path(path) -> Path:
+    """``path`` as given when it exists or is absolute, else relative to the repository root: a notebook
+    started from ``notebooks/`` (JupyterLab's folder) reads ``results/...`` as the book runner does."""
+    path = Path(path)
+    if path.is_absolute() or path.exists() or not (REPO / path).exists():
+        return path
+    return REPO / path
+
+
 def read_rows(path) -> pd.DataFrame:
     """Rows of a results CSV, or an empty frame when the file does not exist yet.
 
     ``path`` may also be a list of files (say the seed-0 sweep and the seeds 1-5 sweep of one
-    protocol): their rows, concatenated in order; missing files add none."""
+    protocol): their rows, concatenated in order; missing files add none. A relative path is read from the
+    working directory, else from the repository root (:func:`resolve_path`)."""
     if isinstance(path, (list, tuple)):
         frames = [f for f in (read_rows(p) for p in path) if not f.empty]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    path = Path(path)
+    path = resolve_path(path)
     if not path.exists():
         return pd.DataFrame()
     return pd.read_csv(path)
