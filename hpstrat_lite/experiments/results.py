@@ -80,6 +80,22 @@ def read_rows(path) -> pd.DataFrame:
     return pd.read_csv(path)
 
 
+def check_protocol(path, **protocol) -> None:
+    """Refuse to mix protocols in one results file: when ``path`` already holds rows and none of them has
+    the given protocol values (e.g. ``max_epochs=20, patience=20``), raise ``ValueError`` naming the file,
+    its protocol and the requested one, so that a quick try never adds rows to a committed sweep."""
+    rows = read_rows(path)
+    cols = [c for c in protocol if c in rows]
+    if rows.empty or not cols:
+        return
+    have = rows[cols].drop_duplicates().to_dict("records")
+    want = {c: protocol[c] for c in cols}
+    if not any(all(r[c] == want[c] for c in cols) for r in have):
+        raise ValueError(f"out={str(path)!r} holds rows of another protocol ({', '.join(map(str, have))}); this run "
+                         f"has {want}. Name another file with out= (--out), or leave it out: the default file "
+                         "is named by the protocol.")
+
+
 def write_rows_atomic(df: pd.DataFrame, path) -> None:
     """Write ``df`` to ``path`` as CSV atomically (see :func:`atomic_write`)."""
     path = Path(path)

@@ -20,16 +20,22 @@ from ..core._validate import check_k, check_n_bins, check_seeds
 from ..core.folds import SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_cpu, host_name
-from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from .results import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
 
 RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience"]
 """Columns that identify one run; a row with the same key is never trained twice."""
 
 
-def default_results_path(k: int, seeds) -> Path:
-    """``results/gnn_k<k>_seed<s>.csv`` for one seed, ``results/gnn_k<k>_seeds<a>-<b>.csv`` for several."""
+def default_results_path(k: int, seeds, *, max_epochs: int = 1000, patience: int = 100, n_bins: int = 10) -> Path:
+    """``results/gnn_k<k>_seed<s>.csv`` for one seed, ``results/gnn_k<k>_seeds<a>-<b>.csv`` for several, under
+    the paper's protocol (1000 epochs, patience 100, B = 10); another protocol's file names it, e.g.
+    ``gnn_k4_seed0_e20_p20.csv``, so a quick try never lands in a committed sweep."""
     seeds = sorted(seeds)
     tag = f"seed{seeds[0]}" if len(seeds) == 1 else f"seeds{seeds[0]}-{seeds[-1]}"
+    if (max_epochs, patience) != (1000, 100):
+        tag += f"_e{max_epochs}_p{patience}"
+    if n_bins != 10:
+        tag += f"_b{n_bins}"
     return RESULTS_DIR / f"gnn_k{k}_{tag}.csv"
 
 
@@ -109,7 +115,9 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
         raise ValueError(f"workers must be an integer >= 1; got {workers!r}.")
     if not isinstance(fresh_process, bool):
         raise ValueError(f"fresh_process must be True or False; got {fresh_process!r}.")
-    out = Path(out) if out is not None else default_results_path(k, seeds)
+    out = Path(out) if out is not None else default_results_path(k, seeds, max_epochs=max_epochs, patience=patience,
+                                                                 n_bins=n_bins)
+    check_protocol(out, max_epochs=max_epochs, patience=patience, n_bins=n_bins)
     grid = dict(k=k, seeds=seeds, methods=methods, n_bins=n_bins, out=out, root=root, device=device,
                 max_epochs=max_epochs, patience=patience, runs_per_batch=runs_per_batch, version=version)
     bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not progress)

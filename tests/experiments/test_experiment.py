@@ -491,3 +491,26 @@ def test_sweep_masks_are_every_round_of_the_three_split_methods(data_root, monke
         for i in range(4):
             assert torch.equal(te[:, 4 * m + i], folds == i)
             assert torch.equal(va[:, 4 * m + i], folds == (i + 1) % 4)
+
+
+def test_a_quick_run_of_another_protocol_leaves_committed_results_untouched(data_root, tmp_path, monkeypatch):
+    """`hpstrat experiment --max-epochs 20 --patience 20` on a committed sweep's file refuses; without --out it
+    writes its own file named by the protocol."""
+    import shutil
+
+    from hpstrat_lite.experiments import sweep
+
+    committed = Path(__file__).resolve().parents[2] / "results" / "gnn_k4_seed0.csv"
+    copy = tmp_path / "gnn_k4_seed0.csv"
+    shutil.copyfile(committed, copy)
+    before = copy.read_bytes()
+    with pytest.raises(ValueError, match=r"holds rows of another protocol .*'max_epochs': 20"):
+        sweep.run_experiment(["Texas"], models=["MLP"], out=copy, max_epochs=20, patience=20, progress=False)
+    assert copy.read_bytes() == before
+    monkeypatch.setattr(sweep, "RESULTS_DIR", tmp_path)
+    assert sweep.default_results_path(4, [0], max_epochs=20, patience=20).name == "gnn_k4_seed0_e20_p20.csv"
+    assert sweep.default_results_path(4, [0]).name == "gnn_k4_seed0.csv"
+    rows = sweep.run_experiment(["Texas"], models=["MLP"], methods=["random"], max_epochs=5, patience=5,
+                                progress=False)
+    assert (tmp_path / "gnn_k4_seed0_e5_p5.csv").exists() and len(rows) == 4
+    assert copy.read_bytes() == before
