@@ -71,13 +71,12 @@ def test_plan_runs_per_dataset_chapters_once_per_dataset_and_smoke_stays_small()
                if not j["name"].startswith(PART2_PREFIXES))
     assert {j["name"] for j in smoke} == {j["name"] for j in full}
     gnn = {p: next(j for j in book.plan(p, cfg) if j["name"] == "03_gnn_experiments") for p in book.PROFILES}
-    assert gnn["full"]["reads"] == ["results/gnn_k4_*.csv", "results/sweep_projection.csv", "results/rerun_*.csv",
-                                   "results/timed_*.csv"] and "recompute" not in gnn["full"]["parameters"]
+    assert gnn["full"]["reads"] == ["results/gnn_k4_*.csv"] and "recompute" not in gnn["full"]["parameters"]
     assert gnn["smoke"]["reads"] == [] and gnn["smoke"]["parameters"]["recompute"] is True  # never reads results/
-    # every page of the GNN-experiments notebook shows times scaled from the projection: a new
-    # projection must re-execute all of them, not only the k = 4 page
+    # the timing appendix shows the projection and the timed sweeps: a new projection re-executes it
     pages = [j for j in full if j["notebook"] == "notebooks/03_gnn_experiments.ipynb"]
-    assert len(pages) == 3 and all("results/sweep_projection.csv" in j["reads"] for j in pages)
+    running = next(j for j in full if j["name"] == "appendix_running")
+    assert len(pages) == 3 and {"results/sweep_projection.csv", "results/timed_*.csv"} <= set(running["reads"])
 
 
 def test_committed_toc_is_generated_from_the_config_and_its_pages_exist():
@@ -224,11 +223,11 @@ def quality_rows(values):
 def test_table2_claims_agree_only_when_they_hold_on_every_dataset():
     good = {"random": (0.5, 9.0, 0.01), "stratified": (0.5, 0.3, 0.008), "hpstrat": (0.5, 0.9, 0.001)}
     card = scorecard.fold_metric_claims(quality_rows({"A": good, "B": good}))
-    assert card["verdict"].tolist() == ["agree"] * 4
+    assert card["verdict"].tolist() == ["agrees"] * 4
     assert card["ours"].tolist() == ["2/2 datasets"] * 4
     bad = {"random": (0.5, 0.1, 0.01), "stratified": (0.25, 0.3, 0.0005), "hpstrat": (0.5, 0.9, 0.001)}
     card = scorecard.fold_metric_claims(quality_rows({"A": good, "B": bad})).set_index("claim")
-    assert (card["verdict"] == "disagree").all()
+    assert (card["verdict"] == "disagrees").all()
     assert card["ours"].str.contains(r"1/2 datasets \(not on B\)").all()
 
 
@@ -249,7 +248,7 @@ def test_bins_claims_name_the_failing_dataset_and_b():
     rows += [{"dataset": "A", "method": m, "n_bins": np.nan, "seed": 0, "chd": 0.01, "cdd": 1.0, "w1": 0.01}
              for m in ("random", "stratified")]
     card = scorecard.bins_claims(pd.DataFrame(rows))
-    assert card.loc[0, "verdict"] == "disagree" and "A (B=2)" in card.loc[0, "ours"]
+    assert card.loc[0, "verdict"] == "disagrees" and "A (B=2)" in card.loc[0, "ours"]
     ranks = scorecard.bins_ranks(pd.DataFrame(rows))
     assert ranks.loc[10, "chd mean rank"] == 1.0 and ranks.loc[2, "chd mean rank"] == 3.0
 
@@ -315,22 +314,22 @@ def test_gnn_claims_check_the_paper_and_name_missing_datasets():
     assert card.loc["Table 4", "ours"].startswith("3/3 datasets") and "not yet: D" in card.loc["Table 4", "ours"]
     t3 = card.loc["Table 3"]
     assert t3.iloc[0]["ours"].startswith("1.00 / 2.00 / 3.00 (3 datasets x 2 GNNs")  # MLP is not ranked
-    assert (card["verdict"].drop("Appendix E") == "agree").all()
+    assert (card["verdict"].drop("Appendix E") == "agrees").all()
     assert card.loc["Table C.4", "ours"] == "100% of 6 pairs"
-    assert card.loc["Appendix E", "verdict"] == "agree" and "(A)" in card.loc["Appendix E", "ours"]
+    assert card.loc["Appendix E", "verdict"] == "agrees" and "(A)" in card.loc["Appendix E", "ours"]
     bad = scorecard.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0})).set_index("section")
-    assert (bad["verdict"].drop("Appendix E") == "disagree").all()
+    assert (bad["verdict"].drop("Appendix E") == "disagrees").all()
     assert "not for GAT, GCN" in bad.loc["Table 3"].iloc[1]["ours"]
     one = scorecard.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0}, datasets=("A",)))
-    assert one.set_index("section").loc["Table 4", "verdict"] == "disagree"  # 0/1 is not 13/15
+    assert one.set_index("section").loc["Table 4", "verdict"] == "disagrees"  # 0/1 is not 13/15
 
 
 def test_gnn_k5_claim_checks_the_order_of_the_global_mean_ranks():
     good = scorecard.gnn_k5_claims(sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0}, k=5))
-    assert len(good) == 1 and good["section"].iloc[0] == "Table 3, k = 5" and good["verdict"].iloc[0] == "agree"
+    assert len(good) == 1 and good["section"].iloc[0] == "Table 3, k = 5" and good["verdict"].iloc[0] == "agrees"
     assert "k = 4; order only" in good["paper"].iloc[0]
     bad = scorecard.gnn_k5_claims(sweep_rows({"random": 2.0, "stratified": 1.0, "hpstrat": 3.0}, k=5))
-    assert bad["verdict"].iloc[0] == "disagree"
+    assert bad["verdict"].iloc[0] == "disagrees"
 
 
 def test_complete_pairs_drop_pairs_with_missing_methods_or_folds():
@@ -364,14 +363,14 @@ def test_gnn_seeds_claim_ranks_pairs_that_have_every_seed():
     good = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
     both = pd.concat([good, good[good["dataset"] != "C"].assign(seed=1)], ignore_index=True)
     card = scorecard.gnn_seeds_claims(both, datasets=["A", "B", "C"])
-    assert card["section"].tolist() == ["Table 3, 6 seeds"] and card["verdict"].iloc[0] == "agree"
+    assert card["section"].tolist() == ["Table 3, 6 seeds"] and card["verdict"].iloc[0] == "agrees"
     assert "over split seeds 0-1" in card["claim"].iloc[0] and "not yet: C" in card["ours"].iloc[0]
     partial = both[~((both["dataset"] == "B") & (both["model"] == "GAT"))]  # B has GCN only
     assert "(2 datasets x 2 GNNs, 3 pairs; not yet: C)" in scorecard.gnn_seeds_claims(partial, ["A", "B", "C"])["ours"].iloc[0]
     assert "seed 0; order only" in card["paper"].iloc[0]
     # seed 1 reverses the order strongly: averaged over both seeds HpStrat has the largest std
     reversed_ = sweep_rows({"random": 0.1, "stratified": 2.0, "hpstrat": 9.0}).assign(seed=1)
-    assert scorecard.gnn_seeds_claims(pd.concat([good, reversed_]))["verdict"].iloc[0] == "disagree"
+    assert scorecard.gnn_seeds_claims(pd.concat([good, reversed_]))["verdict"].iloc[0] == "disagrees"
 
 
 def test_appendix_b_claims_count_significant_pairs():
@@ -380,13 +379,13 @@ def test_appendix_b_claims_count_significant_pairs():
     rows = pd.DataFrame({"dataset": np.repeat(["A", "B"], 100), "model": "GCN", "test_homophily": h,
                          "test_acc": np.r_[0.5 + 0.4 * h[:100], 0.7 * np.ones(100)] + rng.normal(0, 0.05, 200)})
     card = scorecard.appendix_b_claims(rows)
-    assert card.loc[0, "ours"].startswith("significant on 1/2 pairs (A/GCN)") and card.loc[0, "verdict"] == "disagree"
-    assert card.loc[1, "verdict"] == "disagree" and "(0/1 in the paper's range)" in card.loc[1, "ours"]  # R² ~ 0.6
+    assert card.loc[0, "ours"].startswith("significant on 1/2 pairs (A/GCN)") and card.loc[0, "verdict"] == "disagrees"
+    assert card.loc[1, "verdict"] == "disagrees" and "(0/1 in the paper's range)" in card.loc[1, "ours"]  # R² ~ 0.6
     rows.loc[rows["dataset"] == "B", "test_acc"] = 0.5 + 0.4 * h[100:] + rng.normal(0, 0.05, 100)
-    assert scorecard.appendix_b_claims(rows).loc[0, "verdict"] == "agree"
+    assert scorecard.appendix_b_claims(rows).loc[0, "verdict"] == "agrees"
     noisy = rows.assign(test_acc=0.5 + 0.1 * rows["test_homophily"] + rng.normal(0, 0.05, 200))
     card = scorecard.appendix_b_claims(noisy)  # a weak effect: R² inside the paper's range
-    assert card["verdict"].tolist() == ["agree", "agree"], card["ours"].tolist()
+    assert card["verdict"].tolist() == ["agrees", "agrees"], card["ours"].tolist()
 
 
 def test_scorecard_reads_a_missing_results_file_as_not_run(tmp_path):

@@ -294,3 +294,75 @@ def random_split_rows(rows: pd.DataFrame, *, datasets, models, k: int, n_seeds: 
     pairs = list(dict.fromkeys(zip(rows["dataset"], rows["model"])))
     absent = [(d, m) for d in datasets for m in models if (d, m) not in pairs]
     return rows, pairs, absent
+
+
+#: Fewest non-zero paired differences the Wilcoxon test is run on (with 5, the smallest two-sided p is 0.0625).
+MIN_TEST_PAIRS = 6
+
+
+def stability_tests(rows: pd.DataFrame, models=None, alpha: float = 0.05) -> dict:
+    """Is HpStrat's cross-fold spread smaller than the other methods'? Paired tests over (dataset, model) pairs.
+
+    For each other method X, a two-sided Wilcoxon signed-rank test on the paired cross-fold stds
+    (:func:`cross_fold_std`, averaged over split seeds) of HpStrat and X, with the median difference
+    HpStrat - X (accuracy points) and the matched-pairs rank-biserial correlation
+    :math:`r = (W^+ - W^-)/(W^+ + W^-)` as effect size (negative: HpStrat smaller); and the Friedman test of
+    the three methods with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`. The verdict of a comparison is
+    ``"HpStrat smaller"`` or ``"HpStrat larger"`` when its p-value is below ``alpha``, else
+    ``"inconclusive"`` (also when fewer than :data:`MIN_TEST_PAIRS` pairs differ: no test is run, p is NaN).
+
+    Returns a dict: ``pairwise`` (one row per other method: pairs, median difference, share of pairs
+    where HpStrat is smaller, W statistic, p-value, r, verdict), ``friedman`` (statistic, p-value, W,
+    pairs) and ``mean_std`` (mean std per method over the pairs).
+    """
+    from scipy.stats import friedmanchisquare, wilcoxon
+
+    wide = cross_fold_std(rows, models).pivot_table(index=["dataset", "model"], columns="method", values="std")
+    if "hpstrat" not in wide:
+        raise ValueError(f"rows must contain the method 'hpstrat'; got {list(wide.columns)}.")
+    wide = wide.dropna()
+    out = []
+    for other in [m for m in ("stratified", "random") if m in wide]:
+        d = wide["hpstrat"] - wide[other]
+        nz = d[d != 0]
+        ranks = nz.abs().rank()
+        w_plus, w_minus = ranks[nz > 0].sum(), ranks[nz < 0].sum()
+        r = (w_plus - w_minus) / (w_plus + w_minus) if len(nz) else float("nan")
+        # with fewer than 6 non-zero differences no two-sided p-value can fall below 0.05: no test
+        stat, p = wilcoxon(wide["hpstrat"], wide[other]) if len(nz) >= MIN_TEST_PAIRS else (float("nan"), float("nan"))
+        verdict = ("inconclusive" if not p < alpha else "HpStrat smaller" if r < 0 else "HpStrat larger")
+        out.append({"against": other, "pairs": len(d), "median_diff": float(d.median()),
+                    "share_hpstrat_smaller": float((d < 0).mean()), "wilcoxon_W": float(stat), "p_value": float(p),
+                    "rank_biserial_r": float(r), "verdict": verdict})
+    methods = [m for m in ("hpstrat", "stratified", "random") if m in wide]
+    if len(methods) >= 3 and len(wide) >= MIN_TEST_PAIRS:
+        chi2, p_f = friedmanchisquare(*(wide[m] for m in methods))
+        kendall_w = chi2 / (len(wide) * (len(methods) - 1))
+    else:
+        chi2, p_f, kendall_w = float("nan"), float("nan"), float("nan")
+    return {"pairwise": pd.DataFrame(out).set_index("against"),
+            "friedman": {"statistic": float(chi2), "p_value": float(p_f), "kendall_w": float(kendall_w),
+                         "pairs": len(wide)},
+            "mean_std": wide[methods].mean()}
+
+
+def stability_verdict(tests: dict, alpha: float = 0.05) -> str:
+    """The sentence a page may state about HpStrat's spread, read from :func:`stability_tests`."""
+    parts = []
+    for other, t in tests["pairwise"].iterrows():
+        name = {"stratified": "class-stratified", "random": "random"}[other]
+        stat = (f"median difference {t['median_diff']:+.2f} points over {t['pairs']} pairs, "
+                + (f"Wilcoxon p = {t['p_value']:.3g}, r = {t['rank_biserial_r']:+.2f}" if t["p_value"] == t["p_value"]
+                   else f"too few pairs for a test (at least {MIN_TEST_PAIRS})"))
+        if t["verdict"] == "inconclusive":
+            parts.append(f"against {name} k-fold the difference is **inconclusive** ({stat})")
+        else:
+            word = "smaller" if t["verdict"] == "HpStrat smaller" else "larger"
+            parts.append(f"HpStrat's cross-fold std is **{word}** than {name} k-fold's ({stat})")
+    f = tests["friedman"]
+    if f["p_value"] != f["p_value"]:
+        return "; ".join(parts) + f"; too few pairs ({f['pairs']}) for the Friedman test."
+    friedman = (f"the Friedman test of the three methods gives p = {f['p_value']:.3g} (Kendall's W = "
+                f"{f['kendall_w']:.2f}): " + ("the methods' ranks differ by more than chance"
+                                              if f["p_value"] < alpha else "their ranks do not differ by more than chance"))
+    return "; ".join(parts) + "; " + friedman + "."

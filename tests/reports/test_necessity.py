@@ -308,7 +308,7 @@ def test_claims_verdicts(tmp_path):
         df.to_csv(f, index=False)
     card = scorecard.part2_scorecard(*files)
     assert list(card.columns) == ["section", "claim", "paper", "ours", "verdict"]
-    assert list(card["verdict"]) == ["agree", "agree", "agree", "agree", "disagree", "agree"]
+    assert list(card["verdict"]) == ["agrees", "agrees", "agrees", "agrees", "disagrees", "agrees"]
     assert card.loc[0, "ours"].endswith("(not yet: Photo, CS, Physics)")
     assert card.loc[2, "ours"] == "WS1000: MLP 51.0, GCN 60.0 (gap +9.0)"
     # the scorecard counts a feature point once all its evaluation seeds landed: one seed short, not judged
