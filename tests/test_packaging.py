@@ -31,3 +31,20 @@ def test_top_level_layout():
 def test_torch_is_pinned_to_the_cpu_wheel_on_disk():
     deps = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]["dependencies"]
     assert "torch==2.13.0" in deps  # an unpinned torch pulls a multi-GB CUDA build
+
+
+def test_readme_is_a_short_user_document():
+    """What it is, the two commands, papermill, the five lines, the CLI, data, results, citation: no diary."""
+    text = (REPO / "README.md").read_text()
+    assert len(text) <= 10_000
+    for needed in ("make test", "make book", "papermill notebooks/", "from hpstrat_lite import", "hpstrat experiment",
+                   "HPSTRAT_DATA", "results/README.md", "benchmarks/README.md", "## Cite"):
+        assert needed in text, needed
+    assert not re.search(r"\b20\d\d-\d\d-\d\d\b", text), "dates belong in benchmarks/README.md"
+    assert not re.search(r"\bsession|\bcommit [0-9a-f]{7}", text, flags=re.I)
+
+
+def test_readme_five_lines_run(data_root):
+    block = (REPO / "README.md").read_text().split("## The library in five lines")[1].split("```python")[1]
+    code = block.split("```")[0]
+    exec(compile(code, "README.md", "exec"), {})
