@@ -104,7 +104,7 @@ def test_pages_open_with_their_title_and_render_maths_offline(html):
             assert "tag_hide-input" in main or "cell_input" not in main, job["output"]
         scripts = re.findall(r'<script[^>]*src="([^"]*mathjax[^"]*)"', page, flags=re.I)
         assert scripts and all(not s.startswith(("http:", "https:", "//")) for s in scripts), scripts
-    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file()
+    assert (html / "_static" / "mathjax" / "tex-chtml.js").is_file() and (html / "_static" / "hpstrat.css").is_file()
 
 
 def test_tag_for_reading_removes_parameters_and_folds_code():

@@ -595,7 +595,7 @@ def _spmm_select(crow, col, val, h, out, rows, rows_ptr):
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
 def _spmm_plain(crow, col, val, h, out):
     """The plain loop :func:`_spmm` must match bit for bit: one entry at a time, accumulated in ``out``
-    (the kernel up to stop 13; kept as the tests' reference and the baseline of ``bench_spmm.py``)."""
+    (kept as the tests' reference and the baseline of ``bench_spmm.py``)."""
     R, N, D = out.shape
     for r in range(R):
         hr = h[r]

@@ -6,7 +6,7 @@ model (:func:`hpstrat_lite.engine.train.train_runs`), then their rows are append
 ``results/``. Restarting the same command skips runs whose rows exist, so a killed sweep loses only
 the batch it was in, and not even that: a batch saves its training state every few minutes
 (``results/.<file>.checkpoints/``, see :func:`hpstrat_lite.engine.train.train_runs`) and the restarted command
-continues it, so a batch that takes hours (H2GCN on Amazon-Computers) can span sessions.
+continues it, so a batch that takes hours (H2GCN on Amazon-Computers) survives being stopped.
 """
 from __future__ import annotations
 
@@ -300,7 +300,7 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
                        long: int = 10, root=None, out=None, progress: bool = True) -> pd.DataFrame:
     """What the finished (dataset, model) pairs of a sweep would cost with the engine imported now.
 
-    A sweep trained over several sessions by several engine versions does not say, in its ``seconds``,
+    A sweep trained in several runs by several engine versions does not say, in its ``seconds``,
     what one pass of today's code costs. For each pair with rows in ``rows`` (k, seed and protocol
     taken from them), the same runs are built (every fold of every split method) and
     :func:`hpstrat_lite.engine.train.train_runs` is timed on CPU for ``short`` and ``long`` fixed epochs (no early

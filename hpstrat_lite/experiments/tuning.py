@@ -516,7 +516,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     eval_batch : int, optional
         Evaluation seeds trained together in one batch, whose rows are written when it ends
         (default: all ``n_eval`` at once, the fastest). On a large graph, ``1`` lands each seed's
-        ``k`` runs as soon as they finish, so a long evaluation can be spread over several sessions.
+        ``k`` runs as soon as they finish, so a long evaluation can be stopped and resumed.
     precision : {"float32", "bfloat16"}
         Precision of the dense matrix products (:func:`hpstrat_lite.engine.train.train_runs`); written in the
         rows and part of the study's key, so float32 and bfloat16 studies resume separately.

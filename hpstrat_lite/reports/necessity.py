@@ -47,7 +47,7 @@ PAPER = {
 PAPER_NODE = {d: {"mlp": None, "gcn": None} for d in NODE_DATASETS}
 
 #: Paper Tables 3 and 4 and Figure 2: link prediction test ROC AUC (x 100), ``(mean, std)`` or a
-#: bare mean. Table 3's random baseline is 50 by construction of ROC AUC (issue 5 quotes it).
+#: bare mean. Table 3's random baseline is 50 by construction of ROC AUC.
 PAPER_LINK = {
     "WS1000": {"random": (50.0, None), "mlp": None, "gcn": None},
     **{f"WS1000_{g}": {"mlp": None, "gcn": None} for g in WS_GAMMAS},

@@ -332,7 +332,7 @@ def gnn_k5_claims(rows, datasets=None) -> "pd.DataFrame":
 
 
 def gnn_seeds_claims(rows, datasets=None) -> "pd.DataFrame":
-    """Scorecard row for the k = 4 protocol over several split seeds (the issue's seeds 0..5): the std
+    """Scorecard row for the k = 4 protocol over several split seeds (seeds 0..5): the std
     of each (dataset, GNN, method) is averaged over seeds before ranking
     (:func:`hpstrat_lite.reports.hpstrat.cross_fold_std`), on the pairs that have every seed
     (:func:`complete_pairs`). Does the main text's order hold?"""
