@@ -24,10 +24,10 @@ def _cmd_datasets(args) -> int:
 
 
 def _load_with_homophily(name, root):
-    from .datasets import load_dataset
+    from .graphs import as_graph
     from .homophily import node_homophily
 
-    data = load_dataset(name, root=root)
+    data = as_graph(name, root=root)  # a dataset name or a graph file
     y = data.y.numpy()
     return data, y, node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
 
