@@ -257,3 +257,54 @@ def load_audit(out) -> AuditResult:
             raise FileNotFoundError(f"{str(folder / name)!r} does not exist; run audit(..., out={str(folder)!r}) "
                                     f"(or hpstrat audit --out {folder}) first.")
     return AuditResult.from_rows(read_rows(folder / ROWS_FILE), pd.read_csv(folder / QUALITY_FILE))
+
+
+#: The notebook :func:`render_report` executes (shipped with the package).
+REPORT_TEMPLATE = Path(__file__).resolve().parent / "templates" / "audit_report.ipynb"
+REPORT_FILE = "report.html"
+
+
+def render_report(out, template=None, kernel_name: str = "python3") -> Path:
+    """Write the one-page report ``out/report.html`` of an audit written to the folder ``out``.
+
+    The template notebook (default :data:`REPORT_TEMPLATE`) is executed with papermill (parameter
+    ``out``: it reads ``rows.csv`` and ``quality.csv`` there with :func:`load_audit`) and converted to
+    HTML without its code cells by nbconvert: the fold-quality table, a figure of the cross-fold spread
+    per model and method, the tables of the audit and the verdict in words. Needs papermill, nbconvert
+    and a Jupyter kernel ``kernel_name`` that imports this library (the ``book`` extra installs them).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``out`` lacks the audit's files, or the template is missing.
+    RuntimeError
+        The template notebook failed (the message names the error).
+    """
+    import nbformat
+
+    try:
+        import papermill as pm
+        from nbconvert import HTMLExporter
+    except ImportError as err:
+        raise RuntimeError(f"the HTML report needs papermill and nbconvert ({err}); install them with "
+                           f"pip install 'hpstrat_lite[book]'.") from None
+    folder = Path(out).absolute()
+    load_audit(folder)  # the files are there and readable, before a kernel starts
+    template = Path(template) if template is not None else REPORT_TEMPLATE
+    if not template.is_file():
+        raise FileNotFoundError(f"report template {str(template)!r} does not exist.")
+    with tempfile.TemporaryDirectory(prefix="hpstrat-report-") as tmp:
+        executed = Path(tmp) / "report.ipynb"
+        try:
+            pm.execute_notebook(str(template), str(executed), parameters={"out": str(folder)},
+                                kernel_name=kernel_name, cwd=str(folder), progress_bar=False, log_output=False)
+        except pm.PapermillExecutionError as err:
+            raise RuntimeError(f"the report notebook failed: {err.ename}: {err.evalue}") from None
+        nb = nbformat.read(executed, as_version=4)
+    exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
+    body, _ = exporter.from_notebook_node(nb)
+    from .results import atomic_write
+
+    path = folder / REPORT_FILE
+    atomic_write(path, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))
+    return path
