@@ -258,7 +258,7 @@ def canonical_graph(data: Data, name: str | None = None, sparse_features: bool =
     if y.dim() != 1:
         raise ValueError(f"data.y must hold one class label per node (shape [num_nodes]); got shape "
                          f"{tuple(y.shape)} (multi-label or one-hot targets are not supported: pass class ids).")
-    n = int(data.num_nodes) if data.num_nodes is not None else int(y.numel())
+    n = int(data.num_nodes) if "num_nodes" in data else int(y.numel())  # else one node per label
     labels = check_labels(y.cpu(), n, name="data.y")  # integer-valued, no NaN, non-negative, one per node
     y_new, num_classes = _labels(labels)
     y_new = y.cpu() if torch.equal(y_new, y.cpu()) and y.dtype == torch.int64 else y_new

@@ -193,7 +193,11 @@ def _train_one(factory, label, x, edge_index, y, num_classes, masks, lr, weight_
     opt = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
 
     def logits():
-        out = model(x, edge_index)
+        try:
+            out = model(x, edge_index)
+        except TypeError as err:  # a forward that does not take (x, edge_index)
+            raise ValueError(f"model {label}: forward(x, edge_index) failed: {err}; the module's forward must take "
+                             f"the node features and edge_index and return logits.") from None
         if not torch.is_tensor(out) or tuple(out.shape) != (x.shape[0], num_classes):
             shape = tuple(out.shape) if torch.is_tensor(out) else type(out).__name__
             raise ValueError(f"model {label}: forward(x, edge_index) must return logits of shape [num_nodes, "
