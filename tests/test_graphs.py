@@ -211,3 +211,19 @@ def test_dense_x_reproduces_the_committed_sweep(texas, model):
     assert [r["epochs_run"] for r in rows] == ref["epochs_run"].tolist()
     np.testing.assert_allclose([r["test_acc"] for r in rows], ref["test_acc"], rtol=0, atol=1e-6)
     np.testing.assert_allclose([r["val_loss"] for r in rows], ref["val_loss"], rtol=1e-5)
+
+
+def test_cli_takes_a_graph_file_wherever_it_takes_a_dataset(tmp_path, capsys):
+    from hpstrat_lite.cli import main
+
+    d = _messy(_graph())
+    np.savez(tmp_path / "mine.npz", edges=d.edge_index.numpy().T, node_labels=d.y.numpy(), node_features=d.x.numpy())
+    path = str(tmp_path / "mine.npz")
+    assert main(["split", "--dataset", path, "--k", "4", "--out", str(tmp_path / "f.npy")]) == 0
+    assert np.load(tmp_path / "f.npy").shape == (60,) and "mine: hpstrat k=4" in capsys.readouterr().out
+    assert main(["quality", "--dataset", path, "--k", "4", "--seeds", "2"]) == 0
+    assert "hpstrat" in capsys.readouterr().out
+    assert main(["datasets", path]) == 0
+    assert "mine" in capsys.readouterr().out
+    assert main(["quality", "--dataset", str(tmp_path / "gone.npz")]) == 2
+    assert "gone.npz' does not exist" in capsys.readouterr().err
