@@ -124,7 +124,7 @@ def as_graph(dataset, root=None, *, name: str | None = None, sparse_features: bo
                                                                           or Path(dataset).is_file())):
         return load_graph(dataset, name=name, sparse_features=sparse_features)
     if isinstance(dataset, str):
-        raise ValueError(f"dataset={dataset!r} is neither a known dataset nor a graph file; allowed: a name "
+        raise ValueError(f"dataset={dataset!r} is not a known dataset and not a graph file; allowed: a name "
                          f"(case-insensitive: {', '.join(DATASETS)}), a path of a {' / '.join(GRAPH_SUFFIXES)} "
                          f"file, or a torch_geometric.data.Data.")
     raise ValueError(f"dataset must be a dataset name, a path of a {' / '.join(GRAPH_SUFFIXES)} file or a "

@@ -129,7 +129,7 @@ def test_bad_inputs_name_the_problem(tmp_path):
         as_graph(Data(x=d.x, edge_index=d.edge_index.float(), y=d.y))
     with pytest.raises(ValueError, match=r"data.x must have shape \[num_nodes, num_features\] = \[60, F\]"):
         as_graph(Data(x=d.x[:10], edge_index=d.edge_index, y=d.y, num_nodes=60))
-    with pytest.raises(ValueError, match=r"'Kora' is neither a known dataset nor a graph file.*Cora"):
+    with pytest.raises(ValueError, match=r"'Kora' is not a known dataset and not a graph file.*Cora"):
         as_graph("Kora")
     with pytest.raises(FileNotFoundError, match=r"graph file .*missing.npz' does not exist"):
         load_graph(tmp_path / "missing.npz")
