@@ -13,7 +13,8 @@ from .quality import fold_quality, quality_table
 from .ranking import friedman_test, rank_methods, rank_tables
 from .splitters import HomophilyStratifiedKFold, HpStratSplit
 
-_LAZY = {"load_dataset": "datasets", "dataset_summary": "datasets", "available_datasets": "datasets"}
+_LAZY = {"load_dataset": "datasets", "dataset_summary": "datasets", "available_datasets": "datasets",
+         "load_graph": "graphs", "as_graph": "graphs"}
 
 
 def __getattr__(name):  # torch_geometric is imported only when a dataset is asked for

@@ -147,7 +147,9 @@ def _dataset_plan(name, grid):
     """``(data, h, plan)``: the loaded dataset, its node homophily and the folds of every (method, seed)."""
     from .datasets import load_dataset
 
-    data = grid.get("graphs", {}).get(name) or load_dataset(name, root=grid["root"], sparse_features=True)
+    data = grid.get("graphs", {}).get(name)  # a user's graph, already made undirected and simple
+    if data is None:
+        data = load_dataset(name, root=grid["root"], sparse_features=True)
     y, h = _labels_and_homophily(data)
     plan = [(method, seed, make_folds(method, h, y, grid["k"], seed=seed, n_bins=grid["n_bins"]))
             for method in grid["methods"] for seed in grid["seeds"]]

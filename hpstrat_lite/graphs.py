@@ -261,7 +261,7 @@ def canonical_graph(data: Data, name: str | None = None, sparse_features: bool =
     n = int(data.num_nodes) if "num_nodes" in data else int(y.numel())  # else one node per label
     labels = check_labels(y.cpu(), n, name="data.y")  # integer-valued, no NaN, non-negative, one per node
     y_new, num_classes = _labels(labels)
-    y_new = y.cpu() if torch.equal(y_new, y.cpu()) and y.dtype == torch.int64 else y_new
+    y_new = y.cpu() if y.dtype == torch.int64 and torch.equal(y_new, y.cpu()) else y_new  # keep the caller's
 
     ei = getattr(data, "edge_index", None)
     if ei is None:
