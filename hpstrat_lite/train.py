@@ -621,7 +621,8 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     Parameters
     ----------
     data : torch_geometric.data.Data
-        ``x`` (dense, or sparse CSR/COO: kept sparse), ``edge_index`` (messages flow
+        ``x`` (dense, or sparse CSR/COO: kept sparse; the dense ``x`` of :func:`hpstrat_lite.load_dataset`
+        is multiplied in the sparse form it was made from, :mod:`hpstrat_lite.feature_layout`), ``edge_index`` (messages flow
         ``edge_index[0] -> edge_index[1]``; :func:`hpstrat_lite.load_dataset` gives the undirected
         simple graph), ``y`` (class ids ``0..C-1``).
     model : str or callable
