@@ -127,8 +127,10 @@ def as_graph(dataset, root=None, *, name: str | None = None, sparse_features: bo
         raise ValueError(f"dataset={dataset!r} is not a known dataset and not a graph file; allowed: a name "
                          f"(case-insensitive: {', '.join(DATASETS)}), a path of a {' / '.join(GRAPH_SUFFIXES)} "
                          f"file, or a torch_geometric.data.Data.")
-    raise ValueError(f"dataset must be a dataset name, a path of a {' / '.join(GRAPH_SUFFIXES)} file or a "
-                     f"torch_geometric.data.Data; got {type(dataset).__name__}.")
+    raise ValueError(f"dataset={dataset!r} is not a known dataset, a graph file or a Data; allowed: a name "
+                     f"(case-insensitive: {', '.join(DATASETS)}), a path (str or os.PathLike) of a "
+                     f"{' / '.join(GRAPH_SUFFIXES)} file, or a torch_geometric.data.Data; got a "
+                     f"{type(dataset).__name__}.")
 
 
 def load_graph(path, *, name: str | None = None, sparse_features: bool = False) -> Data:
