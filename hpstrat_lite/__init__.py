@@ -25,7 +25,8 @@ from .core.quality import fold_quality, quality_table
 from .core.ranking import friedman_test, rank_methods, rank_tables
 from .core.splitters import HomophilyStratifiedKFold, HpStratSplit
 
-_LAZY = {"load_dataset": "data.datasets", "dataset_summary": "data.datasets", "available_datasets": "data.datasets"}
+_LAZY = {"load_dataset": "data.datasets", "dataset_summary": "data.datasets", "available_datasets": "data.datasets",
+         "load_graph": "data.graphs", "as_graph": "data.graphs"}
 
 
 def __getattr__(name):  # torch_geometric is imported only when a dataset is asked for

@@ -9,6 +9,10 @@
     hpstrat tune node --datasets Cora CiteSeer         # Part II: tuned MLP and GCN (also link, features)
     hpstrat tune progress                              # how far the Part II studies are
     hpstrat book [--profile smoke] [--force]           # execute notebooks, build the HTML book
+    hpstrat audit --data graph.npz --models GCN mypkg.nets:make --k 4 --seeds 0 1 2 --out audit/
+
+A ``--dataset`` / ``--datasets`` / ``--data`` value is a dataset name or the path of a graph file
+(:func:`hpstrat_lite.data.graphs.load_graph`: a torch.save'd ``Data`` or an ``.npz``).
 """
 from __future__ import annotations
 
@@ -26,10 +30,10 @@ def _cmd_datasets(args) -> int:
 
 
 def _load_with_homophily(name, root):
-    from .data.datasets import load_dataset
+    from .data.graphs import as_graph
     from .core.homophily import node_homophily
 
-    data = load_dataset(name, root=root)
+    data = as_graph(name, root=root)  # a dataset name or a graph file
     y = data.y.numpy()
     return data, y, node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
 
@@ -202,6 +206,24 @@ def _cmd_tune(args) -> int:
     return 0
 
 
+def _cmd_audit(args) -> int:
+    from .experiments.audit import audit, render_report
+
+    result = audit(args.data, args.models, k=args.k, seeds=args.seeds, methods=args.methods, n_bins=args.bins,
+                   max_epochs=args.max_epochs, patience=args.patience, out=args.out, root=args.root,
+                   device=args.device, progress=True)
+    print(result.summary())
+    print(f"\nrows: {Path(args.out) / 'rows.csv'}")
+    if args.no_report:
+        return 0
+    try:
+        print(f"report: {render_report(args.out)}")
+    except RuntimeError as err:
+        print(f"hpstrat audit: report not written: {err}", file=sys.stderr)
+        return 1
+    return 0
+
+
 def _cmd_book(args) -> int:
     from .book import build_book
 
@@ -215,7 +237,7 @@ def build_parser() -> argparse.ArgumentParser:
     sub = parser.add_subparsers(dest="command", required=True)
 
     p = sub.add_parser("datasets", help="print the Table 1 summary (nodes, edges, classes, homophily)")
-    p.add_argument("names", nargs="*", help="dataset names (default: all)")
+    p.add_argument("names", nargs="*", help="dataset names or graph files (default: all datasets)")
     p.add_argument("--download", action="store_true",
                    help="download a missing dataset from its upstream URL (default: report it as missing)")
     p.set_defaults(func=_cmd_datasets)
@@ -303,6 +325,23 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
     p.set_defaults(func=_cmd_tune)
+
+    p = sub.add_parser("audit", help="audit a graph: spread of test accuracy over folds per model and split method, "
+                                     "ranks, Friedman test, best model, fold quality, an HTML report")
+    p.add_argument("--data", required=True, help="dataset name or graph file (.pt: a saved Data; .npz: edges / "
+                                                 "edge_index, node_labels / y, optional node_features / x)")
+    p.add_argument("--models", nargs="+", required=True,
+                   help="built-in model names and/or factories 'module:function' importable from PYTHONPATH")
+    p.add_argument("--methods", nargs="+", default=["random", "stratified", "hpstrat"])
+    p.add_argument("--k", type=int, default=4)
+    p.add_argument("--seeds", type=int, nargs="+", default=[0])
+    p.add_argument("--bins", type=int, default=10)
+    p.add_argument("--max-epochs", type=int, default=1000)
+    p.add_argument("--patience", type=int, default=100)
+    p.add_argument("--device", default="auto")
+    p.add_argument("--out", required=True, help="folder for rows.csv, quality.csv and report.html (a rerun resumes)")
+    p.add_argument("--no-report", action="store_true", help="skip the HTML report (papermill + nbconvert)")
+    p.set_defaults(func=_cmd_audit)
 
     p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")
     p.add_argument("--profile", default="full", help="parameter profile from the book config (full, smoke)")

@@ -63,21 +63,24 @@ def quality_table(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, metho
     """Fold quality of every split method on every dataset and seed (HpStrat Table 2 / Appendix D input).
 
     Returns a long ``pandas.DataFrame`` with one row per (dataset, method, seed): ``sdd``, ``cdd``, ``chd``,
-    ``w1`` plus ``k``, ``n_bins``. ``datasets`` are names for :func:`load_dataset` or loaded ``Data``.
+    ``w1`` plus ``k``, ``n_bins``. ``datasets`` (or one of them) are names for :func:`load_dataset`,
+    paths of graph files or ``Data`` objects: a user's graph is made undirected and simple first
+    (:func:`hpstrat_lite.data.graphs.as_graph`) and named by its ``name``.
     """
     import pandas as pd
     from tqdm.auto import tqdm
 
-    from ..data.datasets import load_dataset
     from .folds import SPLIT_METHODS, make_folds
+    from ..data.graphs import as_graph, is_single_graph
     from .homophily import node_homophily
 
     methods = SPLIT_METHODS if methods is None else tuple(methods)
     n_bins = check_n_bins(n_bins)
     seeds = check_seeds(seeds)
     rows = []
-    for ds in tqdm(list(datasets), desc="datasets", disable=not progress):
-        data = load_dataset(ds, root=root) if isinstance(ds, str) else ds
+    datasets = [datasets] if is_single_graph(datasets) else list(datasets)
+    for ds in tqdm(datasets, desc="datasets", disable=not progress):
+        data = as_graph(ds, root=root)
         y = data.y.numpy()
         h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
         for method in methods:

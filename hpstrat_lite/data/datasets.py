@@ -551,7 +551,7 @@ def _to_record(data: Data, name: str) -> dict:
     return rec
 
 
-def _from_record(rec: dict) -> Data:
+def _from_record(rec: dict, sparse_features: bool = False) -> Data:
     if "x" in rec:
         x = rec["x"]
     else:
@@ -559,13 +559,19 @@ def _from_record(rec: dict) -> Data:
             warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
             x = torch.sparse_csr_tensor(rec["x_crow"], rec["x_col"], rec["x_val"], size=tuple(rec["x_shape"].tolist()),
                                         check_invariants=True)
+        if not sparse_features:  # dense for the user; the engine still multiplies the CSR form
+            from .feature_layout import dense_features
+
+            x = dense_features(x)
     data = Data(x=x, edge_index=rec["edge_index"], y=rec["y"], num_nodes=int(rec["y"].numel()))
     data.name = rec["name"]
     data.num_classes = int(rec["num_classes"])
-    return data
+    from .graphs import mark_canonical
+
+    return mark_canonical(data)
 
 
-def load_dataset(name, root=None, *, download: bool = True) -> Data:
+def load_dataset(name, root=None, *, download: bool = True, sparse_features: bool = False) -> Data:
     """Load one of the 18 datasets as an undirected simple graph.
 
     Parameters
@@ -578,13 +584,20 @@ def load_dataset(name, root=None, *, download: bool = True) -> Data:
         Data root with the raw files in PyG layout (see :func:`data_root`); may be read-only.
     download : bool
         Download missing raw files from upstream (never when ``HPSTRAT_OFFLINE=1``).
+    sparse_features : bool
+        Return bag-of-words features as a sparse CSR tensor (:func:`feature_tensor`) instead of a
+        dense one. Default False: ``x`` is dense, as PyG's own loaders return it; the training engine
+        still multiplies the sparse form (:mod:`hpstrat_lite.data.feature_layout`), so both give the same
+        numbers. The sparse form saves memory on the large bag-of-words graphs (Coauthor-Physics:
+        about 1.1 GB dense).
 
     Returns
     -------
     torch_geometric.data.Data
         ``edge_index`` (int64, both directions of each undirected edge once, no self-loops, sorted by
-        row then column), ``y`` (int64 in ``0..C-1``), ``x`` (float32; sparse CSR for bag-of-words
-        features, see :func:`feature_tensor`), ``num_nodes``, ``name`` (canonical) and ``num_classes``.
+        row then column), ``y`` (int64 in ``0..C-1``), ``x`` (float32, dense and strided; sparse CSR
+        for bag-of-words features with ``sparse_features=True``, see :func:`feature_tensor`),
+        ``num_nodes``, ``name`` (canonical) and ``num_classes``.
 
     Raises
     ------
@@ -594,19 +607,21 @@ def load_dataset(name, root=None, *, download: bool = True) -> Data:
         Raw files missing and not downloadable; names the dataset, the expected files and the URL.
     """
     spec = get_spec(name)
+    if not isinstance(sparse_features, bool):
+        raise ValueError(f"sparse_features must be True or False; got {sparse_features!r}.")
     root = data_root(root)
     raw = _find_raw(spec, root)
     if raw is not None:  # fast path: a finished cache file is complete (it was moved into place whole)
         path = _cache_file(spec, raw)
         if path.is_file():
-            return _from_record(torch.load(path, weights_only=True))
+            return _from_record(torch.load(path, weights_only=True), sparse_features)
     with _locked(spec):
         raw = _raw_folder(spec, root, download)
         path = _cache_file(spec, raw)
         if not path.is_file():  # another process may have finished it while we waited for the lock
             rec = _to_record(_read(spec, raw), spec.name)
             atomic_write(path, lambda tmp: torch.save(rec, tmp))
-    return _from_record(torch.load(path, weights_only=True))
+    return _from_record(torch.load(path, weights_only=True), sparse_features)
 
 
 def graph_summary(data: Data) -> dict:
@@ -627,17 +642,24 @@ def graph_summary(data: Data) -> dict:
 def dataset_summary(names=None, root=None, *, download: bool = False):
     """HpStrat Table 1 for several datasets, one row each (default: all 18).
 
-    Columns: ``dataset``, ``nodes``, ``edges`` (undirected, each counted once), ``features``,
+    ``names`` holds dataset names, paths of graph files (:func:`hpstrat_lite.data.graphs.load_graph`) or
+    ``Data`` objects (:func:`hpstrat_lite.data.graphs.as_graph`), or is one of them. Columns: ``dataset``, ``nodes``, ``edges`` (undirected, each counted once), ``features``,
     ``classes``, ``homophily`` (mean node homophily, isolated nodes excluded), ``isolated`` and
     ``status`` (``"ok"``, or ``"missing: ..."`` for a dataset whose raw files are absent; such a row
     has empty statistics instead of an error). Nothing is downloaded unless ``download=True``.
     """
     import pandas as pd
 
-    names = list(DATASETS) if names is None else [names] if isinstance(names, str) else list(names)
-    specs = [get_spec(n) for n in names]  # unknown names fail before any loading
+    from .graphs import as_graph, is_dataset_name, is_single_graph
+
+    names = list(DATASETS) if names is None else [names] if is_single_graph(names) else list(names)
+    # unknown names fail before any loading; a user's graph (path or Data) is read and checked here
+    specs = [get_spec(n) if is_dataset_name(n) else as_graph(n) for n in names]
     rows = []
     for spec in specs:
+        if not isinstance(spec, DatasetSpec):
+            rows.append({**graph_summary(spec), "status": "ok"})
+            continue
         try:
             row = {**graph_summary(load_dataset(spec.name, root, download=download)), "status": "ok"}
         except FileNotFoundError:

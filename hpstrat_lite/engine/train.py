@@ -65,6 +65,7 @@ import torch
 
 from ..core._validate import check_int
 from . import models as _models
+from ..data.feature_layout import engine_features
 from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, build_model, check_model, check_precision, matmul_precision,
                      native_bfloat16)
 from .operators import RunRows, SparseOp, graph_operators
@@ -266,8 +267,8 @@ def features(x, feature_norm, device) -> Features:
         weakref.finalize(x, _FEATURE_CACHE.pop, key, None)
     cache = _FEATURE_CACHE[key]
     ck = (feature_norm, str(device))
-    if ck not in cache:
-        cache[ck] = Features(x, feature_norm, device)
+    if ck not in cache:  # a dense x made from sparse features is multiplied in that sparse form
+        cache[ck] = Features(engine_features(x), feature_norm, device)
     return cache[ck]
 
 
@@ -433,7 +434,7 @@ def _data_fingerprint(data) -> str:
     import hashlib
 
     digest = hashlib.sha1(data.edge_index.cpu().numpy().tobytes())
-    x = data.x
+    x = engine_features(data.x)
     if x.layout == torch.sparse_csr:
         parts = (x.crow_indices(), x.col_indices(), x.values())
     elif x.is_sparse:
@@ -622,11 +623,16 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     Parameters
     ----------
     data : torch_geometric.data.Data
-        ``x`` (dense, or sparse CSR/COO: kept sparse), ``edge_index`` (messages flow
+        ``x`` (dense, or sparse CSR/COO: kept sparse; the dense ``x`` of :func:`hpstrat_lite.load_dataset`
+        is multiplied in the sparse form it was made from, :mod:`hpstrat_lite.data.feature_layout`), ``edge_index`` (messages flow
         ``edge_index[0] -> edge_index[1]``; :func:`hpstrat_lite.load_dataset` gives the undirected
         simple graph), ``y`` (class ids ``0..C-1``).
-    model : str
-        One of :data:`hpstrat_lite.engine.models.MODELS`.
+    model : str or callable
+        One of :data:`hpstrat_lite.engine.models.MODELS`, or a factory ``factory(in_channels, out_channels)``
+        returning a ``torch.nn.Module`` whose ``forward(x, edge_index)`` gives logits: its runs are
+        trained one at a time under the same protocol (:func:`hpstrat_lite.engine.user_models.train_factory_runs`;
+        ``hidden``, ``num_layers``, ``dropout``, ``feature_norm``, ``runs_per_batch``, ``checkpoint`` and
+        ``precision`` do not apply to it).
     train_mask, val_mask, test_mask : torch.Tensor of bool, shape ``[N, R]`` (or ``[N]`` for R = 1)
         One column per run (PyG's multi-split layout, e.g. :func:`hpstrat_lite.fold_masks`).
     seeds : sequence of int
@@ -677,6 +683,12 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     >>> tr, va, te = fold_masks(random_folds(data.y, 4, seed=0), 4)        # doctest: +SKIP
     >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3])     # doctest: +SKIP
     """
+    if not isinstance(model, str):  # a user's model factory (a module instance gets a ValueError there)
+        from .user_models import train_factory_runs
+
+        return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, lr=lr,
+                                  weight_decay=weight_decay, max_epochs=max_epochs, patience=patience,
+                                  device=device, progress=progress, num_threads=num_threads)
     model = check_model(model)
     hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
           "dropout": _check_float(dropout, "dropout", 0.0, 1.0, high_open=True),

@@ -131,7 +131,7 @@ def load_part2_dataset(name, root=None, seed=0):
         return make_ws1000(gamma, seed=seed)
     from ..data.datasets import load_dataset
 
-    return load_dataset(name, root=root)
+    return load_dataset(name, root=root, sparse_features=True)  # feature subsets slice the sparse form
 
 
 def results_file(task, results_dir=None):

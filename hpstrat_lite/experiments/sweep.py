@@ -54,10 +54,16 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
 
     Parameters
     ----------
-    datasets : sequence of str
-        Names for :func:`hpstrat_lite.load_dataset`.
-    models : sequence of str, optional
-        Default: every model of :data:`hpstrat_lite.engine.models.MODELS` (7 GNNs and the MLP reference).
+    datasets : sequence of str, paths or Data (or one of them)
+        Names for :func:`hpstrat_lite.load_dataset`, paths of graph files
+        (:func:`hpstrat_lite.data.graphs.load_graph`) or ``Data`` objects, made undirected and simple by
+        :func:`hpstrat_lite.data.graphs.as_graph`; rows name a user's graph by its ``name``.
+    models : sequence of str or callables, optional
+        Default: every model of :data:`hpstrat_lite.engine.models.MODELS` (7 GNNs and the MLP reference). A
+        factory ``factory(in_channels, out_channels) -> torch.nn.Module`` (or ``"module:function"``)
+        trains one run at a time under the same protocol (:mod:`hpstrat_lite.engine.user_models`); its rows
+        name it ``module.qualname``. With ``workers > 1`` or ``fresh_process`` a factory must be
+        importable by the worker processes (defined in a module, not in a notebook).
     k, seeds, methods, n_bins
         Folds per split, split seeds, split methods (default random, stratified, hpstrat), bins B.
     out : path, optional
@@ -97,11 +103,15 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     from tqdm.auto import tqdm
 
     from ..data.datasets import get_spec
-    from ..engine.models import MODELS, check_model
+    from ..data.graphs import as_graph, is_dataset_name, is_single_graph
+    from ..engine.models import MODELS
     from ..engine.train import train_runs
+    from ..engine.user_models import model_label, resolve_model
 
     version = code_version()  # of the code imported now, which trains every run of this call
-    models = list(MODELS) if models is None else [check_model(m) for m in models]
+    models = list(MODELS) if models is None else [resolve_model(m) for m in models]
+    factories = {model_label(m): m for m in models if not isinstance(m, str)}
+    models = [model_label(m) for m in models]
     methods = list(SPLIT_METHODS) if methods is None else list(methods)
     for m in methods:
         if m not in SPLIT_METHODS:
@@ -109,8 +119,11 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     seeds = check_seeds(seeds)
     check_k(k, None)
     check_n_bins(n_bins)
-    datasets = [datasets] if isinstance(datasets, str) else list(datasets)
-    datasets = [get_spec(name).name for name in datasets]  # every name is checked before any training
+    datasets = [datasets] if is_single_graph(datasets) else list(datasets)
+    # every name is checked before any training; a user's graph (file or Data) is read and checked here
+    datasets = [get_spec(d).name if is_dataset_name(d) else as_graph(d, root=root) for d in datasets]
+    graphs = {g.name: g for g in datasets if not isinstance(g, str)}
+    datasets = [d if isinstance(d, str) else d.name for d in datasets]
     if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
         raise ValueError(f"workers must be an integer >= 1; got {workers!r}.")
     if not isinstance(fresh_process, bool):
@@ -119,7 +132,8 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
                                                                  n_bins=n_bins)
     check_protocol(out, max_epochs=max_epochs, patience=patience, n_bins=n_bins)
     grid = dict(k=k, seeds=seeds, methods=methods, n_bins=n_bins, out=out, root=root, device=device,
-                max_epochs=max_epochs, patience=patience, runs_per_batch=runs_per_batch, version=version)
+                max_epochs=max_epochs, patience=patience, runs_per_batch=runs_per_batch, version=version,
+                graphs=graphs, factories=factories)
     bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not progress)
     done = _finished_keys(read_rows(out))
     # a finished pair costs nothing: no dataset loaded, no process started
@@ -142,7 +156,9 @@ def _dataset_plan(name, grid):
     """``(data, h, plan)``: the loaded dataset, its node homophily and the folds of every (method, seed)."""
     from ..data.datasets import load_dataset
 
-    data = load_dataset(name, root=grid["root"])
+    data = grid.get("graphs", {}).get(name)  # a user's graph, already made undirected and simple
+    if data is None:
+        data = load_dataset(name, root=grid["root"], sparse_features=True)
     y, h = _labels_and_homophily(data)
     plan = [(method, seed, make_folds(method, h, y, grid["k"], seed=seed, n_bins=grid["n_bins"]))
             for method in grid["methods"] for seed in grid["seeds"]]
@@ -169,7 +185,8 @@ def _run_pair(dataset, model, grid, done, train_runs) -> set:
     if not runs:
         return set()
     out = grid["out"]
-    rows = _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, grid["device"],
+    rows = _train_and_describe(data, grid.get("factories", {}).get(model, model), runs, k, h, n_bins, max_epochs,
+                               patience, grid["device"],
                                grid["runs_per_batch"], train_runs, grid["version"],
                                checkpoint=out.parent / f".{out.stem}.checkpoints")
     append_rows(out, rows)
@@ -252,6 +269,10 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
                          seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
                          max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch,
                          checkpoint=checkpoint)
+    if not isinstance(model, str):  # a user's factory: rows name it module.qualname
+        from ..engine.user_models import model_label
+
+        model = model_label(model)
     stamp = time.strftime("%Y-%m-%dT%H:%M:%S")
     rows = []
     for (method, seed, fold, folds), res, test in zip(runs, results, test_mask.T):
@@ -346,7 +367,7 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
         load_s = 0.0
         if loaded is None or loaded[0] != name:
             start = time.perf_counter()
-            data = load_dataset(name, root=root)
+            data = load_dataset(name, root=root, sparse_features=True)
             loaded = (name, data, *_labels_and_homophily(data))
             load_s = time.perf_counter() - start
         _, data, y, h = loaded

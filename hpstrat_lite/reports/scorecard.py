@@ -435,7 +435,7 @@ def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 
     from ..data.datasets import load_dataset
     from ..core.quality import quality_table
 
-    graphs = [load_dataset(d, root=root) for d in datasets]
+    graphs = [load_dataset(d, root=root, sparse_features=True) for d in datasets]  # folds only: no dense x
     quality = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins)
     parts = [fold_metric_claims(quality), bins_claims(bins_table(graphs, bins=bins, k=k, seeds=seeds)),
              _results_claims(gnn_results, stability_claims, "Section 5.2"),

@@ -65,13 +65,14 @@ def mirror_folder(name):
 
 @pytest.fixture(scope="module")
 def loaded():
-    """Load each mirror dataset at most once in this module (Physics and Computers are the slow ones)."""
+    """Load each mirror dataset at most once in this module (Physics and Computers are the slow ones), with
+    bag-of-words features in their sparse form (the dense default is tested in tests/test_graphs.py)."""
     cache = {}
 
     def get(name):
         mirror_folder(name)
         if name not in cache:
-            cache[name] = load_dataset(name, root=MIRROR)
+            cache[name] = load_dataset(name, root=MIRROR, sparse_features=True)
         return cache[name]
     return get
 

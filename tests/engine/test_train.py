@@ -585,7 +585,7 @@ def test_gprgnn_gamma_has_no_weight_decay():
 def test_cora_batch_equals_solo_sparse_equals_dense():
     from hpstrat_lite import load_dataset
 
-    data = load_dataset("Cora")
+    data = load_dataset("Cora", sparse_features=True)
     assert data.x.layout == torch.sparse_csr
     tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
     kw = dict(max_epochs=30, patience=5, device="cpu")

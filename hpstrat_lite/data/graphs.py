@@ -1,0 +1,312 @@
+"""Stage 1 for a user's graph: a file or a PyG ``Data`` -> the same undirected simple graph as the loaders.
+
+Every evaluation of the library (:func:`hpstrat_lite.quality_table`,
+:func:`hpstrat_lite.experiments.sweep.run_experiment`, :func:`hpstrat_lite.dataset_summary`,
+:func:`hpstrat_lite.experiments.audit.audit`, the ``hpstrat`` command line) takes a dataset as
+
+* a name of the built-in registry (:data:`hpstrat_lite.data.datasets.DATASETS`, via
+  :func:`hpstrat_lite.load_dataset`),
+* a path of a graph file (:func:`load_graph`: a PyG ``Data`` saved with ``torch.save``, or an ``.npz``),
+* or a ``torch_geometric.data.Data``;
+
+:func:`as_graph` turns each into the canonical graph of the data flow (HpStrat Section 3): ``edge_index``
+symmetrised, deduplicated, without self-loops, sorted by row then column (int64), exactly as
+:func:`hpstrat_lite.data.datasets.simple_undirected` does for the built-in datasets; ``y`` mapped to class ids
+``0..C-1`` in sorted order of the raw labels; ``x`` dense ``float32`` (the engine keeps bag-of-words
+features sparse inside, :mod:`hpstrat_lite.data.feature_layout`); ``num_nodes``, ``name`` and
+``num_classes``. A graph that is already canonical (returned by one of these functions and unchanged
+since) is returned as it is, without re-normalising.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import weakref
+from pathlib import Path
+
+import numpy as np
+import torch
+from torch_geometric.data import Data
+
+from ..core._validate import check_labels
+
+#: File types :func:`load_graph` reads.
+GRAPH_SUFFIXES = (".pt", ".pth", ".npz")
+
+_CANONICAL: dict = {}  # id(Data) -> identity and in-place versions of its x, edge_index and y
+
+
+def _stamp(data) -> tuple:
+    return tuple((id(t), t._version) if torch.is_tensor(t) else (id(t), None)
+                 for t in (data.x, data.edge_index, data.y))
+
+
+def mark_canonical(data: Data) -> Data:
+    """Record that ``data`` is a canonical graph (as long as its ``x``, ``edge_index`` and ``y`` are
+    the same tensors, unchanged in place); :func:`as_graph` then returns it as it is."""
+    key = id(data)
+    if key not in _CANONICAL:
+        weakref.finalize(data, _CANONICAL.pop, key, None)
+    _CANONICAL[key] = _stamp(data)
+    return data
+
+
+def _is_canonical(data) -> bool:
+    return _CANONICAL.get(id(data)) == _stamp(data)
+
+
+def is_dataset_name(obj) -> bool:
+    """True for a string naming a built-in dataset (case-insensitive, see
+    :func:`hpstrat_lite.data.datasets.get_spec`)."""
+    from .datasets import get_spec
+
+    if not isinstance(obj, str):
+        return False
+    try:
+        get_spec(obj)
+    except ValueError:
+        return False
+    return True
+
+
+def is_single_graph(obj) -> bool:
+    """True for one dataset (a name, a path or a ``Data``), False for a sequence of them."""
+    return isinstance(obj, (str, os.PathLike, Data))
+
+
+def _looks_like_path(text: str) -> bool:
+    return Path(text).suffix.lower() in GRAPH_SUFFIXES or os.sep in text or "/" in text
+
+
+def as_graph(dataset, root=None, *, name: str | None = None, sparse_features: bool = False) -> Data:
+    """The canonical undirected simple graph of a dataset name, a graph file or a ``Data``.
+
+    Parameters
+    ----------
+    dataset : str, os.PathLike or torch_geometric.data.Data
+        A built-in dataset name (:func:`hpstrat_lite.load_dataset`), a path of a ``.pt`` / ``.npz``
+        graph file (:func:`load_graph`), or a ``Data`` with ``edge_index`` and ``y`` (``x`` optional).
+    root : path, optional
+        Data root of the built-in datasets.
+    name : str, optional
+        Name of a user's graph in result rows. Default: ``data.name`` when it is a string, the file's
+        stem for a file, else ``graph-<hash>`` (a hash of ``edge_index`` and ``y``, so rows written for
+        one graph are never taken for another's when a run resumes).
+    sparse_features : bool
+        Keep bag-of-words features as a sparse CSR tensor (see :func:`hpstrat_lite.load_dataset`).
+
+    Returns
+    -------
+    torch_geometric.data.Data
+        ``x`` (float32), ``edge_index`` (the undirected simple graph, int64, sorted), ``y`` (int64 in
+        ``0..C-1``), ``num_nodes``, ``name``, ``num_classes``. Directed edges are symmetrised,
+        duplicate edges counted once and self-loops dropped, as for the built-in datasets. A ``Data``
+        without ``x`` gets identity features (one-hot node ids, ``[N, N]``).
+
+    Raises
+    ------
+    ValueError
+        An unknown dataset name; a ``Data`` without ``y`` or ``edge_index``, with non-integer or
+        negative labels, with node ids outside ``0..N-1`` or features of the wrong shape (the message
+        names which).
+    FileNotFoundError
+        A path that does not exist.
+    """
+    from .datasets import DATASETS, load_dataset
+
+    if isinstance(dataset, Data):
+        if _is_canonical(dataset) and (name is None or name == getattr(dataset, "name", None)):
+            return dataset
+        return canonical_graph(dataset, name=name, sparse_features=sparse_features)
+    if isinstance(dataset, str) and is_dataset_name(dataset):
+        return load_dataset(dataset, root=root, sparse_features=sparse_features)
+    if isinstance(dataset, os.PathLike) or (isinstance(dataset, str) and (_looks_like_path(dataset)
+                                                                          or Path(dataset).is_file())):
+        return load_graph(dataset, name=name, sparse_features=sparse_features)
+    if isinstance(dataset, str):
+        raise ValueError(f"dataset={dataset!r} is not a known dataset and not a graph file; allowed: a name "
+                         f"(case-insensitive: {', '.join(DATASETS)}), a path of a {' / '.join(GRAPH_SUFFIXES)} "
+                         f"file, or a torch_geometric.data.Data.")
+    raise ValueError(f"dataset={dataset!r} is not a known dataset, a graph file or a Data; allowed: a name "
+                     f"(case-insensitive: {', '.join(DATASETS)}), a path (str or os.PathLike) of a "
+                     f"{' / '.join(GRAPH_SUFFIXES)} file, or a torch_geometric.data.Data; got a "
+                     f"{type(dataset).__name__}.")
+
+
+def load_graph(path, *, name: str | None = None, sparse_features: bool = False) -> Data:
+    """A user's graph from a file, as the same undirected simple graph :func:`hpstrat_lite.load_dataset`
+    returns.
+
+    Two formats:
+
+    * ``.pt`` / ``.pth``: a ``torch_geometric.data.Data`` saved with ``torch.save`` (or a dict with
+      the keys below). The file is unpickled: load only files you trust.
+    * ``.npz`` (``numpy.savez``): ``edges`` (``[E, 2]`` node pairs) or ``edge_index`` (``[2, E]``);
+      ``node_labels`` or ``y`` (one integer label per node); optionally ``node_features`` or ``x``
+      (``[N, F]``). This is the layout of the filtered Chameleon / Squirrel and Roman-empire files.
+
+    Edges may be directed or repeated: the graph is made undirected and simple (:func:`as_graph`).
+
+    Parameters
+    ----------
+    path : str or os.PathLike
+        The file.
+    name : str, optional
+        Name of the graph in result rows (default: the file name without its suffix).
+    sparse_features : bool
+        Keep bag-of-words features sparse (see :func:`hpstrat_lite.load_dataset`).
+
+    Raises
+    ------
+    FileNotFoundError
+        ``path`` does not exist.
+    ValueError
+        An unsupported suffix, an unreadable file, a missing key (the message names the file, the key
+        and the keys present), or bad contents (see :func:`as_graph`).
+
+    Examples
+    --------
+    >>> import numpy as np, tempfile, os
+    >>> f = os.path.join(tempfile.mkdtemp(), "toy.npz")
+    >>> np.savez(f, edges=np.array([[0, 1], [1, 2], [1, 0]]), node_labels=np.array([0, 0, 1]))
+    >>> g = load_graph(f)
+    >>> g.name, g.edge_index.tolist(), g.num_classes
+    ('toy', [[0, 1, 1, 2], [1, 0, 2, 1]], 2)
+    """
+    if not isinstance(path, (str, os.PathLike)):
+        raise ValueError(f"path must be a file path (str or os.PathLike); got {type(path).__name__}.")
+    path = Path(path).expanduser()
+    suffix = path.suffix.lower()
+    if not path.is_file():
+        raise FileNotFoundError(f"graph file {str(path)!r} does not exist"
+                                + (" (it is a folder)" if path.is_dir() else "")
+                                + f"; expected a {' / '.join(GRAPH_SUFFIXES)} file.")
+    if suffix not in GRAPH_SUFFIXES:
+        raise ValueError(f"graph file {str(path)!r} has suffix {suffix!r}; allowed: {', '.join(GRAPH_SUFFIXES)} "
+                         f"(a torch.save'd Data, or an .npz with edges / edge_index and node_labels / y).")
+    name = path.stem if name is None else name
+    if suffix == ".npz":
+        try:
+            with np.load(path, allow_pickle=False) as z:
+                fields = {k: z[k] for k in z.files}
+        except Exception as err:  # zipfile.BadZipFile, OSError, ValueError: not an npz
+            raise ValueError(f"graph file {str(path)!r} cannot be read as .npz: {type(err).__name__}: {err}") from None
+        return canonical_graph(_data_from_fields(fields, str(path)), name=name, sparse_features=sparse_features)
+    try:
+        obj = torch.load(path, weights_only=False, map_location="cpu")
+    except Exception as err:  # pickle errors, RuntimeError for a non-torch file
+        raise ValueError(f"graph file {str(path)!r} cannot be read with torch.load: {type(err).__name__}: "
+                         f"{err}") from None
+    if isinstance(obj, dict):
+        obj = _data_from_fields(obj, str(path))
+    if not isinstance(obj, Data):
+        raise ValueError(f"graph file {str(path)!r} holds a {type(obj).__name__}; expected a "
+                         f"torch_geometric.data.Data (torch.save(data, path)) or a dict of its tensors.")
+    return canonical_graph(obj, name=name, sparse_features=sparse_features)
+
+
+def _data_from_fields(fields: dict, where: str) -> Data:
+    """A ``Data`` from the arrays of an ``.npz`` (or a saved dict): see :func:`load_graph`."""
+    def pick(*keys, required=True):
+        for key in keys:
+            if key in fields and fields[key] is not None:
+                return key, fields[key]
+        if required:
+            raise ValueError(f"graph file {where!r} has no key {' or '.join(map(repr, keys))}; it has "
+                             f"{sorted(fields)}.")
+        return None, None
+
+    key, edges = pick("edge_index", "edges")
+    edges = torch.as_tensor(np.asarray(edges) if not torch.is_tensor(edges) else edges)
+    if key == "edges":
+        if edges.dim() != 2 or edges.shape[1] != 2:
+            raise ValueError(f"graph file {where!r}: edges must have shape [E, 2] (one node pair per row); got "
+                             f"{tuple(edges.shape)}.")
+        edges = edges.t()
+    elif edges.dim() != 2 or edges.shape[0] != 2:
+        raise ValueError(f"graph file {where!r}: edge_index must have shape [2, E]; got {tuple(edges.shape)}.")
+    _, y = pick("y", "node_labels")
+    _, x = pick("x", "node_features", required=False)
+    y = torch.as_tensor(np.asarray(y) if not torch.is_tensor(y) else y)
+    data = Data(edge_index=edges, y=y, num_nodes=int(y.shape[0]) if y.dim() else None)
+    if x is not None:
+        data.x = x if torch.is_tensor(x) else torch.as_tensor(np.asarray(x))
+    return data
+
+
+def _graph_hash(edge_index: torch.Tensor, y: torch.Tensor) -> str:
+    digest = hashlib.sha1(edge_index.contiguous().numpy().tobytes())
+    digest.update(y.contiguous().numpy().tobytes())
+    return digest.hexdigest()[:8]
+
+
+def canonical_graph(data: Data, name: str | None = None, sparse_features: bool = False) -> Data:
+    """A user's ``Data`` as the canonical undirected simple graph (see :func:`as_graph`); a new ``Data``
+    whose ``edge_index`` and ``y`` are the input's own tensors when they were canonical already."""
+    from .datasets import _labels, feature_tensor, simple_undirected
+    from .feature_layout import dense_features
+
+    if not isinstance(data, Data):
+        raise ValueError(f"data must be a torch_geometric.data.Data; got {type(data).__name__}.")
+    if not isinstance(sparse_features, bool):
+        raise ValueError(f"sparse_features must be True or False; got {sparse_features!r}.")
+    y = getattr(data, "y", None)
+    if y is None:
+        raise ValueError("data has no node labels: data.y is missing; set data.y to one integer class label per "
+                         "node (a LongTensor of shape [num_nodes]).")
+    y = torch.as_tensor(y) if not isinstance(y, np.ndarray) else torch.from_numpy(y)
+    if y.dim() == 2 and y.shape[1] == 1:
+        y = y.view(-1)
+    if y.dim() != 1:
+        raise ValueError(f"data.y must hold one class label per node (shape [num_nodes]); got shape "
+                         f"{tuple(y.shape)} (multi-label or one-hot targets are not supported: pass class ids).")
+    n = int(data.num_nodes) if "num_nodes" in data else int(y.numel())  # else one node per label
+    labels = check_labels(y.cpu(), n, name="data.y")  # integer-valued, no NaN, non-negative, one per node
+    y_new, num_classes = _labels(labels)
+    y_new = y.cpu() if y.dtype == torch.int64 and torch.equal(y_new, y.cpu()) else y_new  # keep the caller's
+
+    ei = getattr(data, "edge_index", None)
+    if ei is None:
+        raise ValueError("data has no edges: data.edge_index is missing; set it to a [2, E] tensor of node ids.")
+    ei = torch.as_tensor(ei) if not isinstance(ei, np.ndarray) else torch.from_numpy(ei)
+    if ei.dim() != 2 or ei.shape[0] != 2:
+        raise ValueError(f"data.edge_index must have shape [2, E]; got shape {tuple(ei.shape)}.")
+    if ei.is_floating_point() or ei.dtype == torch.bool or ei.is_complex():
+        raise ValueError(f"data.edge_index must hold integer node ids; got dtype {ei.dtype}.")
+    if ei.numel() and (int(ei.min()) < 0 or int(ei.max()) >= n):
+        raise ValueError(f"data.edge_index holds node ids in [{int(ei.min())}, {int(ei.max())}] but the graph has "
+                         f"{n} nodes (len(data.y)); ids must lie in 0..{n - 1}.")
+    ei = ei.cpu()
+    simple = simple_undirected(ei, n)
+    if ei.dtype == torch.int64 and torch.equal(simple, ei):
+        simple = ei  # already the undirected simple graph: keep the caller's tensor
+
+    x = getattr(data, "x", None)
+    if x is None:
+        x = torch.eye(n)
+    else:
+        if isinstance(x, np.ndarray):
+            x = torch.from_numpy(x)
+        if not (torch.is_tensor(x) or hasattr(x, "tocsr")):
+            raise ValueError(f"data.x must be a tensor (or array) of node features; got {type(x).__name__}.")
+        if len(x.shape) != 2 or x.shape[0] != n:
+            raise ValueError(f"data.x must have shape [num_nodes, num_features] = [{n}, F]; got {tuple(x.shape)}.")
+        if torch.is_tensor(x) and (x.dtype == torch.bool or x.is_complex()):
+            x = x.to(torch.float32) if x.dtype == torch.bool else x
+            if x.is_complex():
+                raise ValueError(f"data.x must hold real numbers; got dtype {x.dtype}.")
+        if torch.is_tensor(x) and x.layout == torch.strided and not bool(torch.isfinite(x.float()).all()):
+            raise ValueError("data.x holds NaN or infinite values; every feature must be a finite number.")
+        if torch.is_tensor(x):
+            x = x.detach().cpu()
+    x = feature_tensor(x)  # float32; CSR when a sparse bag of words, as for the built-in datasets
+    if not sparse_features:
+        x = dense_features(x)
+    if name is None:
+        name = data.name if isinstance(getattr(data, "name", None), str) else f"graph-{_graph_hash(simple, y_new)}"
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string; got {name!r}.")
+    out = Data(x=x, edge_index=simple, y=y_new, num_nodes=n)
+    out.name = name
+    out.num_classes = num_classes
+    return mark_canonical(out)

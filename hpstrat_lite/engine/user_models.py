@@ -1,0 +1,241 @@
+"""Stage 5 for a user's model: a factory of PyG-style modules, trained under the HpStrat protocol.
+
+Wherever a model name of :data:`hpstrat_lite.engine.models.MODELS` is accepted
+(:func:`hpstrat_lite.engine.train.train_runs`, :func:`hpstrat_lite.experiments.sweep.run_experiment`,
+:func:`hpstrat_lite.experiments.audit.audit`), a *factory* is accepted too::
+
+    def make(in_channels: int, out_channels: int) -> torch.nn.Module: ...
+
+whose module's ``forward(x, edge_index)`` returns logits ``[num_nodes, out_channels]``. Each run builds a
+fresh module from the factory and trains it alone with the protocol of the built-in models (HpStrat
+Section 5): Adam (lr 0.01, weight decay 5e-4), cross-entropy on the run's training nodes, at most 1000
+epochs, early stopping with patience 100 on the validation loss, test accuracy measured once with the
+weights of the epoch of lowest validation loss. The run's seed seeds torch's generator inside
+``torch.random.fork_rng`` (initial weights, dropout), so the same seed gives the same run and the
+caller's global random state is left as it was. Rows name the model by its qualified name
+(``module.qualname``); on the command line a factory is written ``module:function``.
+"""
+from __future__ import annotations
+
+import importlib
+import math
+import time
+
+import torch
+
+from ..core._validate import check_int
+
+__all__ = ["model_label", "resolve_model", "train_factory_runs"]
+
+
+def _is_factory(model) -> bool:
+    return callable(model) and not isinstance(model, (str, torch.nn.Module))
+
+
+def resolve_model(model):
+    """A model argument as the library uses it: a canonical built-in name, or a factory.
+
+    Accepts a built-in name (case-insensitive, :func:`hpstrat_lite.engine.models.check_model`), a string
+    ``"module:function"`` naming an importable factory, or a callable factory.
+
+    Raises
+    ------
+    ValueError
+        An unknown name, a ``module:function`` that cannot be imported or is not callable, or a
+        ``torch.nn.Module`` instance (pass a factory, so that every run starts from its own weights).
+    """
+    from .models import MODELS, check_model
+
+    if isinstance(model, torch.nn.Module):
+        raise ValueError(f"model is a torch.nn.Module instance ({type(model).__name__}); pass a factory "
+                         f"factory(in_channels, out_channels) -> torch.nn.Module instead (e.g. the class itself, or "
+                         f"lambda i, o: {type(model).__name__}(i, 64, o)), so that every run starts from its own "
+                         f"initial weights.")
+    if isinstance(model, str) and ":" in model:
+        module, _, attr = model.partition(":")
+        try:
+            obj = importlib.import_module(module)
+            for part in attr.split("."):
+                obj = getattr(obj, part)
+        except (ImportError, AttributeError, ValueError) as err:
+            raise ValueError(f"model={model!r}: cannot import the factory {attr!r} from module {module!r} "
+                             f"({type(err).__name__}: {err}); a factory is 'module:function' importable from "
+                             f"PYTHONPATH.") from None
+        if not _is_factory(obj):
+            raise ValueError(f"model={model!r} is a {type(obj).__name__}, not a callable factory "
+                             f"factory(in_channels, out_channels) -> torch.nn.Module.")
+        return obj
+    if isinstance(model, str):
+        try:
+            return check_model(model)
+        except ValueError:
+            raise ValueError(f"model must be one of {', '.join(MODELS)} or a factory ('module:function', or a "
+                             f"callable factory(in_channels, out_channels) -> torch.nn.Module); got {model!r}.") from None
+    if _is_factory(model):
+        return model
+    raise ValueError(f"model must be one of {', '.join(MODELS)} or a callable factory(in_channels, out_channels) "
+                     f"-> torch.nn.Module; got {model!r}.")
+
+
+def model_label(model) -> str:
+    """The name result rows give a model: the built-in name, or ``module.qualname`` of a factory."""
+    model = resolve_model(model)
+    if isinstance(model, str):
+        return model
+    target = getattr(model, "func", model)  # functools.partial: its function's name
+    qualname = getattr(target, "__qualname__", type(target).__qualname__)
+    return f"{getattr(target, '__module__', None) or type(target).__module__}.{qualname}"
+
+
+def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *, lr: float = 0.01,
+                       weight_decay: float = 5e-4, max_epochs: int = 1000, patience: int | None = 100,
+                       device="auto", progress: bool = False, num_threads="auto") -> list[dict]:
+    """Train R runs of a user's model factory, one at a time, under the HpStrat protocol (Section 5).
+
+    Run r builds ``factory(num_features, num_classes)`` with torch's generator seeded by ``seeds[r]``,
+    trains it with Adam (``lr``, L2 ``weight_decay``) on the cross-entropy over ``train_mask[:, r]``
+    (one full-graph step per epoch, ``model.train()``), evaluates the validation loss after every step
+    (``model.eval()``, no gradient) and stops after ``patience`` epochs without a strictly lower one (at
+    most ``max_epochs``); train, validation and test metrics are measured with the weights of the epoch
+    of lowest validation loss. The same bookkeeping as the batched engine of
+    :func:`hpstrat_lite.engine.train.train_runs`, so rows of both compare.
+
+    Parameters
+    ----------
+    data : torch_geometric.data.Data
+        ``x`` (dense or sparse; the module receives it dense, float32), ``edge_index``, ``y``.
+    factory : callable
+        ``factory(in_channels, out_channels) -> torch.nn.Module``, ``forward(x, edge_index)`` -> logits.
+    train_mask, val_mask, test_mask : bool tensors ``[N, R]`` (or ``[N]``)
+    seeds : sequence of int
+        One non-negative seed per run.
+    lr, weight_decay, max_epochs, patience, device, progress
+        As in :func:`hpstrat_lite.engine.train.train_runs` (``patience=None``: exactly ``max_epochs`` epochs).
+    num_threads : "auto", int or None
+        CPU threads while training (restored afterwards); ``"auto"`` and ``None`` leave torch's setting.
+
+    Returns
+    -------
+    list of dict
+        The keys of :func:`hpstrat_lite.engine.train.train_runs`'s rows; ``model`` is :func:`model_label`,
+        ``batch_size`` is 1.
+    """
+    import torch.nn.functional as F
+
+    from .train import _check_float, _check_masks, _check_seeds, _torch_threads, resolve_device
+
+    factory = resolve_model(factory)
+    if isinstance(factory, str):
+        raise ValueError(f"factory must be a callable factory(in_channels, out_channels) -> torch.nn.Module; got "
+                         f"the built-in name {factory!r} (use hpstrat_lite.engine.train.train_runs for it).")
+    label = model_label(factory)
+    lr = _check_float(lr, "lr", 0.0, math.inf)
+    if lr <= 0:
+        raise ValueError(f"lr must be a positive number; got {lr!r}.")
+    weight_decay = _check_float(weight_decay, "weight_decay", 0.0, math.inf)
+    max_epochs = check_int(max_epochs, "max_epochs", 1)
+    patience = None if patience is None else check_int(patience, "patience", 1)
+    if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
+        num_threads = check_int(num_threads, "num_threads", 1)
+    for attr in ("x", "edge_index", "y"):
+        if getattr(data, attr, None) is None:
+            raise ValueError(f"data must have node features x, edge_index and labels y; data.{attr} is missing.")
+    n = int(data.num_nodes)
+    y = torch.as_tensor(data.y).view(-1)
+    if y.numel() != n or y.dtype.is_floating_point or y.dtype == torch.bool:
+        raise ValueError(f"data.y must hold one integer class id per node ({n}); got shape {tuple(y.shape)} "
+                         f"and dtype {y.dtype}.")
+    if int(y.min()) < 0:
+        raise ValueError(f"data.y must hold class ids 0..C-1; got {int(y.min())}.")
+    if data.x.shape[0] != n:
+        raise ValueError(f"data.x has {data.x.shape[0]} rows but the graph has {n} nodes.")
+    masks = _check_masks((train_mask, val_mask, test_mask), n)
+    seeds = _check_seeds(seeds, masks.shape[2])
+    dev = resolve_device(device)
+    x = data.x if data.x.layout == torch.strided else data.x.to_dense()
+    x = x.to(device=dev, dtype=torch.float32)
+    edge_index = torch.as_tensor(data.edge_index).long().to(dev)
+    y = y.long().to(dev)
+    num_classes = int(y.max()) + 1
+    masks = masks.to(dev)
+    rows = []
+    bar = None
+    if progress:
+        from tqdm.auto import tqdm
+
+        bar = tqdm(total=len(seeds), desc=label, leave=False)
+    threads = None if num_threads == "auto" else num_threads
+    for r, seed in enumerate(seeds):
+        with _torch_threads(threads), torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
+            torch.manual_seed(seed)
+            row = _train_one(factory, label, x, edge_index, y, num_classes, masks[:, :, r], lr, weight_decay,
+                             max_epochs, patience, F)
+        rows.append({"run": r, "seed": seed, "model": label, **row, "device": str(dev), "precision": "float32"})
+        if bar is not None:
+            bar.update(1)
+    if bar is not None:
+        bar.close()
+    return rows
+
+
+def _train_one(factory, label, x, edge_index, y, num_classes, masks, lr, weight_decay, max_epochs, patience, F):
+    """One run (see :func:`train_factory_runs`); masks ``[3, N]``."""
+    t0 = time.perf_counter()
+    tr, va, te = masks[0], masks[1], masks[2]
+    model = factory(int(x.shape[1]), num_classes)
+    if not isinstance(model, torch.nn.Module):
+        raise ValueError(f"model factory {label} returned a {type(model).__name__}; it must return a "
+                         f"torch.nn.Module whose forward(x, edge_index) gives logits.")
+    model = model.to(x.device)
+    params = [p for p in model.parameters() if p.requires_grad]
+    if not params:
+        raise ValueError(f"model factory {label} returned a module without trainable parameters.")
+    opt = torch.optim.Adam(params, lr=lr, weight_decay=weight_decay)
+
+    def logits():
+        try:
+            out = model(x, edge_index)
+        except TypeError as err:  # a forward that does not take (x, edge_index)
+            raise ValueError(f"model {label}: forward(x, edge_index) failed: {err}; the module's forward must take "
+                             f"the node features and edge_index and return logits.") from None
+        if not torch.is_tensor(out) or tuple(out.shape) != (x.shape[0], num_classes):
+            shape = tuple(out.shape) if torch.is_tensor(out) else type(out).__name__
+            raise ValueError(f"model {label}: forward(x, edge_index) must return logits of shape [num_nodes, "
+                             f"out_channels] = [{x.shape[0]}, {num_classes}]; got {shape}.")
+        return out
+
+    best_loss, best_epoch, bad, epochs_run, stopped = math.inf, 0, 0, max_epochs, False
+    best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+    for epoch in range(1, max_epochs + 1):
+        model.train()
+        opt.zero_grad(set_to_none=True)
+        loss = F.cross_entropy(logits()[tr], y[tr])
+        loss.backward()
+        opt.step()
+        model.eval()
+        with torch.no_grad():
+            val_loss = float(F.cross_entropy(logits()[va], y[va]))
+        if val_loss < best_loss:
+            best_loss, best_epoch, bad = val_loss, epoch, 0
+            best_state = {k: v.detach().clone() for k, v in model.state_dict().items()}
+        else:
+            bad += 1
+        if patience is not None and bad >= patience:
+            epochs_run, stopped = epoch, True
+            break
+    model.load_state_dict(best_state)
+    model.eval()
+    with torch.no_grad():
+        out = logits()
+        pred = out.argmax(-1)
+        metrics = {}
+        for split, m in (("train", tr), ("val", va), ("test", te)):
+            metrics[f"{split}_acc"] = float((pred[m] == y[m]).float().mean())
+            metrics[f"{split}_loss"] = float(F.cross_entropy(out[m], y[m]))
+    if x.device.type == "cuda":
+        torch.cuda.synchronize(x.device)
+    wall = time.perf_counter() - t0
+    return {"train_acc": metrics["train_acc"], "val_acc": metrics["val_acc"], "test_acc": metrics["test_acc"],
+            "train_loss": metrics["train_loss"], "val_loss": metrics["val_loss"], "test_loss": metrics["test_loss"],
+            "best_epoch": best_epoch, "epochs_run": epochs_run, "stopped_early": stopped, "seconds": wall,
+            "batch_seconds": wall, "batch_size": 1}
