@@ -5,7 +5,11 @@ numba has threads; each chunk starts at a change of source, so a thread owns the
 same-label count of every source in its chunk and the two counts never race. In the same pass it checks
 what ``assume_simple=True`` promises and can be checked without a sort: ids in ``0..n-1``, keys
 ``(source, target)`` strictly increasing (sorted, no duplicates), no self-loops, and in-degree equal to
-out-degree (each thread counts the targets of its chunk in its own row, summed afterwards).
+out-degree. The last is checked without a scatter into a per-node array (random writes that miss the cache
+once n is in the millions): with a fixed pseudo-random 64-bit weight w(v) (splitmix64), in-degree equals
+out-degree exactly when sum over edges of w(target) equals sum over nodes of out-degree(v) w(v); both sums
+are taken modulo 2**64 in the same pass, so a mismatch goes unnoticed only if the weights happen to cancel
+(about 2**-64 for a random mismatch).
 """
 from __future__ import annotations
 
@@ -28,14 +32,23 @@ def _chunk_start(src, t, chunks):
     return e
 
 
+@numba.njit(inline="always")
+def _mix(v):
+    """splitmix64's finaliser: a fixed pseudo-random 64-bit weight of node ``v``."""
+    x = np.uint64(v) + np.uint64(0x9E3779B97F4A7C15)
+    x = (x ^ (x >> np.uint64(30))) * np.uint64(0xBF58476D1CE4E5B9)
+    x = (x ^ (x >> np.uint64(27))) * np.uint64(0x94D049BB133111EB)
+    return x ^ (x >> np.uint64(31))
+
+
 @numba.njit(parallel=True, cache=True)
-def _count(src, dst, labels, deg, same, indeg, err):
+def _count(src, dst, labels, deg, same, balance, err):
     n = deg.shape[0]
-    chunks = indeg.shape[0]
+    chunks = err.shape[0]
     for t in numba.prange(chunks):
         lo = _chunk_start(src, t, chunks)
         hi = _chunk_start(src, t + 1, chunks)
-        row = indeg[t]
+        acc = np.uint64(0)
         flags = 0
         prev = np.int64(-1)
         if lo > 0:
@@ -63,33 +76,26 @@ def _count(src, dst, labels, deg, same, indeg, err):
                     flags |= SELF_LOOP
                 if labels[d] == label:
                     matches += 1
-                row[d] += 1
+                acc += _mix(d)
                 last = d
                 e += 1
             if flags & OUT_OF_RANGE:
                 break
             deg[s] += e - first
             same[s] += matches
+            acc -= np.uint64(e - first) * _mix(s)
             prev = s
+        balance[t] = acc
         err[t] = flags
 
 
 @numba.njit(parallel=True, cache=True)
-def _ratio(deg, same, indeg, h):
-    n = deg.shape[0]
-    chunks = indeg.shape[0]
-    mismatched = 0
-    for v in numba.prange(n):
-        total = 0
-        for t in range(chunks):
-            total += indeg[t, v]
-        if total != deg[v]:
-            mismatched += 1
+def _ratio(deg, same, h):
+    for v in numba.prange(deg.shape[0]):
         if deg[v] == 0:
             h[v] = np.nan
         else:
             h[v] = same[v] / deg[v]
-    return mismatched
 
 
 def sorted_simple_homophily(src, dst, labels, n: int) -> tuple[np.ndarray, int]:
@@ -105,13 +111,14 @@ def sorted_simple_homophily(src, dst, labels, n: int) -> tuple[np.ndarray, int]:
                            else np.int64)  # a small table for the random reads labels[target]
     deg = np.zeros(n, dtype=np.int64)
     same = np.zeros(n, dtype=np.int64)
-    indeg = np.zeros((chunks, n), dtype=np.int32 if src.shape[0] < 2**31 else np.int64)
+    balance = np.zeros(chunks, dtype=np.uint64)
     err = np.zeros(chunks, dtype=np.int64)
-    _count(src, dst, labels, deg, same, indeg, err)
+    _count(src, dst, labels, deg, same, balance, err)
     flags = int(np.bitwise_or.reduce(err))
     h = np.empty(n, dtype=np.float64)
     if flags & OUT_OF_RANGE:
         return h, flags
-    if _ratio(deg, same, indeg, h):
+    if int(balance.sum(dtype=np.uint64)) != 0:  # sum over targets of w(t) - sum over nodes of deg(v) w(v)
         flags |= DEGREE_MISMATCH
+    _ratio(deg, same, h)
     return h, flags
