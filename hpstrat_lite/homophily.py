@@ -93,7 +93,7 @@ def node_homophily(edge_index, y, num_nodes: int | None = None, assume_simple: b
         returns: skips re-normalising and counts ``|N(v)|`` and the same-label neighbours of each source in
         one parallel pass over the edges, which also checks, without a sort, that ids lie in ``0..n-1``,
         keys (source, target) strictly increase, there are no self-loops and in-degree equals out-degree
-        (symmetry itself is the caller's promise).
+        (by a 64-bit weighted sum; symmetry itself is the caller's promise).
 
     Returns
     -------
