@@ -9,8 +9,12 @@ child process (so peak memory is its own):
 (b) already simple graph     ours: node_homophily(assume_simple=True) + hpstrat_folds
                              PyG:  homophily(method='node') + StratifiedKFold
 
-Prints seconds, the ratio ours / baseline (targets: (a) <= 1.0, (b) <= 1.2) and each side's peak
-resident memory above its inputs. Usage: ``python benchmarks/bench_split.py [--scale 0.1]``.
+Each child first calls its side once on a 6-node graph, untimed (numba's one-time start-up in a fresh
+process, about 0.6 s, loading the compiled kernels from its cache, happens there; the time is printed), then
+times one call on the benchmark graph. Prints seconds, the ratio ours / baseline (targets: (a) <= 0.3,
+(b) <= 0.5), each side's peak resident memory above its inputs (the kernel's peak record, VmHWM, restarted
+after loading them) and ours in units of one read of its edge list (``edge_index.sum()`` in the same process).
+Usage: ``python benchmarks/bench_split.py [--scale 0.1]``.
 """
 from __future__ import annotations
 
@@ -48,6 +52,23 @@ def _rss_mb():
         return int(fh.read().split()[1]) * os.sysconf("SC_PAGE_SIZE") / 2**20
 
 
+def _reset_peak():
+    """Restart the kernel's peak-RSS record (VmHWM), so that loading the inputs does not count."""
+    try:
+        with open("/proc/self/clear_refs", "w") as fh:
+            fh.write("5")
+        return True
+    except OSError:
+        return False
+
+
+def _peak_mb(reset):
+    if reset:
+        with open("/proc/self/status") as fh:
+            return next(int(line.split()[1]) for line in fh if line.startswith("VmHWM:")) / 1024
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
+
+
 def _side(name, path, queue):
     import torch
 
@@ -57,24 +78,33 @@ def _side(name, path, queue):
 
     from hpstrat_lite import hpstrat_folds, node_homophily
 
-    arrays = np.load(path)
-    ei, y = arrays["edge_index"], arrays["y"]
-    base = _rss_mb()
-    t0 = time.perf_counter()  # imports and loading are outside the timed region on both sides
-    if name in ("ours_raw", "ours_simple"):
-        h = node_homophily(ei, y, len(y), assume_simple=name == "ours_simple")
-        folds = hpstrat_folds(h, y, K, n_bins=10, seed=0)
-    else:
+    def work(ei, y, k):
+        if name in ("ours_raw", "ours_simple"):
+            h = node_homophily(ei, y, len(y), assume_simple=name == "ours_simple")
+            return hpstrat_folds(h, y, k, n_bins=10, seed=0)
         eit, yt = torch.from_numpy(ei), torch.from_numpy(y)
         if name == "pyg_raw":
             eit = to_undirected(eit, num_nodes=len(y))
         homophily(eit, yt, method="node")
         folds = np.empty(len(y), dtype=np.int64)
-        for i, (_, test) in enumerate(StratifiedKFold(K, shuffle=True, random_state=0).split(np.zeros(len(y)), y)):
+        for i, (_, test) in enumerate(StratifiedKFold(k, shuffle=True, random_state=0).split(np.zeros(len(y)), y)):
             folds[test] = i
+        return folds
+
+    t0 = time.perf_counter()  # first call, on a 6-node graph: numba loads its compiled kernels
+    work(np.array([[0, 1, 1, 2, 3, 4], [1, 0, 2, 1, 4, 3]]), np.array([0, 0, 0, 1, 1, 1]), 3)
+    startup = time.perf_counter() - t0
+    arrays = np.load(path)
+    ei, y = arrays["edge_index"], arrays["y"]
+    base = _rss_mb()
+    reset = _reset_peak()
+    t0 = time.perf_counter()  # imports, the first call and loading are outside the timed region on both sides
+    work(ei, y, K)
     seconds = time.perf_counter() - t0
-    peak = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
-    queue.put((name, seconds, peak - base))
+    peak = _peak_mb(reset)
+    t0 = time.perf_counter()
+    ei.sum()  # one read of the edge list, for scale
+    queue.put((name, seconds, peak - base, startup, time.perf_counter() - t0))
 
 
 def run_side(name, path):
@@ -94,7 +124,12 @@ def main():
     n, m = int(N_NODES * args.scale), int(N_EDGES * args.scale)
     t0 = time.perf_counter()
     ei, y = make_graph(n, m, N_CLASSES)
+    from hpstrat_lite import hpstrat_folds, node_homophily
     from hpstrat_lite.core.homophily import simple_undirected_pairs
+
+    # compile numba's kernels into their on-disk cache here, once, so that no child compiles them
+    node_homophily(np.array([[0, 1], [1, 0]]), np.array([0, 1]), assume_simple=True)
+    hpstrat_folds(np.array([0.0, 1.0, np.nan]), np.array([0, 1, 1]), 3)
 
     a, b = simple_undirected_pairs(ei, n)
     simple = np.stack([np.concatenate([a, b]), np.concatenate([b, a])])
@@ -110,16 +145,17 @@ def main():
         results = {}
         for name, path in [("pyg_raw", raw_path), ("ours_raw", raw_path),
                            ("pyg_simple", simple_path), ("ours_simple", simple_path)]:
-            _, sec, peak = run_side(name, path)
-            results[name] = (sec, peak)
-            print(f"  {name:12s} {sec:7.2f} s   peak memory above inputs {peak:8.0f} MiB")
-    for case, target in [("raw", 1.0), ("simple", 1.2)]:
-        ratio = results[f"ours_{case}"][0] / results[f"pyg_{case}"][0]
+            _, sec, peak, startup, read = run_side(name, path)
+            results[name] = (sec, peak, read)
+            print(f"  {name:12s} {sec:7.2f} s   peak memory above inputs {peak:8.0f} MiB   "
+                  f"(untimed first call on 6 nodes: {startup:.2f} s; one read of the edges: {read:.2f} s)")
+    for case, target in [("raw", 0.3), ("simple", 0.5)]:
+        (ours, ours_mem, ours_read), (pyg, pyg_mem, _) = results[f"ours_{case}"], results[f"pyg_{case}"]
+        ratio = ours / pyg
         verdict = "meets" if ratio <= target else "MISSES"
         print(f"({'a' if case == 'raw' else 'b'}) {case:6s}: ours / PyG+sklearn = {ratio:.2f} "
-              f"(target <= {target}: {verdict}); memory ours {results[f'ours_{case}'][1]:.0f} MiB "
-              f"vs {results[f'pyg_{case}'][1]:.0f} MiB")
-
+              f"(target <= {target}: {verdict}); memory ours {ours_mem:.0f} MiB vs {pyg_mem:.0f} MiB; "
+              f"ours = {ours / ours_read:.1f} reads of its edge list")
 
 if __name__ == "__main__":
     main()

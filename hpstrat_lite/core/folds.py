@@ -24,7 +24,9 @@ def hpstrat_folds(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
 
     Implemented as one sort: processing strata this way equals sorting all nodes by
     (bin, class, shuffled position) and dealing ``fold = rank mod k`` — after ``T`` nodes the larger
-    folds are exactly folds ``0..(T mod k)-1``, so the next stratum starts at fold ``T mod k``.
+    folds are exactly folds ``0..(T mod k)-1``, so the next stratum starts at fold ``T mod k``. The sort
+    takes the nodes in shuffled order and sorts them stably by stratum ``bin * C + class`` (numpy's radix
+    sort, O(n), for up to 2**15 strata; its merge sort beyond).
     :func:`hpstrat_folds_reference` is the literal loop, kept as a test oracle.
 
     Parameters
@@ -48,10 +50,20 @@ def hpstrat_folds(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
     >>> hpstrat_folds([0.0, 0.0, 1.0, 1.0, 1.0, 0.5], [0, 0, 1, 1, 1, 0], k=3, seed=0).tolist()
     [1, 0, 2, 1, 0, 2]
     """
-    labels, h, k, bins, priority = _prepare(homophily, y, k, n_bins, seed)
-    order = np.lexsort((priority, labels, bins))
-    folds = np.empty(labels.shape[0], dtype=np.int64)
-    folds[order] = np.arange(labels.shape[0], dtype=np.int64) % k
+    labels, h, k, n_bins, priority = _checked(homophily, y, k, n_bins, seed)
+    n = labels.shape[0]
+    bins = homophily_bins(h, n_bins)
+    n_classes = int(labels.max()) + 1
+    strata = (n_bins + 1) * n_classes
+    if strata < 2**62:
+        node_at = np.empty(n, dtype=np.int64)  # node_at[p]: the node at shuffled position p
+        node_at[priority] = np.arange(n, dtype=np.int64)
+        stratum = (bins * n_classes + labels).astype(np.int16 if strata <= 2**15 else np.int64)
+        order = node_at[np.argsort(stratum[node_at], kind="stable")]  # int16 keys: a radix sort
+    else:  # a stratum id would overflow int64
+        order = np.lexsort((priority, labels, bins))
+    folds = np.empty(n, dtype=np.int64)
+    folds[order] = np.arange(n, dtype=np.int64) % k
     return folds
 
 
@@ -61,7 +73,8 @@ def hpstrat_folds_reference(homophily, y, k: int, n_bins: int = 10, seed=0) -> n
     For each bin in order, for each class in order: take the stratum's nodes in shuffled order, start at
     the smallest fold with the lowest index, and assign nodes round-robin.
     """
-    labels, h, k, bins, priority = _prepare(homophily, y, k, n_bins, seed)
+    labels, h, k, n_bins, priority = _checked(homophily, y, k, n_bins, seed)
+    bins = homophily_bins(h, n_bins)
     folds = np.full(labels.shape[0], -1, dtype=np.int64)
     sizes = [0] * k
     for b in range(int(n_bins) + 1):
@@ -77,19 +90,18 @@ def hpstrat_folds_reference(homophily, y, k: int, n_bins: int = 10, seed=0) -> n
     return folds
 
 
-def _prepare(homophily, y, k, n_bins, seed):
+def _checked(homophily, y, k, n_bins, seed):
     labels = check_labels(y)
     n = labels.shape[0]
     k = check_k(k, n)
     n_bins = check_n_bins(n_bins)
     h = check_homophily(homophily, n)
     rng = check_seed(seed)
-    bins = homophily_bins(h, n_bins)
-    if np.all(bins == n_bins):
+    if np.isnan(h).all():
         warnings.warn("every node is isolated (homophily is NaN everywhere): HpStrat falls back to "
                       "stratifying by class only.", UserWarning, stacklevel=3)
     priority = rng.permutation(n)  # the shuffled position of each node within its stratum
-    return labels, h, k, bins, priority
+    return labels, h, k, n_bins, priority
 
 
 def random_folds(y, k: int, seed=0) -> np.ndarray:

@@ -14,17 +14,27 @@ import numpy as np
 from ._validate import check_homophily, check_labels, check_n_bins, to_numpy
 
 
-def _check_edge_index(edge_index, n: int) -> np.ndarray:
+def _edge_array(edge_index) -> np.ndarray:
+    """``edge_index`` as a numpy array of shape (2, m) holding integers (a view where it can be)."""
     ei = to_numpy(edge_index)
     if ei.ndim != 2 or ei.shape[0] != 2:
         raise ValueError(f"edge_index must have shape (2, m); got shape {ei.shape}.")
     if ei.shape[1] and not np.issubdtype(ei.dtype, np.integer):
         raise ValueError(f"edge_index must hold integer node ids; got dtype {ei.dtype}.")
+    return ei
+
+
+def _raise_out_of_range(ei: np.ndarray, n: int):
+    lo, hi = ei.min(), ei.max()
+    if lo < 0 or hi >= n:
+        raise ValueError(f"edge_index holds node ids in [{lo}, {hi}] but num_nodes={n}; "
+                         f"ids must lie in 0..{n - 1}.")
+
+
+def _check_edge_index(edge_index, n: int) -> np.ndarray:
+    ei = _edge_array(edge_index)
     if ei.shape[1]:
-        lo, hi = ei.min(), ei.max()
-        if lo < 0 or hi >= n:
-            raise ValueError(f"edge_index holds node ids in [{lo}, {hi}] but num_nodes={n}; "
-                             f"ids must lie in 0..{n - 1}.")
+        _raise_out_of_range(ei, n)
     return ei.astype(np.int64, copy=False)
 
 
@@ -79,8 +89,11 @@ def node_homophily(edge_index, y, num_nodes: int | None = None, assume_simple: b
         Number of nodes; defaults to ``len(y)``.
     assume_simple : bool, default False
         Fast path for input that is already undirected and simple (both directions present, no
-        duplicates or self-loops), as :func:`hpstrat_lite.load_dataset` returns: skips re-normalising.
-        A cheap O(m) check (sorted, loop-free, in-degree == out-degree) guards against misuse.
+        duplicates or self-loops), sorted by (source, target), as :func:`hpstrat_lite.load_dataset`
+        returns: skips re-normalising and counts ``|N(v)|`` and the same-label neighbours of each source in
+        one parallel pass over the edges, which also checks, without a sort, that ids lie in ``0..n-1``,
+        keys (source, target) strictly increase, there are no self-loops and in-degree equals out-degree
+        (by a 64-bit weighted sum; symmetry itself is the caller's promise).
 
     Returns
     -------
@@ -96,21 +109,31 @@ def node_homophily(edge_index, y, num_nodes: int | None = None, assume_simple: b
         raise ValueError(f"num_nodes must be a positive integer (an empty graph cannot be split); got {n!r}.")
     labels = check_labels(y, n)
     if assume_simple:
-        ei = _check_edge_index(edge_index, n)
-        if not is_sorted_simple_undirected(ei, n):
-            raise ValueError("assume_simple=True but edge_index is not a sorted, duplicate-free, loop-free "
-                             "symmetric edge list; pass assume_simple=False to normalise it first.")
-        src, dst = ei[0], ei[1]
-        deg = np.bincount(src, minlength=n).astype(np.float64)
-        same = np.bincount(src[labels[src] == labels[dst]], minlength=n)
-    else:
-        a, b = simple_undirected_pairs(edge_index, n)
-        eq = labels[a] == labels[b]
-        deg = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)).astype(np.float64)
-        same = np.bincount(a[eq], minlength=n) + np.bincount(b[eq], minlength=n)
+        return _sorted_simple_homophily(edge_index, labels, n)
+    a, b = simple_undirected_pairs(edge_index, n)
+    eq = labels[a] == labels[b]
+    deg = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)).astype(np.float64)
+    same = np.bincount(a[eq], minlength=n) + np.bincount(b[eq], minlength=n)
     with np.errstate(invalid="ignore", divide="ignore"):
         h = same / deg
     h[deg == 0] = np.nan
+    return h
+
+
+def _sorted_simple_homophily(edge_index, labels: np.ndarray, n: int) -> np.ndarray:
+    """The ``assume_simple=True`` path: one numba pass over the edges counts and checks (see
+    :mod:`hpstrat_lite.core._split_kernels`); no copy of ``edge_index`` when it holds int32 or int64."""
+    from . import _split_kernels as sk
+
+    ei = _edge_array(edge_index)
+    if ei.dtype not in (np.int32, np.int64):
+        ei = ei.astype(np.int64)
+    h, err = sk.sorted_simple_homophily(ei[0], ei[1], labels, n)
+    if err & sk.OUT_OF_RANGE:
+        _raise_out_of_range(ei, n)
+    if err:
+        raise ValueError("assume_simple=True but edge_index is not a sorted, duplicate-free, loop-free "
+                         "symmetric edge list; pass assume_simple=False to normalise it first.")
     return h
 
 

@@ -201,3 +201,16 @@ def test_pyg_transform_writes_multi_split_masks():
     assert data.train_mask.shape == data.val_mask.shape == data.test_mask.shape == (6, 3)
     assert (data.train_mask.int() + data.val_mask.int() + data.test_mask.int() == 1).all()
     assert data.fold.tolist() == hpstrat_folds(data.homophily.numpy(), data.y, 3, seed=0).tolist()
+
+
+@pytest.mark.parametrize("scale, n_bins", [(1, 10), (10**9, 10), (10**9, 10**9), (10**12, 10**9)])
+def test_any_number_of_strata_gives_the_sorted_deal(scale, n_bins):
+    # up to 2**15 strata: a radix sort; more: a merge sort; a stratum id past int64: a lexsort
+    rng = np.random.default_rng(3)
+    h = rng.random(40)
+    h[:3] = np.nan
+    small = rng.integers(0, 4, 40)
+    order = np.lexsort((np.random.default_rng(5).permutation(40), small, bins_oracle(h, n_bins)))
+    expected = np.empty(40, dtype=np.int64)
+    expected[order] = np.arange(40) % 4  # sort by (bin, class, shuffled position), deal rank mod k
+    np.testing.assert_array_equal(hpstrat_folds(h, small * scale, 4, n_bins=n_bins, seed=5), expected)

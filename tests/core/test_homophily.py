@@ -93,3 +93,66 @@ def test_homophily_bins_refuses_values_outside_the_unit_interval():
         homophily_bins([1.5, -0.2, float("nan")], 10)
     with pytest.raises(ValueError, match=r"homophily must be a 1-D array"):
         homophily_bins([[0.5]], 10)
+
+
+def _sorted_symmetric(n, m, seed):
+    rng = np.random.default_rng(seed)
+    a, b = simple_undirected_pairs(rng.integers(0, n, (2, m)), n)
+    sym = np.stack([np.concatenate([a, b]), np.concatenate([b, a])])
+    return sym[:, np.lexsort((sym[1], sym[0]))]
+
+
+@pytest.mark.parametrize("dtype", [np.int64, np.int32, np.uint32])
+def test_assume_simple_over_many_chunks_equals_raw_path(dtype):
+    # > 65536 edges per thread: the one-pass kernel splits the edges at changes of source
+    import numba
+
+    n = 3000
+    sym = _sorted_symmetric(n, 150_000, 0)
+    y = np.random.default_rng(1).integers(0, 5, n)
+    old = numba.get_num_threads()
+    try:
+        for threads in {1, old}:
+            numba.set_num_threads(threads)
+            fast = node_homophily(sym.astype(dtype), y, assume_simple=True)
+            np.testing.assert_array_equal(fast, node_homophily(sym, y))
+        fast = node_homophily(torch.from_numpy(sym), torch.from_numpy(y), assume_simple=True)
+        np.testing.assert_array_equal(fast, node_homophily(sym, y))
+    finally:
+        numba.set_num_threads(old)
+
+
+@pytest.mark.parametrize("break_it", ["duplicate", "self_loop", "unsorted", "one_direction", "late_duplicate"])
+def test_assume_simple_rejects_each_broken_promise(break_it):
+    n = 3000
+    sym = _sorted_symmetric(n, 150_000, 2)
+    y = np.zeros(n, dtype=np.int64)
+    if break_it == "duplicate":
+        sym = np.insert(sym, 10, sym[:, 10], axis=1)
+    elif break_it == "late_duplicate":  # in the last chunk
+        sym = np.insert(sym, sym.shape[1] - 5, sym[:, -5], axis=1)
+    elif break_it == "self_loop":
+        v = sym[0, 100]
+        keep = np.flatnonzero(sym[0] == v)
+        pos = keep[np.searchsorted(sym[1, keep], v)] if np.any(sym[1, keep] > v) else keep[-1] + 1
+        sym = np.insert(sym, pos, [v, v], axis=1)
+    elif break_it == "unsorted":
+        sym = sym.copy()
+        sym[:, [200_000, 200_001]] = sym[:, [200_001, 200_000]]
+    else:  # sorted, loop- and duplicate-free, but an edge without its reverse
+        sym = np.delete(sym, 7, axis=1)
+    with pytest.raises(ValueError, match="assume_simple=True but edge_index"):
+        node_homophily(sym, y, assume_simple=True)
+
+
+def test_assume_simple_names_out_of_range_ids():
+    with pytest.raises(ValueError, match=r"edge_index holds node ids in \[0, 5\] but num_nodes=3"):
+        node_homophily(np.array([[0, 1, 5], [1, 0, 0]]), [0, 1, 1], assume_simple=True)
+    with pytest.raises(ValueError, match=r"edge_index holds node ids in \[-4, 1\]"):
+        node_homophily(np.array([[-4, 0], [0, 1]]), [0, 1, 1], assume_simple=True)
+    with pytest.raises(ValueError, match=r"edge_index must hold integer node ids"):
+        node_homophily(np.array([[0.0], [1.0]]), [0, 1], assume_simple=True)
+
+
+def test_assume_simple_empty_edge_list_is_all_isolated():
+    assert np.isnan(node_homophily(np.zeros((2, 0), dtype=np.int64), [0, 1, 2], assume_simple=True)).all()
