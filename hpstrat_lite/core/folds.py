@@ -27,7 +27,7 @@ def hpstrat_folds(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
     folds are exactly folds ``0..(T mod k)-1``, so the next stratum starts at fold ``T mod k``. The sort
     takes the nodes in shuffled order and sorts them stably by stratum ``bin * C + class`` (numpy's radix
     sort, O(n), for up to 2**15 strata; its merge sort beyond).
-    :func:`hpstrat_folds_reference` is the literal loop, kept as a test oracle.
+    The literal loop is kept in the tests as an oracle (``tests/core/reference.py``).
 
     Parameters
     ----------
@@ -64,29 +64,6 @@ def hpstrat_folds(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
         order = np.lexsort((priority, labels, bins))
     folds = np.empty(n, dtype=np.int64)
     folds[order] = np.arange(n, dtype=np.int64) % k
-    return folds
-
-
-def hpstrat_folds_reference(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
-    """Literal, loop-by-loop implementation of Algorithm A.1 (slow; the oracle for tests).
-
-    For each bin in order, for each class in order: take the stratum's nodes in shuffled order, start at
-    the smallest fold with the lowest index, and assign nodes round-robin.
-    """
-    labels, h, k, n_bins, priority = _checked(homophily, y, k, n_bins, seed)
-    bins = homophily_bins(h, n_bins)
-    folds = np.full(labels.shape[0], -1, dtype=np.int64)
-    sizes = [0] * k
-    for b in range(int(n_bins) + 1):
-        for c in range(int(labels.max()) + 1):
-            stratum = [v for v in range(labels.shape[0]) if bins[v] == b and labels[v] == c]
-            stratum.sort(key=lambda v: priority[v])
-            smallest = min(sizes)
-            fold = sizes.index(smallest)
-            for v in stratum:
-                folds[v] = fold
-                sizes[fold] += 1
-                fold = (fold + 1) % k
     return folds
 
 

@@ -6,7 +6,7 @@ import torch
 from hypothesis import given, settings, strategies as st
 
 from hpstrat_lite import HomophilyStratifiedKFold, HpStratSplit, fold_masks, fold_rounds, homophily_bins, hpstrat_folds, make_folds, random_folds, stratified_folds
-from hpstrat_lite.core.folds import hpstrat_folds_reference
+from reference import hpstrat_folds_reference
 from conftest import bins_oracle
 
 
@@ -214,3 +214,21 @@ def test_any_number_of_strata_gives_the_sorted_deal(scale, n_bins):
     expected = np.empty(40, dtype=np.int64)
     expected[order] = np.arange(40) % 4  # sort by (bin, class, shuffled position), deal rank mod k
     np.testing.assert_array_equal(hpstrat_folds(h, small * scale, 4, n_bins=n_bins, seed=5), expected)
+
+
+def test_hpstrat_split_is_a_registered_pyg_transform():
+    """HpStratSplit is a BaseTransform (composable with T.Compose, registered as data.hpstrat_split) and names
+    what a Data without labels lacks."""
+    import torch
+    import torch_geometric.transforms as T
+    from torch_geometric.data import Data
+    from torch_geometric.transforms import BaseTransform
+
+    assert isinstance(HpStratSplit(), BaseTransform)
+    assert repr(HpStratSplit(k=5, n_bins=3, seed=1)) == "HpStratSplit(k=5, n_bins=3, seed=1)"
+    ei = torch.tensor([[0, 1, 2, 3, 4, 5], [1, 0, 3, 2, 5, 4]])
+    data = T.Compose([T.ToUndirected(), HpStratSplit(k=3)])(Data(edge_index=ei, y=torch.tensor([0, 0, 1, 1, 0, 1]),
+                                                                  num_nodes=6))
+    assert data.train_mask.shape == (6, 3) and data.fold.tolist() == HpStratSplit(k=3)(data.clone()).fold.tolist()
+    with pytest.raises(ValueError, match="data.y is None"):
+        HpStratSplit()(Data(edge_index=ei, num_nodes=6))
