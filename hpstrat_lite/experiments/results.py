@@ -29,9 +29,9 @@ def code_version() -> str:
     or an older one) names its commit in ``$HPSTRAT_COMMIT``; when that is set it wins, and rows read
     ``<version>+<commit>.copy``.
 
-    Taken once per process, when the library is imported (the call below this function), and cached:
-    a long run stamps its rows with the commit of the code it loaded, even if the checkout moves on
-    while it runs."""
+    Taken once per process, when a runner first asks (runners ask before training anything), and cached:
+    a long run stamps its rows with the commit of the code it started with, even if the checkout moves on
+    while it runs. Importing the library runs no ``git``."""
     from .. import __version__
 
     copied = os.environ.get("HPSTRAT_COMMIT", "").strip()
@@ -49,8 +49,6 @@ def code_version() -> str:
         return __version__
     return f"{__version__}+{commit}{'.dirty' if dirty else ''}"
 
-
-code_version()  # the version of the code this process imports
 
 
 REPO = Path(__file__).resolve().parents[2]
