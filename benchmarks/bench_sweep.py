@@ -1,6 +1,6 @@
 """How long would the full k=4 sweep take with the current engine? A projection from measured epochs.
 
-The committed sweep (``results/gnn_k4_seed0.csv``) was trained over several sessions by several
+The committed sweep (``results/gnn_k4_seed0.csv``) was trained in several runs by several
 engine versions, so the ``seconds`` in its rows do not say what one pass of today's code costs.
 :func:`hpstrat_lite.experiments.sweep.project_sweep_time` measures it per (dataset, model): per-epoch and
 setup cost of the same 12 runs (k = 4 folds x 3 split methods) on CPU, times the epochs the committed

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# The timed k = 4, seed 0 sweep on a GPU machine, as one prepared script (issue 3: "if a GPU machine
-# is lent to your task, run the sweep there once ... and report its wall time next to the CPU time").
+# The timed k = 4, seed 0 sweep on a GPU machine, as one prepared script: the CUDA tests, the sweep, its wall
+# time (to set beside the CPU's).
 #
 #   HPSTRAT_COMMIT=<commit> benchmarks/device_sweep.sh DATA.tar.xz OUT_CSV [LOG_DIR] [SECONDS]
 #

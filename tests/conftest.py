@@ -50,7 +50,7 @@ def one_torch_thread():
 
 @pytest.fixture(scope="session", autouse=True)
 def _writable_cache(tmp_path_factory):
-    """Processed-graph caches go to a per-session writable folder unless the caller set one."""
+    """Processed-graph caches go to a per-run writable folder unless the caller set one."""
     if "HPSTRAT_CACHE" not in os.environ:
         os.environ["HPSTRAT_CACHE"] = str(tmp_path_factory.mktemp("hpstrat_cache"))
     yield

@@ -2,7 +2,7 @@
 
 The smoke run executes every notebook of the ``smoke`` profile (book/notebooks.yml: Texas, small
 settings) with papermill on real data (HPSTRAT_DATA) into a staging folder; tests/test_book.py builds
-the HTML book from the same folder, so the notebooks run once per test session.
+the HTML book from the same folder, so the notebooks run once per pytest run.
 """
 import hashlib
 import json
@@ -26,7 +26,7 @@ SMOKE_OUT = REPO / "_build" / "smoke-test"
 
 
 def smoke_build(build: bool) -> dict:
-    """Run the smoke profile into SMOKE_OUT; notebooks already executed this session are reused."""
+    """Run the smoke profile into SMOKE_OUT; notebooks already executed in this pytest run are reused."""
     return book.build_book("smoke", build=build, out_dir=SMOKE_OUT, log=lambda *a: None)
 
 

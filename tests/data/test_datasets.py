@@ -2,7 +2,7 @@
 
 Real-data tests read the mirror named by HPSTRAT_DATA (CI: ../shared/datasets) and skip, saying why,
 when it is unset or lacks a dataset (PubMed, Roman-empire and Amazon-ratings are not in the mirror).
-Each dataset is loaded once per module (the processed-graph cache is the session's, see conftest).
+Each dataset is loaded once per module (the processed-graph cache is the test run's, see conftest).
 """
 import dataclasses
 import json

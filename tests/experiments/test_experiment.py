@@ -441,7 +441,7 @@ def test_host_name_names_the_gpu_of_cuda_rows(monkeypatch):
 
 
 def test_hpstrat_commit_wins_over_the_git_of_the_checkout():
-    """The GPU machine's copy carried the session's first .git: $HPSTRAT_COMMIT names the code that ran."""
+    """A copy of the checkout with an older .git: $HPSTRAT_COMMIT names the code that ran."""
     env = {**os.environ, "HPSTRAT_COMMIT": "abc1234"}
     probe = "import hpstrat_lite.experiments.results as r; print(r.code_version())"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env).stdout
