@@ -567,6 +567,40 @@ def executed_differences(old_root, new_root) -> dict[str, int]:
     return diffs
 
 
+# --------------------------------------------------------------------------------------------------
+# Screenshots of the rendered pages
+
+CHROMIUM_FLAGS = ("--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                  "--disable-background-networking", "--disable-component-update", "--disable-sync")
+
+
+def screenshot_pages(html_dir=None, out_dir=None, *, chromium="chromium", width=1280, height=2400) -> list[Path]:
+    """A PNG of the first ``height`` pixels of every chapter's first page (and the landing page) of the built
+    book, taken by headless Chromium with no network (so the maths shown is the book's own MathJax).
+    Written to ``book/screenshots/<page>.png``; returns the files. ``chromium`` must be on the PATH
+    (Debian: ``apt-get install chromium``)."""
+    html_dir = REPO / "_build" / "html" if html_dir is None else Path(html_dir)
+    out_dir = REPO / "book" / "screenshots" if out_dir is None else Path(out_dir)
+    if shutil.which(chromium) is None:
+        raise FileNotFoundError(f"chromium={chromium!r} is not on the PATH (Debian: apt-get install chromium).")
+    pages = [html_dir / "book" / "intro.html"] + [
+        html_dir / job["output"].replace(".ipynb", ".html") for job in plan("full") if job["first"]]
+    out_dir.mkdir(parents=True, exist_ok=True)
+    shots = []
+    with tempfile.TemporaryDirectory() as profile:
+        for page in pages:
+            name = page.relative_to(html_dir).with_suffix("").as_posix().replace("book/executed/", "")
+            png = out_dir / (name.replace("/", "-") + ".png")
+            subprocess.run([chromium, *CHROMIUM_FLAGS, f"--user-data-dir={profile}", f"--window-size={width},{height}",
+                            "--virtual-time-budget=5000", f"--screenshot={png}", page.as_uri()],
+                           capture_output=True, timeout=120, check=True)
+            from PIL import Image  # a 256-colour palette keeps the committed PNGs small
+
+            Image.open(png).convert("RGB").quantize(colors=256).save(png, optimize=True)
+            shots.append(png)
+    return shots
+
+
 def main(argv=None) -> int:
     """``python -m hpstrat_lite.book [--profile full|smoke] [--force] [--no-build] [--toc]``."""
     import argparse
@@ -580,7 +614,13 @@ def main(argv=None) -> int:
     ap.add_argument("--toc", action="store_true", help="only rewrite _toc.yml from book/notebooks.yml")
     ap.add_argument("--compare", metavar="OLD", default=None,
                     help="only compare the executed notebooks with those under OLD (tables, numbers, text)")
+    ap.add_argument("--screenshots", action="store_true",
+                    help="only take Chromium screenshots of the built book's chapters into book/screenshots/")
     args = ap.parse_args(argv)
+    if args.screenshots:
+        for png in screenshot_pages():
+            print(png.relative_to(REPO))
+        return 0
     if args.compare:
         diffs = executed_differences(args.compare, REPO / EXECUTED)
         for name, n in diffs.items():
