@@ -119,9 +119,11 @@ def _pair_task(name, model, grid, done, threads):
     if not runs:
         return []
     out = grid["out"]
+    # checkpoints beside the results file where this machine has its folder (the driver's machine)
+    checkpoint = out.parent / f".{out.stem}.checkpoints" if out.parent.is_dir() else None
     return _train_and_describe(data, model, runs, k, h, grid["n_bins"], grid["max_epochs"], grid["patience"],
                                grid["device"], grid["runs_per_batch"], train_runs, grid["version"],
-                               checkpoint=out.parent / f".{out.stem}.checkpoints")
+                               checkpoint=checkpoint)
 
 
 def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpus_per_pair=1,
@@ -145,6 +147,7 @@ def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpu
     from .results import append_rows
     from .sweep import RUN_KEY, _pair_keys
 
+    grid["out"].parent.mkdir(parents=True, exist_ok=True)
     with ray_runtime(address, num_cpus) as ray:
         resources, device = pair_resources(ray, grid["device"], cpus_per_pair)
         total_cpus = int(ray.cluster_resources().get("CPU", 0))

@@ -89,8 +89,9 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
         Train every pair in a new Ray worker process (``max_calls=1``), so that no pair inherits the heap
         of the pairs before it: in one long process glibc's heap fragments, and H2GCN on
         Amazon-Computers took 1.27x its projection as the 86th pair of the timed k = 4 sweep
-        (``benchmarks/README.md``). Without ``workers`` the pairs then train one at a time, each on all
-        of the machine's CPUs.
+        (``benchmarks/README.md``). Each pair then pays the start of a worker process, which imports
+        torch and this library (about 10 s for the first training call on the 2-core machine). Without
+        ``workers`` the pairs train one at a time, each on all of the machine's CPUs.
     cpus_per_pair : int, optional
         CPUs (and torch threads) each Ray task declares. Default 1; with ``fresh_process`` and no
         ``workers``, all of the local Ray's CPUs.

@@ -465,9 +465,12 @@ def tune_shared(objective, n_trials, storage, name, seed=0, space=None, done=(),
     budget taken (another process claimed the last place at the same moment) is pruned untrained.
     So the processes together run ``n_trials`` trials, each configuration once.
 
-    ``evaluate`` is True for exactly one process: the one whose trial took the last place (it waits for
-    the other processes' trials to end, so that the best trial is final), or, in a study that was
-    already complete and idle, the process that ran no trial (a rerun that finishes an evaluation).
+    ``evaluate`` is True for the process whose trial took the last place (it waits for the other
+    processes' trials to end, so that the best trial is final), and for a process that found the study
+    complete with no trial running (a rerun, which finishes an evaluation a killed process left). A
+    process that came while the budget was taken and trials were running waits for them, taking the
+    place of any trial whose process was killed (its heartbeat stale after :data:`HEARTBEAT_GRACE`
+    seconds).
     ``done`` fills the study when the storage does not hold it yet (trials recorded elsewhere, e.g. in a
     results file written before the study was stored).
     """
@@ -488,10 +491,13 @@ def tune_shared(objective, n_trials, storage, name, seed=0, space=None, done=(),
                     study.add_trial(optuna.trial.create_trial(params=dict(cfg), distributions=dists,
                                                               value=float(res["val"]),
                                                               user_attrs={**attrs, "rank": rank}))
-            ran, last = False, False
+            ran, last, idle = False, False, None
             while True:
                 optuna.storages.fail_stale_trials(study)
                 live = study.get_trials(deepcopy=False, states=_LIVE)
+                running = any(t.state == optuna.trial.TrialState.RUNNING for t in live)
+                if idle is None:  # the study was complete and no trial was running when this process came
+                    idle = len(live) >= n_trials and not running
                 if len(live) < n_trials:
                     ranks = []
 
@@ -517,10 +523,12 @@ def tune_shared(objective, n_trials, storage, name, seed=0, space=None, done=(),
                     ran = ran or bool(ranks)
                     last = last or ranks == [n_trials - 1]
                     continue
-                if not any(t.state == optuna.trial.TrialState.RUNNING for t in live):
-                    return study, last or not ran
-                if not last:
+                if not running:
+                    return study, last or idle
+                if ran and not last:
                     return study, False  # the process holding the last place evaluates
+                # holding the last place: wait for the best trial to be final; having run nothing: wait,
+                # to take the place of a trial whose process was killed once its heartbeat is stale
                 time.sleep(POLL_SECONDS)
     finally:
         optuna.logging.set_verbosity(old_level)

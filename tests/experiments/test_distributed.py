@@ -13,7 +13,7 @@ import pytest
 from hpstrat_lite.experiments.results import read_rows
 from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
 
-GRID = dict(models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5, progress=False)
+GRID = dict(models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=20, patience=5, progress=False)
 RESULT_COLS = ["run_seed", "best_epoch", "epochs_run", "train_acc", "val_acc", "test_acc", "val_loss",
                "test_homophily", "test_isolated", "batch_size", "device"]
 
@@ -51,7 +51,7 @@ def test_killed_ray_run_resumes_without_lost_or_repeated_rows(data_root, tmp_pat
     out = tmp_path / "sweep.csv"
     datasets = ["Texas", "Cornell", "Wisconsin"]
     cmd = [sys.executable, "-m", "hpstrat_lite.cli", "--root", str(data_root), "experiment", "--datasets",
-           *datasets, "--models", "MLP", "GCN", "--max-epochs", "30", "--patience", "5", "--out", str(out),
+           *datasets, "--models", "MLP", "GCN", "--max-epochs", "20", "--patience", "5", "--out", str(out),
            "--executor", "ray", "--ray-address", local_ray]
     proc = subprocess.Popen(cmd, env=os.environ.copy(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
                             start_new_session=True)
@@ -156,3 +156,10 @@ def test_storage_url_and_study_name():
            "num_features": 8, "tune_seed": 0, "space_id": "abc"}
     assert study_name(key, max_epochs=400) == ("task=link/dataset=WS1000/model=gcn-dot/protocol=edge split "
                                                "70/10/20/k=1/num_features=8/tune_seed=0/space_id=abc/max_epochs=400")
+
+
+def test_cli_refuses_a_bad_storage_before_loading_anything(capsys):
+    from hpstrat_lite.cli import main
+
+    assert main(["tune", "node", "--datasets", "Cora", "--storage", "redis://h"]) == 2
+    assert "the URL scheme must be one of ('sqlite', 'postgresql', 'mysql')" in capsys.readouterr().err
