@@ -4,6 +4,7 @@
     hpstrat split --dataset Cora --method hpstrat --k 4 --seed 0 --out folds.npy
     hpstrat quality --dataset Cora --k 4 --seeds 10    # SDD / CDD / CHD / W1 of the three methods
     hpstrat experiment --datasets Cora Texas --models GCN GAT --k 4 --seeds 0
+    hpstrat experiment --datasets Cora Texas --executor ray --ray-address 10.0.0.1:6379   # on a Ray cluster
     hpstrat progress --k 4 --seeds 0 1 2 3 4 5         # pairs complete, hours left, commands that finish it
     hpstrat progress --k 4 --seeds 0 1 2 3 4 5 --per-seed   # one command per (dataset, seed), with minutes
     hpstrat tune node --datasets Cora CiteSeer         # Part II: tuned MLP and GCN (also link, features)
@@ -76,7 +77,8 @@ def _cmd_experiment(args) -> int:
     run_experiment(datasets=args.datasets, models=args.models, k=args.k, seeds=args.seeds,
                    methods=args.methods, n_bins=args.bins, out=args.out, root=args.root,
                    device=args.device, max_epochs=args.max_epochs, patience=args.patience, progress=True,
-                   workers=args.workers, fresh_process=args.fresh_process)
+                   workers=args.workers, fresh_process=args.fresh_process, executor=args.executor,
+                   ray_address=args.ray_address, cpus_per_pair=args.cpus_per_pair)
     return 0
 
 
@@ -156,8 +158,8 @@ def _cmd_tune(args) -> int:
     import time
 
     from .experiments.necessity import (FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, NODE_MAX_EPOCHS, WS_DATASETS,
-                                        _check_datasets, _check_models, run_feature_studies, run_link_benchmarks,
-                                        run_node_benchmarks)
+                                        _check_datasets, _check_models, default_storage, run_feature_studies,
+                                        run_link_benchmarks, run_node_benchmarks)
     from .experiments.tuning import log as tuning_log
 
     datasets = _check_datasets(args.datasets, labelled=args.what in ("node", "features")) if args.datasets else None
@@ -174,6 +176,13 @@ def _cmd_tune(args) -> int:
         steps[ds] = int(step)
     if args.what == "progress":
         return _tune_progress(args.results_dir, args.n_eval)
+    storage = default_storage(args.results_dir) if args.storage is None else args.storage
+    if storage == "none":
+        storage = None
+    elif storage is not None:
+        from .experiments.tuning import storage_url
+
+        storage = storage_url(storage)  # a bad URL stops here, before any dataset is loaded
     import torch
 
     torch.set_num_threads(args.threads)
@@ -190,16 +199,17 @@ def _cmd_tune(args) -> int:
             run_node_benchmarks(datasets or NODE_DATASETS, args.models, args.n_trials, n_eval=args.n_eval,
                                 protocol=args.protocol, max_epochs=args.max_epochs or NODE_MAX_EPOCHS,
                                 results_dir=args.results_dir, device=args.device, eval_batch=args.eval_batch,
-                                precision=args.precision, log=log)
+                                precision=args.precision, storage=storage, log=log)
         elif args.what == "link":
             run_link_benchmarks(datasets or WS_DATASETS + LINK_DATASETS, args.models, args.n_trials,
                                 n_eval=args.n_eval, max_epochs=args.max_epochs, results_dir=args.results_dir,
-                                device=args.device, log=log)
+                                device=args.device, storage=storage, log=log)
         else:
             run_feature_studies(datasets or ("Cora", "CiteSeer"), args.models, args.n_trials or FEATURE_BUDGET,
                                 steps=steps, n_eval=args.n_eval, protocol=args.protocol,
                                 max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
-                                device=args.device, eval_batch=args.eval_batch, precision=args.precision, log=log)
+                                device=args.device, eval_batch=args.eval_batch, precision=args.precision,
+                                storage=storage, log=log)
     finally:
         tuning_log.removeHandler(handler)
     log("done")
@@ -271,11 +281,19 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--device", default="auto")
     p.add_argument("--max-epochs", type=int, default=1000)
     p.add_argument("--patience", type=int, default=100)
+    p.add_argument("--executor", choices=("local", "ray"), default=None,
+                   help="local: the pairs one after the other in this process (default); ray: each (dataset, "
+                        "model) pair a Ray task, its rows appended here as it ends")
+    p.add_argument("--ray-address", default=None,
+                   help="Ray cluster to join, e.g. 10.0.0.1:6379 or auto (default: a local Ray for the run, "
+                        "sized to this machine)")
     p.add_argument("--workers", type=int, default=1,
-                   help="worker processes, one CPU thread each, taking (dataset, model) pairs in order (default 1)")
+                   help="shorthand for --executor ray on a local Ray of N CPUs, one thread per pair (default 1)")
+    p.add_argument("--cpus-per-pair", type=int, default=None,
+                   help="CPUs (torch threads) each Ray task declares (default 1)")
     p.add_argument("--fresh-process", action="store_true",
-                   help="train every (dataset, model) pair in a new process, so that none inherits the heap "
-                        "fragmented by the pairs before it (the longest pairs of a full sweep)")
+                   help="train every (dataset, model) pair in a new Ray worker process (max_calls=1), so that "
+                        "none inherits the heap fragmented by the pairs before it (implies --executor ray)")
     p.set_defaults(func=_cmd_experiment)
 
     p = sub.add_parser("progress", help="how far a protocol's sweep is, the hours left and the commands that finish it")
@@ -296,6 +314,7 @@ def build_parser() -> argparse.ArgumentParser:
                "  hpstrat tune node --datasets Cora CiteSeer\n"
                "  hpstrat tune link --datasets WS1000 WS1000_0.4 --n-trials 12\n"
                "  hpstrat tune features --datasets Cora --steps Cora=400\n"
+               "  hpstrat tune node --datasets Cora --storage postgresql://user:pw@db-host/studies   # on each machine\n"
                "  hpstrat tune progress",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=("node", "link", "features", "progress"),
@@ -322,6 +341,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--precision", default="float32", choices=("float32", "bfloat16"),
                    help="node, features: precision of the dense matrix products (default float32; bfloat16 "
                         "is mixed-precision training, faster on CPUs with AMX; written in each row)")
+    p.add_argument("--storage", default=None, metavar="URL",
+                   help="Optuna RDB storage of the studies, shared by every process given the same URL: "
+                        "sqlite:///file.db, postgresql://user:pw@host/db, mysql://... (default: "
+                        "sqlite:///<results-dir>/part2_studies.db; none: in memory)")
     p.add_argument("--threads", type=int, default=1, help="torch CPU threads (default 1)")
     p.add_argument("--device", default="auto", help="auto (CUDA when available), cpu or cuda")
     p.set_defaults(func=_cmd_tune)

@@ -88,6 +88,19 @@ NODE_SPACE = {**SEARCH_SPACE, "patience": ("cat", (50, 100))}
 RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv", "features": "part2_features.csv"}
 
 
+#: The SQLite file of the stored Part II studies, inside the results folder (not committed: the result rows
+#: are the record; the file lets several processes share a study, see :func:`default_storage`).
+STUDIES_FILE = "part2_studies.db"
+
+
+def default_storage(results_dir=None):
+    """``sqlite:///<results folder>/part2_studies.db``: the Optuna storage ``hpstrat tune`` keeps its
+    studies in unless ``--storage`` names another (a ``postgresql://`` or ``mysql://`` URL for studies
+    shared by several machines)."""
+    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
+    return f"sqlite:///{(folder / STUDIES_FILE).resolve()}"
+
+
 def check_part2_dataset(name):
     """Validate a Part II dataset name without loading anything; return the synthetic gamma.
 
@@ -284,7 +297,7 @@ def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> d
 def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=None, *,
                         n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
-                        eval_batch=None, precision="float32", log=None):
+                        eval_batch=None, precision="float32", storage=None, log=None):
     """Tune and evaluate MLP and GCN node classifiers (chapter 6, paper Tables 1 and 2).
 
     Each (dataset, model) is one :func:`hpstrat_lite.experiments.tuning.run_tuning` call writing to
@@ -311,6 +324,11 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
     precision : {"float32", "bfloat16"}
         Precision of the dense matrix products (:func:`hpstrat_lite.engine.train.train_runs`; bfloat16 is
         mixed-precision training, faster on CPUs with AMX); recorded in each row.
+    storage : str, optional
+        Optuna RDB storage of the searches (``sqlite:///...``, ``postgresql://...``, ``mysql://...``;
+        :func:`default_storage` is the one ``hpstrat tune`` uses): every process given the same storage
+        shares each study's trials (:func:`hpstrat_lite.experiments.tuning.tune_shared`). Default: each
+        search lives in memory and resumes from the results file.
     log : callable, optional
         Progress messages (e.g. ``print``).
 
@@ -331,7 +349,8 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
         for model in models:
             rows.append(_study_row(ds, "node", model, budgets[ds], threads, log, results_dir=results_dir,
                                    root=root, protocol=protocol, k=k, n_eval=n_eval, max_epochs=max_epochs,
-                                   space=space, device=device, eval_batch=eval_batch, precision=precision))
+                                   space=space, device=device, eval_batch=eval_batch, precision=precision,
+                                   storage=storage))
     return pd.DataFrame(rows)
 
 
@@ -381,7 +400,7 @@ def run_random_baseline(dataset, n_eval=5, *, val_ratio=0.1, test_ratio=0.2, res
 
 def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "gcn"),
                         n_trials=None, *, n_eval=5, max_epochs=None, space=None, random=True,
-                        results_dir=None, root=None, device="auto", threads=None, log=None):
+                        results_dir=None, root=None, device="auto", threads=None, storage=None, log=None):
     """Tune and evaluate MLP and GCN link predictors (chapters 8 and 9, Tables 3 and 4, Figure 2).
 
     Each (dataset, encoder) is one :func:`hpstrat_lite.experiments.tuning.run_tuning` call (task ``"link"``,
@@ -404,7 +423,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
         Search space (default :data:`LINK_SPACE`).
     random : bool
         Add the random baseline for datasets named ``"WS1000"``.
-    results_dir, root, device, threads, log
+    results_dir, root, device, threads, storage, log
         As in :func:`run_node_benchmarks`.
 
     Returns
@@ -427,20 +446,20 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
         for enc in encoders:
             epochs = max_epochs or LINK_MAX_EPOCHS.get(ds, LINK_DEFAULT_MAX_EPOCHS)
             rows.append(_study_row(ds, "link", enc, budgets[ds], threads, log, results_dir=results_dir, root=root,
-                                   n_eval=n_eval, max_epochs=epochs, space=space, device=device))
+                                   n_eval=n_eval, max_epochs=epochs, space=space, device=device, storage=storage))
     return pd.DataFrame(rows)
 
 
 def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_trials=FEATURE_BUDGET, *,
                         steps=None, n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
-                        eval_batch=None, precision="float32", log=None):
+                        eval_batch=None, precision="float32", storage=None, log=None):
     """The feature-subset study (chapter 7, paper Figures 1 and 3) for several datasets.
 
     For each dataset and model, :func:`hpstrat_lite.experiments.tuning.feature_study`: nested prefixes of
     the feature columns in the paper's increments (:data:`hpstrat_lite.experiments.tuning.FEATURE_STEPS`, or
     ``steps[dataset]``), each tuned with ``n_trials`` trials (default :data:`FEATURE_BUDGET`) and
-    evaluated on ``n_eval`` seeds.
+    evaluated on ``n_eval`` seeds; with ``storage`` each subset's search is a stored study of its own.
     Rows go to ``results/part2_features.csv`` (``num_features`` tells the subsets apart). Other
     arguments as in :func:`run_node_benchmarks`.
 
@@ -468,7 +487,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
                                        results=results_file("features", results_dir),
                                        dataset=data.name, protocol=protocol, k=k, n_eval=n_eval,
                                        max_epochs=max_epochs, space=space, device=device,
-                                       eval_batch=eval_batch, precision=precision)
+                                       eval_batch=eval_batch, precision=precision, storage=storage)
             except FileNotFoundError as err:
                 frames.append(pd.DataFrame([_missing_row(ds, model, err)]))
                 continue

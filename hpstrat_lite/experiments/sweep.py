@@ -20,6 +20,7 @@ from ..core._validate import check_k, check_n_bins, check_seeds
 from ..core.folds import SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_cpu, host_name
+from .executors import check_executor, run_pairs_on_ray
 from .results import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
 
 RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience"]
@@ -49,7 +50,9 @@ def run_seed(seed: int, fold: int) -> int:
 def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, n_bins: int = 10, out=None,
                    root=None, device="auto", max_epochs: int = 1000, patience: int = 100,
                    runs_per_batch: int | None = None, progress: bool = True, workers: int = 1,
-                   fresh_process: bool = False) -> pd.DataFrame:
+                   fresh_process: bool = False,
+                   executor: str | None = None, ray_address: str | None = None,
+                   cpus_per_pair: int | None = None) -> pd.DataFrame:
     """Run (or resume) the grid and return every row of the results file.
 
     Parameters
@@ -70,29 +73,34 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
         Results CSV (default :func:`default_results_path`). Rows already there are not rerun.
     max_epochs, patience
         Training protocol (HpStrat: 1000 epochs, patience 100 on validation loss).
+    executor : {"local", "ray"}, optional
+        Where the pairs train (:mod:`hpstrat_lite.experiments.executors`). ``"local"``: one after the
+        other in this process. ``"ray"``: each pending (dataset, model) pair is a Ray task declaring its
+        CPUs (``cpus_per_pair``) and, on CUDA, one GPU; tasks return their rows and this process alone
+        appends them to ``out`` as each task ends, so resuming and deduplication are the local ones.
+        Default: ``"ray"`` when ``workers > 1``, ``fresh_process`` or ``ray_address`` asks for it,
+        else ``"local"``.
+    ray_address : str, optional
+        A Ray cluster to join (``"<head>:6379"``, or ``"auto"`` for the one ``ray start`` runs here).
+        Default: a local Ray started for the call, of ``workers`` CPUs when ``workers > 1``, else sized
+        to this machine, and shut down when the call ends.
     workers : int
-        ``1``: the pairs train one after the other in this process. ``n > 1``: ``n`` worker processes
-        on one CPU thread each take the (dataset, model) pairs in the order given (datasets outer,
-        models inner; put the expensive pairs first), each appending its rows as it finishes. CPU only.
+        ``n > 1``: shorthand for ``executor="ray"`` on a local Ray of ``n`` CPUs, one thread per pair.
         Worth it for small graphs, whose batches train on one thread anyway (``num_threads="auto"`` of
-        :func:`hpstrat_lite.engine.train.train_runs`): two workers train twice the pairs per hour. No gain for
-        the large ones on a 2-core machine, whose batches already use both threads well: two one-thread
-        workers running side by side were each 1.9-2.2x slower per epoch than one two-thread process
-        (measured 2026-11-30 with the 12 runs of the k = 4 sweep, `project_sweep_time`: H2GCN on
-        Amazon-Computers 9.6-9.9 s against 4.9 s, MixHop on Coauthor-Physics 9.3-9.5 s against 4.8 s,
-        GCN on Coauthor-Physics 1.05 s against 0.57 s), so the pairs per hour stay the same.
+        :func:`hpstrat_lite.engine.train.train_runs`). No gain for the large ones on a 2-core machine,
+        whose batches already use both threads well: two one-thread processes running side by side
+        were each 1.9-2.2x slower per epoch than one two-thread process (measured 2026-11-30 with the
+        12 runs of the k = 4 sweep, `project_sweep_time`).
     fresh_process : bool
-        Train every (dataset, model) pair in a new process (on all of this process's threads, or one
-        each with ``workers > 1``), so that no pair inherits the heap of the pairs before it. In one long
-        process glibc's heap fragments: H2GCN on Amazon-Computers took 1.27x its projection as the 86th
-        pair of the timed k = 4 sweep, and 1.07x as a process's fourth pair (``benchmarks/README.md``).
-        The processes are forked from a fork server that imported torch and this library once, so a pair
-        pays only reloading its dataset from the cache and making its folds again: 10 s more than one
-        process for the 6 pairs of MLP and GCN on Texas, Cornell and Wisconsin, the fork server's start
-        included (11.8-12.3 s against 20.4-23.8 s, 50 epochs, AMD EPYC host, 2026-12-03); reloading
-        takes 1.7 s for Amazon-Computers and 5.6 s for Coauthor-Physics with another job on both cores.
-        Where the platform has no fork server (Windows) each pair imports them afresh. The gain on the
-        longest pairs is measured by the timed sweep (``results/README.md``).
+        Train every pair in a new Ray worker process (``max_calls=1``), so that no pair inherits the heap
+        of the pairs before it: in one long process glibc's heap fragments, and H2GCN on
+        Amazon-Computers took 1.27x its projection as the 86th pair of the timed k = 4 sweep
+        (``benchmarks/README.md``). Each pair then pays the start of a worker process, which imports
+        torch and this library (about 10 s for the first training call on the 2-core machine). Without
+        ``workers`` the pairs train one at a time, each on all of the machine's CPUs.
+    cpus_per_pair : int, optional
+        CPUs (and torch threads) each Ray task declares. Default 1; with ``fresh_process`` and no
+        ``workers``, all of the local Ray's CPUs.
 
     Returns
     -------
@@ -124,10 +132,8 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     datasets = [get_spec(d).name if is_dataset_name(d) else as_graph(d, root=root) for d in datasets]
     graphs = {g.name: g for g in datasets if not isinstance(g, str)}
     datasets = [d if isinstance(d, str) else d.name for d in datasets]
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1; got {workers!r}.")
-    if not isinstance(fresh_process, bool):
-        raise ValueError(f"fresh_process must be True or False; got {fresh_process!r}.")
+    executor = check_executor(executor, ray_address=ray_address, workers=workers, fresh_process=fresh_process,
+                              cpus_per_pair=cpus_per_pair)
     out = Path(out) if out is not None else default_results_path(k, seeds, max_epochs=max_epochs, patience=patience,
                                                                  n_bins=n_bins)
     check_protocol(out, max_epochs=max_epochs, patience=patience, n_bins=n_bins)
@@ -139,8 +145,8 @@ def run_experiment(datasets, models=None, k: int = 4, seeds=(0,), methods=None, 
     # a finished pair costs nothing: no dataset loaded, no process started
     todo = [(name, model) for name in datasets for model in models if not _pair_keys(name, model, grid) <= done]
     bar.update(len(datasets) * len(models) - len(todo))
-    if workers > 1 or fresh_process:
-        _run_pairs_in_workers(todo, grid, workers, bar, fresh=fresh_process)
+    if executor == "ray" and todo:
+        _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process, cpus_per_pair)
     else:
         for name in dict.fromkeys(name for name, _ in todo):
             dataset = _dataset_plan(name, grid)
@@ -193,65 +199,16 @@ def _run_pair(dataset, model, grid, done, train_runs) -> set:
     return {tuple(r[c] for c in RUN_KEY) for r in rows}
 
 
-_WORKER_DATASET = {}  # the one dataset a worker process keeps loaded: {name: (data, h, plan)}
+def _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process, cpus_per_pair):
+    """The pending pairs as Ray tasks (:func:`hpstrat_lite.experiments.executors.run_pairs_on_ray`), sized as
+    :func:`run_experiment` documents for ``workers``, ``fresh_process`` and ``cpus_per_pair``."""
+    import os
 
-
-def _worker_init(threads: int):
-    import torch
-
-    torch.set_num_threads(threads)
-
-
-def _worker_pair(name, model, grid) -> str:
-    """One (dataset, model) pair in a worker process (see ``workers`` of :func:`run_experiment`)."""
-    from ..engine.train import train_runs
-
-    if name not in _WORKER_DATASET:
-        _WORKER_DATASET.clear()
-        _WORKER_DATASET[name] = _dataset_plan(name, grid)
-    done = _finished_keys(read_rows(grid["out"]))
-    _run_pair(_WORKER_DATASET[name], model, grid, done, train_runs)
-    return f"{name} / {model}"
-
-
-def _pair_process_context():
-    """A fork server that imported torch and the library (spawn where there is none): its children start
-    with a fresh heap, skip the imports, and never inherit an OpenMP thread pool (GNU libgomp hangs in
-    a child forked after the parent used one)."""
-    import multiprocessing as mp
-
-    if "forkserver" not in mp.get_all_start_methods():
-        return mp.get_context("spawn")
-    ctx = mp.get_context("forkserver")
-    ctx.set_forkserver_preload(["torch", "hpstrat_lite.experiments.sweep", "hpstrat_lite.engine.train", "hpstrat_lite.data.datasets"])
-    return ctx
-
-
-def _run_pairs_in_workers(pairs, grid, workers, bar, fresh=False):
-    """The pairs in ``workers`` processes (one thread each when several), each appending its rows; with
-    ``fresh`` a new process for every pair."""
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-    import torch
-
-    if workers > 1:
-        if grid["device"] not in ("auto", "cpu"):
-            raise ValueError(f"workers > 1 trains on CPU only; got device={grid['device']!r}.")
-        grid = {**grid, "device": "cpu"}
-    threads = 1 if workers > 1 else torch.get_num_threads()
-    pool = ProcessPoolExecutor(workers, mp_context=_pair_process_context(), initializer=_worker_init,
-                               initargs=(threads,), max_tasks_per_child=1 if fresh else None)
-    try:
-        pending = {pool.submit(_worker_pair, name, model, grid) for name, model in pairs}
-        while pending:
-            finished, pending = wait(pending, return_when=FIRST_COMPLETED)
-            for future in finished:
-                bar.set_postfix_str(future.result())  # re-raises a worker's error here
-                bar.update(1)
-    except BaseException:
-        pool.shutdown(wait=True, cancel_futures=True)  # the pairs not started are not trained
-        raise
-    pool.shutdown(wait=True)
+    num_cpus = workers if workers > 1 else None
+    if cpus_per_pair is None:
+        cpus_per_pair = (os.cpu_count() or 1) if fresh_process and workers == 1 and ray_address is None else 1
+    run_pairs_on_ray(todo, grid, done, bar, address=ray_address, num_cpus=num_cpus, cpus_per_pair=cpus_per_pair,
+                     fresh_process=fresh_process)
 
 
 def _finished_keys(table: pd.DataFrame) -> set:

@@ -68,25 +68,6 @@ def _check_run_columns(rows, data_root):
         assert per_method.nunique() == len(per_method)
 
 
-@pytest.mark.parametrize("processes", [{"workers": 2}, {"fresh_process": True}, {"workers": 2, "fresh_process": True}],
-                         ids=["two-workers", "fresh-process-per-pair", "two-workers-fresh"])
-def test_worker_processes_give_the_serial_rows_and_resume(data_root, tmp_path, processes):
-    """Two worker processes (one thread each), or a new process for every pair, train the pairs of two
-    datasets: every run equals the serial sweep's, each pair is trained once, and a second call trains
-    nothing."""
-    grid = {**GRID, "datasets": ["Texas", "Cornell"]}
-    serial = run_experiment(out=tmp_path / "serial.csv", root=data_root, **grid)
-    out = tmp_path / "workers.csv"
-    parallel = run_experiment(out=out, root=data_root, **processes, **grid)
-    assert len(parallel) == len(serial) == 48 and not parallel.duplicated(RUN_KEY).any()
-    merged = serial.merge(parallel, on=RUN_KEY, suffixes=("", "_w"))
-    assert len(merged) == 48
-    np.testing.assert_allclose(merged["test_acc"], merged["test_acc_w"])
-    np.testing.assert_array_equal(merged["best_epoch"], merged["best_epoch_w"])
-    again = run_experiment(out=out, root=data_root, **processes, **grid)
-    pd.testing.assert_frame_equal(again, parallel)
-
-
 def test_finished_pairs_load_nothing(data_root, tmp_path, monkeypatch):
     """A call whose pairs are all in the results file trains nothing and loads no dataset; a new model
     loads its dataset once and trains only its own runs."""
@@ -113,8 +94,6 @@ def test_bad_arguments(data_root, tmp_path):
         run_experiment(["Texas"], models=["GIN"], out=tmp_path / "x.csv", root=data_root)
     with pytest.raises(ValueError, match=r"workers must be an integer >= 1; got 0"):
         run_experiment(["Texas"], workers=0, out=tmp_path / "x.csv", root=data_root)
-    with pytest.raises(ValueError, match=r"workers > 1 trains on CPU only; got device='cuda'"):
-        run_experiment(["Texas"], models=["MLP"], workers=2, device="cuda", out=tmp_path / "x.csv", root=data_root)
     with pytest.raises(ValueError, match=r"fresh_process must be True or False; got 'yes'"):
         run_experiment(["Texas"], fresh_process="yes", out=tmp_path / "x.csv", root=data_root)
 

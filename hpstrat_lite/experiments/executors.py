@@ -1,0 +1,175 @@
+"""Where the (dataset, model) pairs of a sweep train: in this process, or as Ray tasks.
+
+:func:`hpstrat_lite.experiments.sweep.run_experiment` takes ``executor=``:
+
+- ``"local"`` (the default): the pairs train one after the other in the calling process.
+- ``"ray"``: every pending (dataset, model) pair is one Ray task that declares what it needs as Ray
+  resources (``num_cpus`` CPU threads, one GPU when it trains on CUDA). The task trains the pair's
+  missing runs and *returns* their rows; the calling process (the driver) is the only one that
+  writes the results file, appending each pair's rows as its task ends. Resuming, deduplication and
+  the row schema are therefore those of the local executor. A pair whose task is lost (a killed
+  driver, a lost node) left no rows, and the same command trains it again.
+
+Ray runs on a cluster joined with ``address=`` (``ray start --head`` on one machine,
+``ray start --address=<head>:6379`` on the others, then ``hpstrat experiment ... --executor ray
+--ray-address <head>:6379``), or on a local Ray started for the call and sized to this machine
+(``num_cpus``), which the call shuts down when it ends. A Ray already initialised in the calling
+process is used as it is and left running.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+
+EXECUTORS = ("local", "ray")
+"""The values of ``executor``."""
+
+_LOADED = {}  # the one dataset a Ray worker process keeps loaded between tasks: {plan key: (data, h, plan)}
+
+
+def check_executor(executor, *, ray_address=None, workers=1, fresh_process=False, cpus_per_pair=None) -> str:
+    """The executor a sweep runs on, after checking the arguments that choose it.
+
+    ``executor=None`` means ``"ray"`` when ``workers > 1`` or ``fresh_process`` asks for processes of
+    their own, else ``"local"``. Raises ``ValueError`` naming the argument for an unknown executor, an
+    address or CPU count given to the local executor, or ``workers > 1`` with a cluster address
+    (``workers`` sizes a local Ray)."""
+    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
+        raise ValueError(f"workers must be an integer >= 1; got {workers!r}.")
+    if not isinstance(fresh_process, bool):
+        raise ValueError(f"fresh_process must be True or False; got {fresh_process!r}.")
+    if cpus_per_pair is not None and (isinstance(cpus_per_pair, bool) or not isinstance(cpus_per_pair, int)
+                                      or cpus_per_pair < 1):
+        raise ValueError(f"cpus_per_pair must be an integer >= 1 or None; got {cpus_per_pair!r}.")
+    if ray_address is not None and (not isinstance(ray_address, str) or not ray_address):
+        raise ValueError(f"ray_address must be a non-empty string such as '10.0.0.1:6379' or 'auto'; "
+                         f"got {ray_address!r}.")
+    if executor is None:
+        executor = "ray" if workers > 1 or fresh_process or ray_address is not None else "local"
+    if executor not in EXECUTORS:
+        raise ValueError(f"executor must be one of {EXECUTORS}; got {executor!r}.")
+    if executor == "local":
+        for name, value, default in (("workers", workers, 1), ("fresh_process", fresh_process, False),
+                                     ("ray_address", ray_address, None), ("cpus_per_pair", cpus_per_pair, None)):
+            if value != default:
+                raise ValueError(f"{name}={value!r} needs executor='ray' (the local executor trains the pairs "
+                                 f"one after the other in this process); got executor='local'.")
+    if workers > 1 and ray_address is not None:
+        raise ValueError(f"workers={workers} sizes a local Ray and cannot be combined with ray_address="
+                         f"{ray_address!r}: a cluster's size is its own.")
+    return executor
+
+
+@contextlib.contextmanager
+def ray_runtime(address=None, num_cpus=None):
+    """Ray for the block: the one already initialised in this process, the cluster at ``address``
+    (``"auto"``: the one ``ray start`` runs on this machine), or a local Ray of ``num_cpus`` CPUs
+    (default: this machine's), started without a dashboard and shut down when the block ends.
+    Yields the ``ray`` module."""
+    import ray
+
+    if ray.is_initialized():
+        yield ray
+        return
+    if address is not None:
+        ray.init(address=address, logging_level="WARNING", log_to_driver=False)
+    else:
+        ray.init(num_cpus=num_cpus or os.cpu_count() or 1, include_dashboard=False, logging_level="WARNING",
+                 log_to_driver=False)
+    try:
+        yield ray
+    finally:
+        ray.shutdown()
+
+
+def pair_resources(ray, device, cpus_per_pair=1) -> tuple[dict, str]:
+    """``(resources, device)``: the Ray resources one pair's task declares and the device it trains on.
+
+    ``device="cpu"``: ``cpus_per_pair`` CPUs. ``"cuda"`` (or ``"cuda:<i>"``): one GPU as well, which Ray
+    picks (the task sees it as ``"cuda"``). ``"auto"``: a GPU when the cluster has one, else CPU."""
+    if device == "auto":
+        device = "cuda" if ray.cluster_resources().get("GPU", 0) > 0 else "cpu"
+    if isinstance(device, str) and device.startswith("cuda"):
+        if ray.cluster_resources().get("GPU", 0) <= 0:
+            raise ValueError(f"device={device!r} needs a GPU, and the Ray cluster has none "
+                             f"(resources {ray.cluster_resources()}).")
+        return {"num_cpus": cpus_per_pair, "num_gpus": 1}, "cuda"
+    if device != "cpu":
+        raise ValueError(f"device must be 'auto', 'cpu' or 'cuda' with executor='ray'; got {device!r}.")
+    return {"num_cpus": cpus_per_pair, "num_gpus": 0}, "cpu"
+
+
+def _pair_task(name, model, grid, done, threads):
+    """The rows of one (dataset, model) pair's runs that ``done`` lacks, trained in a Ray worker on
+    ``threads`` torch threads (the body of the Ray task; nothing is written here)."""
+    import torch
+
+    from ..engine.train import train_runs
+    from .sweep import _dataset_plan, _run_key, _train_and_describe
+
+    torch.set_num_threads(threads)
+    key = (name, grid["root"], grid["k"], tuple(grid["seeds"]), tuple(grid["methods"]), grid["n_bins"])
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = _dataset_plan(name, grid)
+    data, h, plan = _LOADED[key]
+    k = grid["k"]
+    runs = [(method, seed, fold, folds) for method, seed, folds in plan for fold in range(k)
+            if _run_key(data.name, model, method, seed, fold, grid) not in done]
+    if not runs:
+        return []
+    out = grid["out"]
+    # checkpoints beside the results file where this machine has its folder (the driver's machine)
+    checkpoint = out.parent / f".{out.stem}.checkpoints" if out.parent.is_dir() else None
+    return _train_and_describe(data, model, runs, k, h, grid["n_bins"], grid["max_epochs"], grid["patience"],
+                               grid["device"], grid["runs_per_batch"], train_runs, grid["version"],
+                               checkpoint=checkpoint)
+
+
+def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpus_per_pair=1,
+                     fresh_process=False) -> None:
+    """Train ``pairs`` (``(dataset, model)`` tuples) as Ray tasks and append each pair's rows to
+    ``grid["out"]`` as its task ends; ``done`` holds the run keys already in the file.
+
+    Parameters
+    ----------
+    address : str, optional
+        A Ray cluster to join; default: a local Ray of ``num_cpus`` CPUs (this machine's by default).
+    cpus_per_pair : int
+        CPUs each task declares and torch threads it trains on.
+    fresh_process : bool
+        A new worker process for every pair (``max_calls=1``), so that none inherits the heap of the
+        pairs before it.
+
+    A failing task re-raises its error here once the tasks ahead of it have landed; the tasks not yet
+    finished are cancelled, and their pairs train again when the command is rerun.
+    """
+    from .results import append_rows
+    from .sweep import RUN_KEY, _pair_keys
+
+    grid["out"].parent.mkdir(parents=True, exist_ok=True)
+    with ray_runtime(address, num_cpus) as ray:
+        resources, device = pair_resources(ray, grid["device"], cpus_per_pair)
+        total_cpus = int(ray.cluster_resources().get("CPU", 0))
+        if cpus_per_pair > total_cpus:
+            raise ValueError(f"cpus_per_pair={cpus_per_pair} is more than the Ray cluster's {total_cpus} CPUs.")
+        grid = {**grid, "device": device}
+        options = {"max_calls": 1} if fresh_process else {}
+        task = ray.remote(_pair_task).options(max_retries=0, **resources, **options)
+        pending = {}
+        for name, model in pairs:
+            mine = frozenset(_pair_keys(name, model, grid) & done)
+            pending[task.remote(name, model, grid, mine, cpus_per_pair)] = f"{name} / {model}"
+        try:
+            while pending:
+                ready, _ = ray.wait(list(pending), num_returns=1)
+                label = pending.pop(ready[0])
+                rows = ray.get(ready[0])  # re-raises the task's error
+                if rows:
+                    append_rows(grid["out"], rows)
+                    done |= {tuple(r[c] for c in RUN_KEY) for r in rows}
+                bar.set_postfix_str(label)
+                bar.update(1)
+        finally:
+            for ref in pending:
+                ray.cancel(ref, force=True)

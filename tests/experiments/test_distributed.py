@@ -1,0 +1,165 @@
+"""Beyond one process: the sweep on Ray (same rows as the local executor, resumable after a kill) and
+Part II studies shared by several processes through an Optuna SQLite storage."""
+import os
+import signal
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pandas as pd
+import pytest
+
+from hpstrat_lite.experiments.results import read_rows
+from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
+
+GRID = dict(models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=20, patience=5, progress=False)
+RESULT_COLS = ["run_seed", "best_epoch", "epochs_run", "train_acc", "val_acc", "test_acc", "val_loss",
+               "test_homophily", "test_isolated", "batch_size", "device"]
+
+
+@pytest.fixture(scope="module")
+def local_ray():
+    """A local Ray of 2 CPUs, no dashboard, shared by the module's tests and shut down after them;
+    yields its address (for a second process to join)."""
+    ray = pytest.importorskip("ray")
+    ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
+    try:
+        yield ray.get_runtime_context().gcs_address
+    finally:
+        ray.shutdown()
+
+
+def test_ray_executor_gives_the_local_rows_bit_for_bit(data_root, tmp_path, local_ray):
+    grid = {**GRID, "datasets": ["Texas", "Cornell"]}
+    local = run_experiment(out=tmp_path / "local.csv", root=data_root, executor="local", **grid)
+    out = tmp_path / "ray.csv"
+    remote = run_experiment(out=out, root=data_root, executor="ray", **grid)
+    assert len(local) == len(remote) == 48 and not remote.duplicated(RUN_KEY).any()
+    assert list(remote.columns) == list(local.columns)
+    merged = local.merge(remote, on=RUN_KEY, suffixes=("", "_ray"))
+    assert len(merged) == 48
+    for col in RESULT_COLS:
+        np.testing.assert_array_equal(merged[col].to_numpy(), merged[f"{col}_ray"].to_numpy(), err_msg=col)
+    again = run_experiment(out=out, root=data_root, executor="ray", **grid)  # nothing left to train
+    pd.testing.assert_frame_equal(again, remote)
+
+
+def test_killed_ray_run_resumes_without_lost_or_repeated_rows(data_root, tmp_path, local_ray):
+    """A driver joined to a Ray cluster is killed once the first pair's rows have landed; the same
+    command again completes the grid, keeping the rows that landed and training the rest once."""
+    out = tmp_path / "sweep.csv"
+    datasets = ["Texas", "Cornell", "Wisconsin"]
+    cmd = [sys.executable, "-m", "hpstrat_lite.cli", "--root", str(data_root), "experiment", "--datasets",
+           *datasets, "--models", "MLP", "GCN", "--max-epochs", "20", "--patience", "5", "--out", str(out),
+           "--executor", "ray", "--ray-address", local_ray]
+    proc = subprocess.Popen(cmd, env=os.environ.copy(), stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                            start_new_session=True)
+    try:
+        deadline = time.time() + 90
+        while not out.exists() and time.time() < deadline and proc.poll() is None:
+            time.sleep(0.02)
+    finally:
+        os.killpg(proc.pid, signal.SIGKILL)  # the driver's process group: the run is killed midway
+        proc.wait()
+    partial = read_rows(out)
+    assert 0 < len(partial) < 72, "the run should be killed after its first pair and before its last"
+    full = run_experiment(datasets=datasets, out=out, root=data_root, executor="ray", **GRID)
+    assert len(full) == 72 and not full.duplicated(RUN_KEY).any()
+    pd.testing.assert_frame_equal(full.iloc[: len(partial)].reset_index(drop=True), partial)
+
+
+def test_executor_arguments_are_checked(data_root, tmp_path):
+    x = dict(datasets=["Texas"], out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"executor must be one of \('local', 'ray'\); got 'dask'"):
+        run_experiment(executor="dask", **x)
+    with pytest.raises(ValueError, match=r"workers=2 needs executor='ray'"):
+        run_experiment(executor="local", workers=2, **x)
+    with pytest.raises(ValueError, match=r"ray_address='h:6379' needs executor='ray'"):
+        run_experiment(executor="local", ray_address="h:6379", **x)
+    with pytest.raises(ValueError, match=r"workers=2 sizes a local Ray"):
+        run_experiment(executor="ray", workers=2, ray_address="h:6379", **x)
+    with pytest.raises(ValueError, match=r"cpus_per_pair must be an integer >= 1 or None; got 0"):
+        run_experiment(executor="ray", cpus_per_pair=0, **x)
+    assert not read_rows(x["out"]).shape[0]
+
+
+_SHARED_STUDY = r"""
+import sys, time
+import numpy as np, torch
+from torch_geometric.data import Data
+import hpstrat_lite.experiments.tuning as tuning
+
+CALLS = []
+
+def train_runs(data, model, tr, va, te, seeds, **kw):
+    CALLS.append(kw["lr"])
+    time.sleep(0.3)  # a trial takes a while, so the two processes interleave
+    score = 1.0 - abs(np.log10(kw["lr"]) + 2) / 3 - kw["dropout"] / 10
+    return [{"val_acc": score, "test_acc": score, "best_epoch": 3} for _ in range(tr.shape[1])]
+
+tuning.train_runs = train_runs
+n, rng = 60, np.random.default_rng(0)
+y = torch.arange(n) % 3
+ei = torch.from_numpy(np.stack([np.arange(n), (np.arange(n) + 3) % n]))
+ei = torch.cat([ei, ei.flip(0)], 1)
+data = Data(x=torch.from_numpy(rng.standard_normal((n, 4)).astype("float32")), edge_index=ei, y=y,
+            num_nodes=n, name="toy")
+out = tuning.tune_node_classifier(data, "mlp", n_trials=int(sys.argv[3]), n_eval=2, protocol="random",
+                                  results=sys.argv[1], storage=sys.argv[2])
+print(len(CALLS), "evaluated" if len(out["eval"]) else "searched")
+"""
+
+
+def test_two_processes_share_one_sqlite_study(tmp_path):
+    """Two processes given the same SQLite storage run the budget between them: n_trials trials in
+    total, every configuration once, ranks 0..n_trials-1, and one evaluation."""
+    import optuna
+
+    results, storage, n_trials = tmp_path / "part2_node.csv", f"sqlite:///{tmp_path / 'studies.db'}", 10
+    args = [sys.executable, "-c", _SHARED_STUDY, str(results), storage, str(n_trials)]
+    procs = [subprocess.Popen(args, env=os.environ.copy(), stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                              text=True) for _ in range(2)]
+    outputs = [p.communicate(timeout=100) for p in procs]
+    assert [p.returncode for p in procs] == [0, 0], [err[-2000:] for _, err in outputs]
+    calls, roles = zip(*(o.strip().splitlines()[-1].split() for o, _ in outputs))
+    assert sorted(roles) == ["evaluated", "searched"]
+    assert min(map(int, calls)) >= 1 and sum(map(int, calls)) >= n_trials  # both processes ran trials
+    rows = pd.read_csv(results)
+    trials = rows[rows["phase"] == "trial"]
+    assert len(trials) == n_trials and sorted(trials["trial"]) == list(range(n_trials))
+    assert trials["params"].nunique() == n_trials  # no configuration trained twice
+    (summary,) = optuna.get_all_study_summaries(storage)
+    study = optuna.load_study(study_name=summary.study_name, storage=storage)
+    complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
+    assert len(complete) == n_trials
+    assert {t.user_attrs["rank"] for t in complete} == set(range(n_trials))
+    assert summary.study_name.startswith("task=node/dataset=toy/model=mlp/protocol=random/k=1/")
+    assert "max_epochs=1000" in summary.study_name
+    evals = rows[rows["phase"] == "eval"]
+    assert sorted(evals["eval_seed"]) == [0, 1]  # evaluated once, by one process
+    assert (evals["params"] == trials.loc[trials["val"].idxmax(), "params"]).all()
+    # a rerun finds the study complete and idle: it trains nothing and adds no row
+    again = subprocess.run(args, env=os.environ.copy(), capture_output=True, text=True, timeout=100)
+    assert again.returncode == 0, again.stderr[-2000:]
+    assert len(pd.read_csv(results)) == len(rows)
+
+
+def test_storage_url_and_study_name():
+    from hpstrat_lite.experiments.tuning import storage_url, study_name
+
+    assert storage_url("postgresql+psycopg2://u:p@h/db") == "postgresql+psycopg2://u:p@h/db"
+    assert storage_url("studies.db").startswith("sqlite:////")
+    with pytest.raises(ValueError, match=r"storage 'redis://h': the URL scheme must be one of"):
+        storage_url("redis://h")
+    key = {"task": "link", "dataset": "WS1000", "model": "gcn-dot", "protocol": "edge split 70/10/20", "k": 1,
+           "num_features": 8, "tune_seed": 0, "space_id": "abc"}
+    assert study_name(key, max_epochs=400) == ("task=link/dataset=WS1000/model=gcn-dot/protocol=edge split "
+                                               "70/10/20/k=1/num_features=8/tune_seed=0/space_id=abc/max_epochs=400")
+
+
+def test_cli_refuses_a_bad_storage_before_loading_anything(capsys):
+    from hpstrat_lite.cli import main
+
+    assert main(["tune", "node", "--datasets", "Cora", "--storage", "redis://h"]) == 2
+    assert "the URL scheme must be one of ('sqlite', 'postgresql', 'mysql')" in capsys.readouterr().err
