@@ -180,7 +180,7 @@ def _cmd_tune(args) -> int:
     if storage == "none":
         storage = None
     elif storage is not None:
-        from .experiments.tuning import storage_url
+        from .experiments.studies import storage_url
 
         storage = storage_url(storage)  # a bad URL stops here, before any dataset is loaded
     import torch

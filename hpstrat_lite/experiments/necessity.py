@@ -327,7 +327,7 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
     storage : str, optional
         Optuna RDB storage of the searches (``sqlite:///...``, ``postgresql://...``, ``mysql://...``;
         :func:`default_storage` is the one ``hpstrat tune`` uses): every process given the same storage
-        shares each study's trials (:func:`hpstrat_lite.experiments.tuning.tune_shared`). Default: each
+        shares each study's trials (:func:`hpstrat_lite.experiments.studies.tune_shared`). Default: each
         search lives in memory and resumes from the results file.
     log : callable, optional
         Progress messages (e.g. ``print``).

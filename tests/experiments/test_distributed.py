@@ -146,7 +146,7 @@ def test_two_processes_share_one_sqlite_study(tmp_path):
 
 
 def test_storage_url_and_study_name():
-    from hpstrat_lite.experiments.tuning import storage_url, study_name
+    from hpstrat_lite.experiments.studies import storage_url, study_name
 
     assert storage_url("postgresql+psycopg2://u:p@h/db") == "postgresql+psycopg2://u:p@h/db"
     assert storage_url("studies.db").startswith("sqlite:////")
