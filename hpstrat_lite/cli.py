@@ -270,7 +270,8 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("experiment", help="train the GNN grid and append rows to a results file (resumable)")
     p.add_argument("--datasets", nargs="+", required=True)
-    p.add_argument("--models", nargs="+", default=None, help="default: all models")
+    p.add_argument("--models", nargs="+", default=None,
+                   help="built-in names and/or factories 'module:function' (default: all built-in models)")
     p.add_argument("--methods", nargs="+", default=None, help="default: random stratified hpstrat")
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
