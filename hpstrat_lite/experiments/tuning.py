@@ -25,6 +25,19 @@ Split protocols for node classification (``protocol``):
   over its k rounds.
 - ``"random"``: random 60/20/20 train/validation/test splits; a tuning trial uses the split of
   seed ``seed``, evaluation trial s the split of seed s.
+- ``"per_class"``: 20 training and 30 validation nodes per class, every other node tests
+  (:func:`per_class_split_masks`): the split of Shchur et al. (2018), from which the paper copies
+  the GNN numbers of its Table 1 (Amazon, Coauthor). Seeds as for ``"random"``.
+- ``"planetoid"``: the public Planetoid split (Yang et al., 2016; Cora 140 / 500 / 1000 nodes,
+  CiteSeer 120 / 500 / 1000), the split of the GCN numbers the paper copies into its Table 2. The
+  masks are fixed (``data.train_mask``, ``data.val_mask``, ``data.test_mask``, attached by
+  :func:`hpstrat_lite.experiments.protocols.with_public_split`); seeds change the initial weights only.
+
+The paper states neither split for its tuned MLP (Tables 1 and 2 say "5 trials").
+
+The sampler seed (``sampler_seed``) is separate from the split seed: by default it equals
+``seed`` (the committed HpStrat studies), and :func:`study_sampler_seed` gives every (dataset,
+model) a seed of its own, so an MLP study and a GCN study no longer draw the same configurations.
 
 Search space (:data:`SEARCH_SPACE`; ``space=`` narrows or replaces it):
 
@@ -91,6 +104,8 @@ __all__ = [
     "suggest_config",
     "space_distributions",
     "random_split_masks",
+    "per_class_split_masks",
+    "study_sampler_seed",
     "protocol_masks",
     "tune",
     "tune_node_classifier",
@@ -119,7 +134,9 @@ SEARCH_SPACE = {
 #: trials is a seeded random search over the space; TPE guides the trials after it.
 N_STARTUP_TRIALS = 10
 
-PROTOCOLS = ("hpstrat", "random")
+PROTOCOLS = ("hpstrat", "random", "per_class", "planetoid")
+#: Training and validation nodes per class of the ``"per_class"`` protocol (Shchur et al., 2018).
+PER_CLASS = (20, 30)
 NODE_MODELS = ("mlp", "gcn")
 LINK_ENCODERS = ("mlp", "gcn")
 
@@ -134,7 +151,7 @@ FEATURE_COUNTS = {"Computers": 767, "Photo": 745, "Cora": 1433, "CiteSeer": 3703
 RESULT_COLUMNS = [
     "phase", "task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features",
     "n_trials", "trial", "eval_seed", "round", "params", "metric", "val", "test", "best_epoch",
-    "seconds", "precision", "host", "code_version",
+    "seconds", "precision", "host", "code_version", "sampler_seed",
 ]
 
 #: Values of key columns added after the first results were written (rows without them had these).
@@ -143,11 +160,33 @@ COLUMN_DEFAULTS = {"precision": "float32"}
 
 def with_column_defaults(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with every column of :data:`COLUMN_DEFAULTS` present and its missing values filled (rows
-    written before the column existed trained with the default)."""
+    written before the column existed trained with the default); ``sampler_seed``, where absent, is the
+    row's ``tune_seed`` (the TPE sampler used the split seed before the two were separated), as an int."""
     df = df.copy()
     for col, default in COLUMN_DEFAULTS.items():
         df[col] = df[col].astype(object).fillna(default) if col in df else default
+    if "tune_seed" in df:
+        fill = pd.to_numeric(df["tune_seed"], errors="coerce")
+        ss = pd.to_numeric(df["sampler_seed"], errors="coerce") if "sampler_seed" in df else fill
+        df["sampler_seed"] = ss.fillna(fill).fillna(0).astype("int64")
     return df
+
+
+def study_sampler_seed(dataset, model, base=0):
+    """A TPE sampler seed of its own for every (dataset, model): the first 8 hex digits of
+    ``sha1("<dataset>|<model>|<base>")`` as an int (stable across machines and Python versions).
+
+    With one shared seed every study draws the same start-up configurations, so the MLP and the GCN
+    of a dataset often end on the identical configuration; distinct seeds make them independent
+    searches.
+
+    Examples
+    --------
+    >>> study_sampler_seed("Cora", "mlp") != study_sampler_seed("Cora", "gcn")
+    True
+    """
+    h = hashlib.sha1(f"{dataset}|{str(model).lower()}|{int(base)}".encode()).hexdigest()
+    return int(h[:8], 16)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -330,6 +369,43 @@ def random_split_masks(num_nodes, seeds, ratios=(0.6, 0.2, 0.2)):
     return tuple(torch.from_numpy(m) for m in masks)
 
 
+def per_class_split_masks(y, seeds, n_train=PER_CLASS[0], n_val=PER_CLASS[1]):
+    """``n_train`` training and ``n_val`` validation nodes per class, the rest test; one column per seed.
+
+    The split of Shchur et al. (2018), "Pitfalls of Graph Neural Network Evaluation" (20 / 30 per
+    class), whose GNN numbers the paper's Table 1 copies. Per seed, the nodes of every class are
+    permuted with ``numpy.random.default_rng(seed)`` (one permutation of all nodes, read class by
+    class); a class with fewer than ``n_train + n_val + 1`` nodes gives its first ``n_train`` to
+    training, up to ``n_val`` to validation and keeps at least one for test when it can.
+
+    Returns
+    -------
+    (train_mask, val_mask, test_mask) : torch.BoolTensor, each [num_nodes, len(seeds)]
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> tr, va, te = per_class_split_masks(np.repeat([0, 1], 60), [0])
+    >>> int(tr.sum()), int(va.sum()), int(te.sum())
+    (40, 60, 20)
+    """
+    n_train, n_val = check_int(n_train, "n_train"), check_int(n_val, "n_val")
+    y = np.asarray(y.cpu() if torch.is_tensor(y) else y).reshape(-1)
+    n = y.size
+    masks = np.zeros((3, n, len(seeds)), dtype=bool)
+    for j, s in enumerate(seeds):
+        perm = np.random.default_rng(int(s)).permutation(n)
+        ys = y[perm]
+        for c in np.unique(y):
+            nodes = perm[ys == c]
+            a = min(n_train, max(nodes.size - 1, 1))
+            b = min(n_val, max(nodes.size - a - 1, 0))
+            masks[0, nodes[:a], j] = True
+            masks[1, nodes[a:a + b], j] = True
+            masks[2, nodes[a + b:], j] = True
+    return tuple(torch.from_numpy(m) for m in masks)
+
+
 def protocol_masks(data, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
     """Masks of every round of every seed under a split protocol.
 
@@ -337,8 +413,9 @@ def protocol_masks(data, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
     ----------
     data : torch_geometric.data.Data
         Graph with ``edge_index`` and labels ``y``.
-    protocol : {"hpstrat", "random"}
-        HpStrat k-fold rounds (``k`` runs per seed) or a random 60/20/20 split (one run per seed).
+    protocol : {"hpstrat", "random", "per_class", "planetoid"}
+        HpStrat k-fold rounds (``k`` runs per seed), a random 60/20/20 split, 20 / 30 nodes per class
+        or the fixed public Planetoid split (one run per seed; see the module docstring).
     seeds : sequence of int
         Seeds of the folds / splits.
     k, n_bins : int
@@ -356,6 +433,16 @@ def protocol_masks(data, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
     seeds = [int(s) for s in seeds]
     if protocol == "random":
         tr, va, te = random_split_masks(n, seeds)
+        return tr, va, te, np.array(seeds), np.zeros(len(seeds), dtype=np.int64)
+    if protocol == "per_class":
+        tr, va, te = per_class_split_masks(data.y, seeds)
+        return tr, va, te, np.array(seeds), np.zeros(len(seeds), dtype=np.int64)
+    if protocol == "planetoid":
+        fixed = [getattr(data, m, None) for m in ("train_mask", "val_mask", "test_mask")]
+        if any(m is None for m in fixed):
+            raise ValueError("protocol='planetoid' needs data.train_mask, data.val_mask and data.test_mask "
+                             "(the public split; see hpstrat_lite.experiments.protocols.with_public_split)")
+        tr, va, te = (m.reshape(-1, 1).bool().repeat(1, len(seeds)) for m in fixed)
         return tr, va, te, np.array(seeds), np.zeros(len(seeds), dtype=np.int64)
     h = node_homophily(data.edge_index, data.y, n)
     parts = [fold_masks(hpstrat_folds(h, data.y, k, n_bins=n_bins, seed=s), k) for s in seeds]
@@ -393,11 +480,14 @@ def _write(results, rows):
         append_rows(results, [{c: r.get(c) for c in RESULT_COLUMNS} for r in rows])
 
 
-def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, metric, eval_batch=None):
+def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, metric, eval_batch=None,
+               sampler_seed=None):
     """Search (resuming from ``results``), then evaluate the best config on ``n_eval`` seeds,
-    ``eval_batch`` seeds at a time (all at once when None); each batch's rows are written when it ends."""
+    ``eval_batch`` seeds at a time (all at once when None); each batch's rows are written when it ends.
+    ``sampler_seed`` (default ``seed``) seeds TPE and is part of the study's key."""
     space = _check_space(space)
-    key = {**key, "tune_seed": seed, "space_id": _space_id(space)}
+    sampler_seed = seed if sampler_seed is None else check_int(sampler_seed, "sampler_seed", 0)
+    key = {**key, "tune_seed": seed, "space_id": _space_id(space), "sampler_seed": sampler_seed}
     old = _existing(results, key)
     done_rows = old[old["phase"] == "trial"].sort_values("trial")
     done = [(json.loads(r.params), {"val": float(r.val), "test": _num(r.test),
@@ -416,7 +506,7 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
                           "test": res.get("test"), "best_epoch": res.get("best_epoch"),
                           "seconds": res.get("seconds"), "host": host_cpu(), "code_version": version}])
 
-    study = tune(objective, n_trials, seed=seed, space=space, done=done, on_trial=on_trial)
+    study = tune(objective, n_trials, seed=sampler_seed, space=space, done=done, on_trial=on_trial)
     best = dict(study.best_trial.params)
     best_json = _params_json(best)
     evals = old[(old["phase"] == "eval") & (old["params"].astype(str) == best_json)]
@@ -447,6 +537,7 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
         "test_std": float(per_seed.std(ddof=0)),
         "test_per_seed": per_seed.to_numpy(dtype=float),
         "n_trials": n_trials,
+        "sampler_seed": sampler_seed,
         "trials": trials,
         "eval": evals.reset_index(drop=True),
         "metric": metric,
@@ -477,7 +568,7 @@ def checkpoint_dir(results):
 
 def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", k=5, seed=0,
                          n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
-                         results=None, dataset=None, eval_batch=None, precision="float32"):
+                         results=None, dataset=None, eval_batch=None, precision="float32", sampler_seed=None):
     """Tune an MLP or a GCN for node classification on validation accuracy; test the best.
 
     Parameters
@@ -488,7 +579,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         Feature-only MLP or GCN (the batched engine :func:`hpstrat_lite.engine.train.train_runs`).
     n_trials : int
         Trial budget of the search.
-    protocol : {"hpstrat", "random"}
+    protocol : {"hpstrat", "random", "per_class", "planetoid"}
         Split protocol (see the module docstring); returned in the result.
     k : int
         Folds of the HpStrat protocol (5).
@@ -520,6 +611,9 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     precision : {"float32", "bfloat16"}
         Precision of the dense matrix products (:func:`hpstrat_lite.engine.train.train_runs`); written in the
         rows and part of the study's key, so float32 and bfloat16 studies resume separately.
+    sampler_seed : int, optional
+        Seed of the TPE sampler (default ``seed``; :func:`study_sampler_seed` gives one per dataset and
+        model); written in the rows and part of the study's key.
 
     Returns
     -------
@@ -583,7 +677,8 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     key = {"task": "node", "dataset": dataset or getattr(data, "name", "unknown"),
            "model": model, "protocol": protocol, "k": k if protocol == "hpstrat" else 1,
            "num_features": int(data.x.shape[1]), "precision": precision}
-    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "accuracy", eval_batch)
+    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "accuracy", eval_batch,
+                     sampler_seed=sampler_seed)
     out.update(protocol=protocol, k=key["k"], model=model, precision=precision)
     return out
 
@@ -601,7 +696,7 @@ def _link_kwargs(cfg, max_epochs, device):
 
 def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, max_epochs=1000,
                         space=None, val_ratio=0.1, test_ratio=0.2, decoder="dot", device="auto",
-                        results=None, dataset=None):
+                        results=None, dataset=None, sampler_seed=None):
     """Tune an MLP or GCN link predictor on validation ROC AUC; test the best.
 
     Tuning trials share one edge split (seed ``seed``); evaluation trial s draws a new split and new
@@ -617,7 +712,10 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
         As in :func:`tune_node_classifier`.
     val_ratio, test_ratio : float
         Edge split fractions.
-    decoder : {"dot", "mlp"}
+    decoder : {"dot", "mlp", "fd"}
+        ``"fd"``: HGCN's Fermi-Dirac distance decoder (:mod:`hpstrat_lite.engine.linkpred`).
+    sampler_seed : int, optional
+        As in :func:`tune_node_classifier`.
 
     Returns
     -------
@@ -652,7 +750,8 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
     key = {"task": "link", "dataset": dataset or getattr(data, "name", "unknown"),
            "model": f"{encoder}-{decoder}", "protocol": protocol, "k": 1,
            "num_features": int(data.x.shape[1])}
-    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "roc_auc")
+    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "roc_auc",
+                     sampler_seed=sampler_seed)
     out.update(protocol=protocol, k=1, model=encoder)
     return out
 
