@@ -23,8 +23,6 @@ import json
 import time
 from pathlib import Path
 
-import numpy as np
-import pandas as pd
 
 from .._host import host_cpu
 from ..core._validate import check_int

@@ -90,6 +90,7 @@ from .._host import host_cpu
 from .results import append_rows, code_version, read_rows
 from ..engine.models import check_precision
 from ..engine.train import train_runs
+from .protocols import PER_CLASS, per_class_split_masks, study_sampler_seed  # noqa: F401 (re-exported)
 
 #: Progress of the searches (one line per trial and per evaluation); ``hpstrat tune``
 #: prints it with a time stamp.
@@ -135,8 +136,6 @@ SEARCH_SPACE = {
 N_STARTUP_TRIALS = 10
 
 PROTOCOLS = ("hpstrat", "random", "per_class", "planetoid")
-#: Training and validation nodes per class of the ``"per_class"`` protocol (Shchur et al., 2018).
-PER_CLASS = (20, 30)
 NODE_MODELS = ("mlp", "gcn")
 LINK_ENCODERS = ("mlp", "gcn")
 
@@ -171,22 +170,6 @@ def with_column_defaults(df: pd.DataFrame) -> pd.DataFrame:
         df["sampler_seed"] = ss.fillna(fill).fillna(0).astype("int64")
     return df
 
-
-def study_sampler_seed(dataset, model, base=0):
-    """A TPE sampler seed of its own for every (dataset, model): the first 8 hex digits of
-    ``sha1("<dataset>|<model>|<base>")`` as an int (stable across machines and Python versions).
-
-    With one shared seed every study draws the same start-up configurations, so the MLP and the GCN
-    of a dataset often end on the identical configuration; distinct seeds make them independent
-    searches.
-
-    Examples
-    --------
-    >>> study_sampler_seed("Cora", "mlp") != study_sampler_seed("Cora", "gcn")
-    True
-    """
-    h = hashlib.sha1(f"{dataset}|{str(model).lower()}|{int(base)}".encode()).hexdigest()
-    return int(h[:8], 16)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -366,43 +349,6 @@ def random_split_masks(num_nodes, seeds, ratios=(0.6, 0.2, 0.2)):
         masks[0, perm[:n_tr], j] = True
         masks[1, perm[n_tr:n_tr + n_va], j] = True
         masks[2, perm[n_tr + n_va:], j] = True
-    return tuple(torch.from_numpy(m) for m in masks)
-
-
-def per_class_split_masks(y, seeds, n_train=PER_CLASS[0], n_val=PER_CLASS[1]):
-    """``n_train`` training and ``n_val`` validation nodes per class, the rest test; one column per seed.
-
-    The split of Shchur et al. (2018), "Pitfalls of Graph Neural Network Evaluation" (20 / 30 per
-    class), whose GNN numbers the paper's Table 1 copies. Per seed, the nodes of every class are
-    permuted with ``numpy.random.default_rng(seed)`` (one permutation of all nodes, read class by
-    class); a class with fewer than ``n_train + n_val + 1`` nodes gives its first ``n_train`` to
-    training, up to ``n_val`` to validation and keeps at least one for test when it can.
-
-    Returns
-    -------
-    (train_mask, val_mask, test_mask) : torch.BoolTensor, each [num_nodes, len(seeds)]
-
-    Examples
-    --------
-    >>> import numpy as np
-    >>> tr, va, te = per_class_split_masks(np.repeat([0, 1], 60), [0])
-    >>> int(tr.sum()), int(va.sum()), int(te.sum())
-    (40, 60, 20)
-    """
-    n_train, n_val = check_int(n_train, "n_train"), check_int(n_val, "n_val")
-    y = np.asarray(y.cpu() if torch.is_tensor(y) else y).reshape(-1)
-    n = y.size
-    masks = np.zeros((3, n, len(seeds)), dtype=bool)
-    for j, s in enumerate(seeds):
-        perm = np.random.default_rng(int(s)).permutation(n)
-        ys = y[perm]
-        for c in np.unique(y):
-            nodes = perm[ys == c]
-            a = min(n_train, max(nodes.size - 1, 1))
-            b = min(n_val, max(nodes.size - a - 1, 0))
-            masks[0, nodes[:a], j] = True
-            masks[1, nodes[a:a + b], j] = True
-            masks[2, nodes[a + b:], j] = True
     return tuple(torch.from_numpy(m) for m in masks)
 
 
