@@ -12,13 +12,24 @@ the MUSAE Twitch / Facebook graphs. The protocol implemented here:
 2. An encoder maps nodes to embeddings ``z``: an MLP on the features alone, or a GCN
    (Kipf and Welling, 2017) on the message-passing graph,
    ``H^{l+1} = D^{-1/2} (A + I) D^{-1/2} H^l W^l`` with ReLU between layers.
-3. A decoder scores a pair: the dot product ``s(u, v) = z_u . z_v``, or an MLP on ``z_u * z_v``.
+3. A decoder scores a pair: the dot product ``s(u, v) = z_u . z_v``, an MLP on ``z_u * z_v``, or
+   the Fermi-Dirac distance decoder of HGCN (Chami et al., 2019), ``p(u, v) = 1 / (exp((d^2 - r) / t)
+   + 1)`` with ``d^2 = ||z_u - z_v||^2``, ``r = 2``, ``t = 1`` (its logit is ``(r - d^2) / t``).
 4. Training minimises binary cross-entropy on the training positives and as many negatives,
    sampled afresh every epoch (seeded) among the non-edges of the training graph. Early stopping
    on validation ROC AUC; the test ROC AUC (``sklearn.metrics.roc_auc_score``) is measured once,
    with the weights of the best validation epoch.
 
 A ``random`` baseline scores every pair uniformly at random (ROC AUC about 0.5).
+
+The HGCN-style pipeline that the paper's supplementary code builds on (its sweep file lives in
+``graphdatasets_hgcn/``, paper Appendix C) is :data:`HGCN_SPLIT` (85 / 5 / 10 edge split), the
+``"fd"`` decoder and, optionally, HGCN's default feature normalisation ``"signed_rowsum"``: every
+row divided by its *signed* sum (``x / sum(x)``; a row summing to 0 stays as it is), which flips
+the sign of rows with a negative sum and blows up rows whose sum is near 0 (real-valued Gaussian
+features such as WS1000's). Trivial baselines that need no training (:func:`feature_cosine_scores`,
+:func:`degree_product_scores`) and the feature-row permutation of the shuffled-feature control
+(:func:`shuffle_feature_rows`) live here too.
 """
 
 from __future__ import annotations
@@ -45,11 +56,21 @@ __all__ = [
     "gcn_adjacency",
     "LinkEncoder",
     "run_link_prediction",
+    "HGCN_SPLIT",
+    "signed_rowsum",
+    "shuffle_feature_rows",
+    "feature_cosine_scores",
+    "degree_product_scores",
+    "pair_auc",
 ]
 
 ENCODERS = ("gcn", "mlp", "random")
-DECODERS = ("dot", "mlp")
-FEATURE_NORMS = (None, "none", "row", "standard")
+DECODERS = ("dot", "mlp", "fd")
+FEATURE_NORMS = (None, "none", "row", "standard", "signed_rowsum")
+#: Edge split of HGCN's link-prediction pipeline: (validation, test) fractions, 85 / 5 / 10.
+HGCN_SPLIT = (0.05, 0.1)
+#: Fermi-Dirac decoder constants of HGCN (``r``, ``t``).
+FD_R, FD_T = 2.0, 1.0
 
 # below this many candidate pairs, negatives are drawn from the enumerated non-edges
 _ENUMERATE_PAIRS = 2_000_000
@@ -228,7 +249,8 @@ class LinkEncoder(torch.nn.Module):
     Layer widths ``in -> hidden -> ... -> hidden -> out`` (``num_layers`` linear maps), ReLU and
     dropout between layers (not on the input, which may be sparse). ``kind="gcn"`` multiplies
     every layer's output by the propagation matrix ``adj`` (see :func:`gcn_adjacency`);
-    ``kind="mlp"`` ignores the graph. The input is a :class:`~hpstrat_lite.engine.train.Features` (normalised,
+    ``kind="mlp"`` ignores the graph. ``decoder="fd"`` scores a pair by the Fermi-Dirac logit
+    ``(r - ||z_u - z_v||^2) / t`` (HGCN). The input is a :class:`~hpstrat_lite.engine.train.Features` (normalised,
     possibly sparse features), whose ``project`` computes the first product.
     """
 
@@ -261,6 +283,9 @@ class LinkEncoder(torch.nn.Module):
         return h
 
     def decode(self, z, pairs):
+        if self.decoder == "fd":  # Fermi-Dirac logit (r - ||z_u - z_v||^2) / t
+            d2 = (z[pairs[0]] - z[pairs[1]]).pow(2).sum(-1)
+            return (FD_R - d2) / FD_T
         prod = z[pairs[0]] * z[pairs[1]]
         if self.decoder == "dot":
             return prod.sum(-1)
@@ -313,12 +338,12 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
     max_epochs, patience : int
         At most ``max_epochs`` full-batch epochs; stop after ``patience`` epochs without a better
         validation ROC AUC.
-    decoder : {"dot", "mlp"}
-        Dot product ``z_u . z_v`` or an MLP on ``z_u * z_v``.
-    feature_norm : {None, "none", "row", "standard"}
+    decoder : {"dot", "mlp", "fd"}
+        Dot product ``z_u . z_v``, an MLP on ``z_u * z_v`` or HGCN's Fermi-Dirac distance decoder.
+    feature_norm : {None, "none", "row", "standard", "signed_rowsum"}
         Feature preprocessing, as in the node-classification engine (:class:`hpstrat_lite.engine.train.Features`, the same code):
         raw, rows scaled to unit L1 norm, or columns standardised (sparse features stay
-        sparse).
+        sparse); ``"signed_rowsum"`` is HGCN's default (:func:`signed_rowsum`).
     device : str
         ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``...
     history : bool
@@ -370,7 +395,11 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
                 "seconds": time.perf_counter() - t0, **info}
 
     dev = _resolve_device(device)
-    feats = Features(data.x, _check_feature_norm(feature_norm), dev)
+    norm = _check_feature_norm(feature_norm)
+    x = data.x
+    if norm == "signed_rowsum":
+        x, norm = signed_rowsum(x), None
+    feats = Features(x, norm, dev)
     adj = gcn_adjacency(split["train_edge_index"], n, dev) if encoder == "gcn" else None
     train_pos = split["train_pos"].to(dev)
     eval_pairs = {k: split[k].to(dev) for k in ("val_pos", "val_neg", "test_pos", "test_neg")}
@@ -420,3 +449,115 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
     if history:
         result["history"] = trace
     return result
+
+
+# ----------------------------------------------------------------------------------------------
+# Feature transforms and trivial baselines (no training)
+# ----------------------------------------------------------------------------------------------
+
+def _dense_numpy(x):
+    if torch.is_tensor(x):
+        if x.layout != torch.strided:
+            x = x.to_dense()
+        return x.detach().cpu().numpy().astype(np.float64)
+    return np.asarray(x, dtype=np.float64)
+
+
+def signed_rowsum(x):
+    """HGCN's default feature normalisation: each row divided by its signed sum.
+
+    ``x[v] / sum_j x[v, j]``; a row whose sum is 0 is left as it is (HGCN sets ``1 / 0`` to 0 and
+    so zeroes it; keeping it avoids erasing a node). Unlike the L1 ``"row"`` normalisation this
+    flips the sign of rows with a negative sum and inflates rows whose sum is near 0.
+
+    Returns
+    -------
+    torch.Tensor
+        Dense float32 ``[N, d]``.
+
+    Examples
+    --------
+    >>> signed_rowsum(torch.tensor([[1.0, 3.0], [1.0, -3.0]])).tolist()
+    [[0.25, 0.75], [-0.5, 1.5]]
+    """
+    a = _dense_numpy(x)
+    rs = a.sum(1, keepdims=True)
+    rs[rs == 0] = 1.0
+    return torch.from_numpy((a / rs).astype(np.float32))
+
+
+def shuffle_feature_rows(data, seed):
+    """A shallow copy of ``data`` whose feature rows are permuted across nodes (seeded).
+
+    Node ``v`` gets the feature row of node ``perm[v]``; columns, the graph and every other
+    attribute are unchanged. The control of the "feature-only" MLP in transductive link
+    prediction: a unique feature row identifies its node, so an MLP can memorise the training
+    edges of node ids whatever the features mean; after the permutation the rows no longer carry
+    the node's own attributes, only an identity.
+
+    Returns
+    -------
+    (torch_geometric.data.Data, numpy.ndarray)
+        The copy and the permutation ``perm``.
+    """
+    n = _num_nodes(data)
+    perm = np.random.default_rng(seed).permutation(n)
+    out = copy.copy(data)
+    x = data.x
+    idx = torch.from_numpy(perm)
+    if x.layout == torch.strided:
+        out.x = x[idx]
+    else:
+        import scipy.sparse as sp
+
+        csr = x.to_sparse_csr() if x.layout != torch.sparse_csr else x
+        m = sp.csr_matrix((csr.values().numpy(), csr.col_indices().numpy(), csr.crow_indices().numpy()),
+                          shape=tuple(x.shape))[perm].tocsr()
+        m.sort_indices()
+        out.x = torch.sparse_csr_tensor(torch.from_numpy(m.indptr).long(), torch.from_numpy(m.indices).long(),
+                                        torch.from_numpy(m.data), size=m.shape, check_invariants=False)
+    return out, perm
+
+
+def feature_cosine_scores(x, pairs, feature_norm=None):
+    """Untrained feature similarity of node pairs: ``cos(x_u, x_v)`` (0 where a row is all zeros).
+
+    ``feature_norm="signed_rowsum"`` first applies :func:`signed_rowsum` (which multiplies the
+    cosine by the signs of the two row sums). ``pairs``: ``[2, m]`` node ids.
+    """
+    if feature_norm not in (None, "none", "signed_rowsum"):
+        raise ValueError(f"feature_norm must be None, 'none' or 'signed_rowsum', got {feature_norm!r}")
+    import scipy.sparse as sp
+
+    p = np.asarray(pairs)
+    if torch.is_tensor(x) and x.layout != torch.strided:  # sparse bag of words: stay sparse
+        csr = x.to_sparse_csr() if x.layout != torch.sparse_csr else x
+        m = sp.csr_matrix((csr.values().numpy().astype(np.float64), csr.col_indices().numpy(),
+                           csr.crow_indices().numpy()), shape=tuple(x.shape))
+        sign = np.ones(m.shape[0])
+        if feature_norm == "signed_rowsum":
+            sign = np.sign(np.asarray(m.sum(1)).ravel())
+            sign[sign == 0] = 1.0
+        norm = np.sqrt(np.asarray(m.multiply(m).sum(1)).ravel())
+        norm[norm == 0] = 1.0
+        dots = np.asarray(m[p[0]].multiply(m[p[1]]).sum(1)).ravel()
+        return dots * sign[p[0]] * sign[p[1]] / (norm[p[0]] * norm[p[1]])
+    a = signed_rowsum(x).numpy().astype(np.float64) if feature_norm == "signed_rowsum" else _dense_numpy(x)
+    norm = np.linalg.norm(a, axis=1)
+    norm[norm == 0] = 1.0
+    u, v = a[p[0]] / norm[p[0], None], a[p[1]] / norm[p[1], None]
+    return np.sum(u * v, axis=1)
+
+
+def degree_product_scores(train_pos, num_nodes, pairs):
+    """Preferential-attachment score ``deg(u) * deg(v)`` on the *training* graph (``train_pos``,
+    ``[2, m]`` undirected edges, each once); no feature and no held-out edge is read."""
+    tp = np.asarray(train_pos)
+    deg = np.bincount(tp.ravel(), minlength=int(num_nodes)).astype(np.float64)
+    p = np.asarray(pairs)
+    return deg[p[0]] * deg[p[1]]
+
+
+def pair_auc(pos_scores, neg_scores):
+    """ROC AUC of positive against negative pair scores (``sklearn.metrics.roc_auc_score``)."""
+    return _auc(np.asarray(pos_scores, dtype=np.float64), np.asarray(neg_scores, dtype=np.float64))

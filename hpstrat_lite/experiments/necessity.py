@@ -7,7 +7,14 @@ validation only, the best configuration evaluated on ``n_eval = 5`` seeds) and a
 
 - :func:`run_node_benchmarks` (chapter 6, paper Tables 1 and 2) and :func:`run_random_baseline`;
 - :func:`run_feature_studies` (chapter 7, Figures 1 and 3);
-- :func:`run_link_benchmarks` (chapters 8 and 9, Tables 3 and 4).
+- :func:`run_link_benchmarks` (chapters 8 and 9, Tables 3 and 4);
+- the paper's protocols beside the book's: :func:`run_node_protocols` (20 / 30 nodes per class on
+  Amazon / Coauthor, the public Planetoid split on Cora / CiteSeer / PubMed: the splits of the GNN
+  numbers the paper copies; rows in ``part2_node_protocols.csv``) and :func:`run_hgcn_link_benchmarks`
+  (HGCN-style link prediction: 85 / 5 / 10 edges, Fermi-Dirac decoder, signed row-sum normalisation
+  in the search space; rows in ``part2_link_hgcn.csv``);
+- trivial link baselines: :func:`hpstrat_lite.experiments.baselines.run_link_baselines`
+  (``part2_link_baselines.csv``).
 
 Trial budgets default to :data:`NODE_BUDGETS` / :data:`LINK_BUDGETS`. From a shell:
 ``hpstrat tune node|link|features --datasets ...`` (see :mod:`hpstrat_lite.cli`).
@@ -76,6 +83,16 @@ NODE_MAX_EPOCHS = 500
 LINK_SPACE = {**SEARCH_SPACE, "patience": ("cat", (20, 50, 100))}
 #: Node-classification search space: the default one with patience {50, 100}.
 NODE_SPACE = {**SEARCH_SPACE, "patience": ("cat", (50, 100))}
+#: HGCN-style link-prediction search space: :data:`LINK_SPACE` with HGCN's signed row-sum feature
+#: normalisation as a fourth option.
+HGCN_LINK_SPACE = {**LINK_SPACE, "feature_norm": ("cat", ("none", "row", "standard", "signed_rowsum"))}
+#: Trial budgets of the paper-protocol node studies (:func:`run_node_protocols`): 30 on the small
+#: Planetoid graphs (three times TPE's 10 random start-up trials), less where one trial costs minutes
+#: on the book's two CPU cores.
+PROTOCOL_BUDGETS = {"Cora": 30, "CiteSeer": 30, "PubMed": 30, "Photo": 12, "Computers": 12, "CS": 12,
+                    "Physics": 12}
+#: Trial budgets of the HGCN-style link studies (:func:`run_hgcn_link_benchmarks`).
+HGCN_BUDGETS = {"Twitch-PTBR": 12, "Twitch-EN": 12, "Facebook": 12}
 
 
 # ----------------------------------------------------------------------------------------------
@@ -85,7 +102,9 @@ NODE_SPACE = {**SEARCH_SPACE, "patience": ("cat", (50, 100))}
 #: Result files of the Part II runners, inside the results folder: node classification (chapter 6),
 #: link prediction (chapters 8-9) and the feature study (chapter 7). The feature study has its own
 #: file so that it can run beside the node runner (two processes never append to the same file).
-RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv", "features": "part2_features.csv"}
+RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv", "features": "part2_features.csv",
+                 "node_protocols": "part2_node_protocols.csv", "link_hgcn": "part2_link_hgcn.csv",
+                 "link_baselines": "part2_link_baselines.csv"}
 
 
 #: The SQLite file of the stored Part II studies, inside the results folder (not committed: the result rows
@@ -148,7 +167,8 @@ def load_part2_dataset(name, root=None, seed=0):
 
 
 def results_file(task, results_dir=None):
-    """Path of the Part II results file of ``task``: ``"node"``, ``"link"`` or ``"features"``
+    """Path of the Part II results file of ``task``: ``"node"``, ``"link"``, ``"features"``, the
+    paper-protocol files ``"node_protocols"`` and ``"link_hgcn"``, or ``"link_baselines"``
     (:data:`RESULTS_FILES`), in ``results_dir`` (default ``$HPSTRAT_RESULTS`` or the checkout's
     ``results/``)."""
     if task not in RESULTS_FILES:
@@ -158,7 +178,7 @@ def results_file(task, results_dir=None):
 
 
 def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=None, root=None,
-               **kwargs):
+               results_task=None, **kwargs):
     """Tune and evaluate ``model`` on a named dataset, writing rows to the results folder.
 
     Parameters
@@ -175,6 +195,8 @@ def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=No
         Folder of the result files (default ``$HPSTRAT_RESULTS`` or the checkout's ``results/``).
     root : str, optional
         Data root for real datasets.
+    results_task : str, optional
+        Key of :data:`RESULTS_FILES` to write to (default ``task``).
     **kwargs
         Passed to the tuner (``protocol``, ``k``, ``seed``, ``n_eval``, ``max_epochs``, ``space``,
         ``device``...).
@@ -187,7 +209,11 @@ def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=No
     if task not in ("node", "link"):
         raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
     data = load_part2_dataset(dataset, root=root)
-    path = results_file(task, results_dir)
+    path = results_file(results_task or task, results_dir)
+    if task == "node" and kwargs.get("protocol") == "planetoid":
+        from .protocols import with_public_split
+
+        data = with_public_split(data, root)
     if task == "node":
         return tune_node_classifier(data, model, n_trials, results=path, dataset=data.name,
                                     **kwargs)
@@ -287,7 +313,8 @@ def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> d
             log(f"{dataset} {model}: missing ({row['reason']})")
         return row
     row = {"dataset": dataset, "model": model, "status": "done", "test_mean": out["test_mean"],
-           "test_std": out["test_std"], "n_trials": budget, "seconds": time.perf_counter() - t0}
+           "test_std": out["test_std"], "n_trials": budget, "seconds": time.perf_counter() - t0,
+           "protocol": out.get("protocol"), "sampler_seed": out.get("sampler_seed")}
     if log:
         log(f"{dataset} {model}: {out['test_mean']:.4f} +- {out['test_std']:.4f} "
             f"({budget} trials, {row['seconds']:.0f} s)")
@@ -500,3 +527,76 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+
+
+def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers"), models=("mlp", "gcn"), n_trials=None, *,
+                       protocol=None, n_eval=5, max_epochs=NODE_MAX_EPOCHS, space=None, results_dir=None,
+                       root=None, device="auto", threads=None, precision="float32", log=None):
+    """Tune MLP and GCN on the paper's node-classification splits (paper Tables 1 and 2).
+
+    ``protocol=None`` runs each dataset on the split of the GNN numbers the paper copies
+    (:data:`hpstrat_lite.experiments.protocols.NODE_PROTOCOLS`: ``"per_class"``, 20 / 30 nodes per class,
+    on Amazon and Coauthor; ``"planetoid"``, the public split, on Cora, CiteSeer and PubMed); a name
+    forces one protocol for all. Every (dataset, model) gets a TPE sampler seed of its own
+    (:func:`hpstrat_lite.experiments.tuning.study_sampler_seed`). Rows go to
+    ``results/part2_node_protocols.csv`` (resumable). Budgets default to :data:`PROTOCOL_BUDGETS`;
+    other arguments as in :func:`run_node_benchmarks`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per (dataset, model): ``status``, ``protocol``, ``sampler_seed``, ``test_mean``,
+        ``test_std``, ``n_trials``, ``seconds``.
+    """
+    from .protocols import paper_protocol
+    from .tuning import study_sampler_seed
+
+    datasets = _check_datasets(datasets, labelled=True)
+    models = _check_models(models, ("mlp", "gcn"))
+    check_int(threads, "threads", allow_none=True)
+    budgets = {ds: _budget(n_trials, ds, PROTOCOL_BUDGETS) for ds in datasets}
+    space = NODE_SPACE if space is None else space
+    rows = []
+    for ds in datasets:
+        prot = protocol or paper_protocol(ds)
+        for model in models:
+            rows.append(_study_row(ds, "node", model, budgets[ds], threads, log, results_dir=results_dir,
+                                   root=root, results_task="node_protocols", protocol=prot, n_eval=n_eval,
+                                   max_epochs=max_epochs, space=space, device=device, precision=precision,
+                                   sampler_seed=study_sampler_seed(ds, model)))
+    return pd.DataFrame(rows)
+
+
+def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, encoders=("mlp", "gcn"), n_trials=None, *, n_eval=5,
+                             max_epochs=None, space=None, results_dir=None, root=None, device="auto",
+                             threads=None, log=None):
+    """Tune MLP and GCN link predictors in the HGCN-style pipeline (paper Table 4's setting).
+
+    The paper's supplementary code is built on HGCN (Chami et al., 2019; paper Appendix C names
+    ``graphdatasets_hgcn/``): 85 / 5 / 10 edge split (:data:`hpstrat_lite.engine.linkpred.HGCN_SPLIT`),
+    Fermi-Dirac distance decoder, feature normalisation searched over :data:`HGCN_LINK_SPACE` (with
+    HGCN's signed row-sum). Each (dataset, encoder) gets its own sampler seed; rows go to
+    ``results/part2_link_hgcn.csv`` (resumable). Budgets default to :data:`HGCN_BUDGETS`.
+
+    Returns
+    -------
+    pandas.DataFrame
+        As :func:`run_link_benchmarks`.
+    """
+    from ..engine.linkpred import HGCN_SPLIT
+    from .tuning import study_sampler_seed
+
+    datasets = _check_datasets(datasets)
+    encoders = _check_models(encoders, ("mlp", "gcn"), "encoders")
+    check_int(threads, "threads", allow_none=True)
+    budgets = {ds: _budget(n_trials, ds, HGCN_BUDGETS) for ds in datasets}
+    space = HGCN_LINK_SPACE if space is None else space
+    rows = []
+    for ds in datasets:
+        for enc in encoders:
+            epochs = max_epochs or LINK_MAX_EPOCHS.get(ds, LINK_DEFAULT_MAX_EPOCHS)
+            rows.append(_study_row(ds, "link", enc, budgets[ds], threads, log, results_dir=results_dir, root=root,
+                                   results_task="link_hgcn", n_eval=n_eval, max_epochs=epochs, space=space,
+                                   device=device, decoder="fd", val_ratio=HGCN_SPLIT[0], test_ratio=HGCN_SPLIT[1],
+                                   sampler_seed=study_sampler_seed(ds, enc)))
+    return pd.DataFrame(rows)

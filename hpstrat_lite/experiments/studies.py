@@ -53,7 +53,8 @@ def study_name(key, **settings):
     a trial trains (``max_epochs=500`` -> ``max_epochs=500``), joined by ``/``. Two studies differ in
     name exactly when their trials are not interchangeable; the trial budget is not part of it, so a
     larger budget extends a study."""
-    order = ("task", "dataset", "model", "protocol", "k", "num_features", "precision", "tune_seed", "space_id")
+    order = ("task", "dataset", "model", "protocol", "k", "num_features", "precision", "tune_seed",
+             "sampler_seed", "space_id")
     parts = [f"{name}={key[name]}" for name in order if name in key]
     parts += [f"{name}={value}" for name, value in sorted(settings.items())]
     return "/".join(parts)

@@ -219,7 +219,6 @@ def _finished_keys(table: pd.DataFrame) -> set:
 
 def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, device, runs_per_batch,
                         train_runs, version, checkpoint=None) -> list[dict]:
-    import torch
 
     train_mask, val_mask, test_mask = _run_masks([(folds, fold) for _, _, fold, folds in runs], k)
     results = train_runs(data, model, train_mask, val_mask, test_mask,

@@ -25,6 +25,19 @@ Split protocols for node classification (``protocol``):
   over its k rounds.
 - ``"random"``: random 60/20/20 train/validation/test splits; a tuning trial uses the split of
   seed ``seed``, evaluation trial s the split of seed s.
+- ``"per_class"``: 20 training and 30 validation nodes per class, every other node tests
+  (:func:`per_class_split_masks`): the split of Shchur et al. (2018), from which the paper copies
+  the GNN numbers of its Table 1 (Amazon, Coauthor). Seeds as for ``"random"``.
+- ``"planetoid"``: the public Planetoid split (Yang et al., 2016; Cora 140 / 500 / 1000 nodes,
+  CiteSeer 120 / 500 / 1000), the split of the GCN numbers the paper copies into its Table 2. The
+  masks are fixed (``data.train_mask``, ``data.val_mask``, ``data.test_mask``, attached by
+  :func:`hpstrat_lite.experiments.protocols.with_public_split`); seeds change the initial weights only.
+
+The paper states neither split for its tuned MLP (Tables 1 and 2 say "5 trials").
+
+The sampler seed (``sampler_seed``) is separate from the split seed: by default it equals
+``seed`` (the committed HpStrat studies), and :func:`study_sampler_seed` gives every (dataset,
+model) a seed of its own, so an MLP study and a GCN study no longer draw the same configurations.
 
 Search space (:data:`SEARCH_SPACE`; ``space=`` narrows or replaces it):
 
@@ -70,13 +83,13 @@ import scipy.sparse as sp
 import torch
 
 from ..core._validate import check_int
-from ..core.folds import fold_masks, hpstrat_folds
-from ..core.homophily import node_homophily
 from ..engine.linkpred import edge_split, run_link_prediction
 from .._host import host_cpu
 from .results import append_rows, code_version, read_rows
 from ..engine.models import check_precision
 from ..engine.train import train_runs
+from .protocols import (PER_CLASS, PROTOCOLS, per_class_split_masks, protocol_masks,  # noqa: F401 (re-exported)
+                        random_split_masks, study_sampler_seed)
 
 #: Progress of the searches (one line per trial and per evaluation); ``hpstrat tune``
 #: prints it with a time stamp.
@@ -91,6 +104,8 @@ __all__ = [
     "suggest_config",
     "space_distributions",
     "random_split_masks",
+    "per_class_split_masks",
+    "study_sampler_seed",
     "protocol_masks",
     "tune",
     "tune_node_classifier",
@@ -98,10 +113,6 @@ __all__ = [
     "feature_subsets",
     "subset_features",
     "feature_study",
-    "check_part2_dataset",
-    "load_part2_dataset",
-    "run_tuning",
-    "run_feature_study",
 ]
 
 #: The search space: name -> ("log", low, high) | ("float", low, high) | ("cat", choices).
@@ -119,7 +130,6 @@ SEARCH_SPACE = {
 #: trials is a seeded random search over the space; TPE guides the trials after it.
 N_STARTUP_TRIALS = 10
 
-PROTOCOLS = ("hpstrat", "random")
 NODE_MODELS = ("mlp", "gcn")
 LINK_ENCODERS = ("mlp", "gcn")
 
@@ -134,7 +144,7 @@ FEATURE_COUNTS = {"Computers": 767, "Photo": 745, "Cora": 1433, "CiteSeer": 3703
 RESULT_COLUMNS = [
     "phase", "task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features",
     "n_trials", "trial", "eval_seed", "round", "params", "metric", "val", "test", "best_epoch",
-    "seconds", "precision", "host", "code_version",
+    "seconds", "precision", "host", "code_version", "sampler_seed",
 ]
 
 #: Values of key columns added after the first results were written (rows without them had these).
@@ -143,11 +153,17 @@ COLUMN_DEFAULTS = {"precision": "float32"}
 
 def with_column_defaults(df: pd.DataFrame) -> pd.DataFrame:
     """``df`` with every column of :data:`COLUMN_DEFAULTS` present and its missing values filled (rows
-    written before the column existed trained with the default)."""
+    written before the column existed trained with the default); ``sampler_seed``, where absent, is the
+    row's ``tune_seed`` (the TPE sampler used the split seed before the two were separated), as an int."""
     df = df.copy()
     for col, default in COLUMN_DEFAULTS.items():
         df[col] = df[col].astype(object).fillna(default) if col in df else default
+    if "tune_seed" in df:
+        fill = pd.to_numeric(df["tune_seed"], errors="coerce")
+        ss = pd.to_numeric(df["sampler_seed"], errors="coerce") if "sampler_seed" in df else fill
+        df["sampler_seed"] = ss.fillna(fill).fillna(0).astype("int64")
     return df
+
 
 
 # ----------------------------------------------------------------------------------------------
@@ -316,68 +332,6 @@ def _complete(study):
 
 
 # ----------------------------------------------------------------------------------------------
-# Splits
-# ----------------------------------------------------------------------------------------------
-
-def random_split_masks(num_nodes, seeds, ratios=(0.6, 0.2, 0.2)):
-    """Random train/validation/test masks, one column per seed.
-
-    Node order is permuted with ``numpy.random.default_rng(seed)``; the first
-    ``round(ratios[0] * N)`` nodes train, the next ``round(ratios[1] * N)`` validate, the rest test.
-
-    Returns
-    -------
-    (train_mask, val_mask, test_mask) : torch.BoolTensor, each [num_nodes, len(seeds)]
-    """
-    n = int(num_nodes)
-    if len(ratios) != 3 or min(ratios) <= 0 or abs(sum(ratios) - 1) > 1e-9:
-        raise ValueError(f"ratios must be three positive fractions summing to 1, got {ratios!r}")
-    n_tr, n_va = int(round(ratios[0] * n)), int(round(ratios[1] * n))
-    if n_tr < 1 or n_va < 1 or n - n_tr - n_va < 1:
-        raise ValueError(f"num_nodes={n} is too small for ratios {ratios}: every split needs a node")
-    masks = np.zeros((3, n, len(seeds)), dtype=bool)
-    for j, s in enumerate(seeds):  # one permutation per run, not per node
-        perm = np.random.default_rng(s).permutation(n)
-        masks[0, perm[:n_tr], j] = True
-        masks[1, perm[n_tr:n_tr + n_va], j] = True
-        masks[2, perm[n_tr + n_va:], j] = True
-    return tuple(torch.from_numpy(m) for m in masks)
-
-
-def protocol_masks(data, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
-    """Masks of every round of every seed under a split protocol.
-
-    Parameters
-    ----------
-    data : torch_geometric.data.Data
-        Graph with ``edge_index`` and labels ``y``.
-    protocol : {"hpstrat", "random"}
-        HpStrat k-fold rounds (``k`` runs per seed) or a random 60/20/20 split (one run per seed).
-    seeds : sequence of int
-        Seeds of the folds / splits.
-    k, n_bins : int
-        Folds and homophily bins of the HpStrat protocol.
-
-    Returns
-    -------
-    train_mask, val_mask, test_mask : torch.BoolTensor [N, R]
-    run_seed, run_round : numpy.ndarray [R]
-        The seed and the round (0 for random splits) of each column.
-    """
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
-    n = int(data.num_nodes)
-    seeds = [int(s) for s in seeds]
-    if protocol == "random":
-        tr, va, te = random_split_masks(n, seeds)
-        return tr, va, te, np.array(seeds), np.zeros(len(seeds), dtype=np.int64)
-    h = node_homophily(data.edge_index, data.y, n)
-    parts = [fold_masks(hpstrat_folds(h, data.y, k, n_bins=n_bins, seed=s), k) for s in seeds]
-    tr, va, te = (torch.cat([p[i] for p in parts], dim=1) for i in range(3))
-    return tr, va, te, np.repeat(seeds, k), np.tile(np.arange(k), len(seeds))
-
-
-# ----------------------------------------------------------------------------------------------
 # Results rows (resumable)
 # ----------------------------------------------------------------------------------------------
 
@@ -408,13 +362,16 @@ def _write(results, rows):
 
 
 def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, metric, eval_batch=None,
-               storage=None, settings=None):
+               storage=None, settings=None, sampler_seed=None):
     """Search (resuming from ``results``), then evaluate the best config on ``n_eval`` seeds,
     ``eval_batch`` seeds at a time (all at once when None); each batch's rows are written when it ends.
-    With ``storage`` the search is the stored study :func:`hpstrat_lite.experiments.studies.study_name` names (``key`` and ``settings``),
-    shared with other processes (:func:`hpstrat_lite.experiments.studies.tune_shared`), and only the process it designates evaluates."""
+    ``sampler_seed`` (default ``seed``) seeds TPE and is part of the study's key.
+    With ``storage`` the search is the stored study :func:`hpstrat_lite.experiments.studies.study_name`
+    names (``key`` and ``settings``), shared with other processes
+    (:func:`hpstrat_lite.experiments.studies.tune_shared`), and only the process it designates evaluates."""
     space = _check_space(space)
-    key = {**key, "tune_seed": seed, "space_id": _space_id(space)}
+    sampler_seed = seed if sampler_seed is None else check_int(sampler_seed, "sampler_seed", 0)
+    key = {**key, "tune_seed": seed, "space_id": _space_id(space), "sampler_seed": sampler_seed}
     old = _existing(results, key)
     done_rows = old[old["phase"] == "trial"].sort_values("trial")
     done = [(json.loads(r.params), {"val": float(r.val), "test": _num(r.test),
@@ -435,12 +392,12 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
 
     evaluate = True
     if storage is None:
-        study = tune(objective, n_trials, seed=seed, space=space, done=done, on_trial=on_trial)
+        study = tune(objective, n_trials, seed=sampler_seed, space=space, done=done, on_trial=on_trial)
     else:
         from .studies import study_name, tune_shared
 
         study, evaluate = tune_shared(objective, n_trials, storage, study_name(key, **(settings or {})),
-                                      seed=seed, space=space, done=done, on_trial=on_trial)
+                                      seed=sampler_seed, space=space, done=done, on_trial=on_trial)
         if not evaluate:
             log.info("%s: search done here; the process that ran its last trial evaluates it", name)
     best = dict(study.best_trial.params)
@@ -473,6 +430,7 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
         "test_std": float(per_seed.std(ddof=0)),
         "test_per_seed": per_seed.to_numpy(dtype=float),
         "n_trials": n_trials,
+        "sampler_seed": sampler_seed,
         "trials": trials,
         "eval": evals.reset_index(drop=True),
         "metric": metric,
@@ -503,7 +461,8 @@ def checkpoint_dir(results):
 
 def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", k=5, seed=0,
                          n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
-                         results=None, dataset=None, eval_batch=None, precision="float32", storage=None):
+                         results=None, dataset=None, eval_batch=None, precision="float32", storage=None,
+                         sampler_seed=None):
     """Tune an MLP or a GCN for node classification on validation accuracy; test the best.
 
     Parameters
@@ -514,7 +473,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         Feature-only MLP or GCN (the batched engine :func:`hpstrat_lite.engine.train.train_runs`).
     n_trials : int
         Trial budget of the search.
-    protocol : {"hpstrat", "random"}
+    protocol : {"hpstrat", "random", "per_class", "planetoid"}
         Split protocol (see the module docstring); returned in the result.
     k : int
         Folds of the HpStrat protocol (5).
@@ -551,6 +510,9 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         given the same one (:func:`hpstrat_lite.experiments.studies.tune_shared`); the study is named by :func:`hpstrat_lite.experiments.studies.study_name` from the
         task, dataset, model, protocol, k, features, precision, seed, space, ``max_epochs`` and
         ``n_bins``. Default: the search lives in memory and resumes from ``results``.
+    sampler_seed : int, optional
+        Seed of the TPE sampler (default ``seed``; :func:`study_sampler_seed` gives one per dataset and
+        model); written in the rows and part of the study's key.
 
     Returns
     -------
@@ -615,7 +577,8 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
            "model": model, "protocol": protocol, "k": k if protocol == "hpstrat" else 1,
            "num_features": int(data.x.shape[1]), "precision": precision}
     out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "accuracy", eval_batch,
-                     storage=storage, settings={"max_epochs": max_epochs, "n_bins": n_bins})
+                     storage=storage, settings={"max_epochs": max_epochs, "n_bins": n_bins},
+                     sampler_seed=sampler_seed)
     out.update(protocol=protocol, k=key["k"], model=model, precision=precision)
     return out
 
@@ -633,7 +596,8 @@ def _link_kwargs(cfg, max_epochs, device):
 
 def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, max_epochs=1000,
                         space=None, val_ratio=0.1, test_ratio=0.2, decoder="dot", device="auto",
-                        results=None, dataset=None, storage=None):
+                        results=None, dataset=None, storage=None,
+                        sampler_seed=None):
     """Tune an MLP or GCN link predictor on validation ROC AUC; test the best.
 
     Tuning trials share one edge split (seed ``seed``); evaluation trial s draws a new split and new
@@ -649,7 +613,10 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
         As in :func:`tune_node_classifier`.
     val_ratio, test_ratio : float
         Edge split fractions.
-    decoder : {"dot", "mlp"}
+    decoder : {"dot", "mlp", "fd"}
+        ``"fd"``: HGCN's Fermi-Dirac distance decoder (:mod:`hpstrat_lite.engine.linkpred`).
+    sampler_seed : int, optional
+        As in :func:`tune_node_classifier`.
 
     Returns
     -------
@@ -685,7 +652,7 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
            "model": f"{encoder}-{decoder}", "protocol": protocol, "k": 1,
            "num_features": int(data.x.shape[1])}
     out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "roc_auc", storage=storage,
-                     settings={"max_epochs": max_epochs})
+                     settings={"max_epochs": max_epochs}, sampler_seed=sampler_seed)
     out.update(protocol=protocol, k=1, model=encoder)
     return out
 

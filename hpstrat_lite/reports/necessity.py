@@ -2,7 +2,8 @@
 
 :func:`summarize` reduces the runners' rows (one per trial and evaluation run) to one line per study;
 :func:`node_table`, :func:`part1_table`, :func:`link_table`, :func:`ws_gamma_table` and
-:func:`feature_study_table` build the chapters' tables; :data:`PAPER_NODE` and :data:`PAPER_LINK` hold
+:func:`feature_study_table` build the chapters' tables (the paper-protocol, baseline and budget tables are
+in :mod:`hpstrat_lite.reports.baselines`, re-exported here); :data:`PAPER_NODE` and :data:`PAPER_LINK` hold
 the paper's reported numbers, each labelled with its table. Every table carries the split protocol and
 the trial budget its numbers come from.
 """
@@ -20,38 +21,73 @@ from ..experiments.results import read_rows
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
     from ..data.synthetic import WS_GAMMAS
-    from ..experiments.necessity import LINK_DATASETS, NODE_DATASETS, WS_DATASETS, results_file
+    from ..experiments.necessity import LINK_DATASETS, NODE_DATASETS, results_file
     from ..experiments.tuning import FEATURE_STEPS, with_column_defaults
 
 # ----------------------------------------------------------------------------------------------
 # The papers' reported numbers (reference constants, never computed here)
 # ----------------------------------------------------------------------------------------------
 
-#: Where each reference number comes from. ``None`` values below could not be read on this
-#: offline machine; fill them from the paper (arXiv:2412.06173) -- the tables then show them.
+#: Where each reference number comes from (the paper's text: ``/work/shared/papers/003_*.txt`` in the
+#: book's build; arXiv:2412.06173).
 PAPER = {
     "title": "Revisiting the Necessity of Graph Learning and Common Graph Benchmarks",
     "authors": "Katsman, Lou and Gilbert",
     "year": 2024,
     "arxiv": "2412.06173",
-    "node_source": "Tables 1 and 2 (test accuracy %, mean over 5 trials)",
+    "node_source": "Tables 1 and 2 (test accuracy %, mean ± std over 5 trials)",
     "ws_source": "Table 3 (WS1000 link prediction, test ROC AUC x 100)",
-    "gamma_source": "Figure 2 (WS1000_gamma link prediction, test ROC AUC vs gamma)",
+    "gamma_source": "Figure 2 and Section 5 text (WS1000_gamma link prediction, MLP test ROC AUC vs gamma)",
     "link_source": "Table 4 (suggested benchmarks, link prediction test ROC AUC x 100)",
-    # the one count readable offline (the arXiv abstract): a well-tuned feature-only MLP against graph
-    # methods on seven common datasets gains "little benefit from using graph structure on five"
+    # the abstract: a well-tuned feature-only MLP against graph methods on seven common datasets gains
+    # "little benefit from using graph structure on five"
     "abstract_claim": (5, 7),
+    # what the paper says about splits and tuning (Section 4.1, Section 7 "other baselines", Appendix C)
+    "node_gnn_provenance": ("GNN numbers copied from prior work (Liu et al. 2020, Hoang & Lee 2023, Shirzad "
+                            "et al. 2023); Section 7: 'we report results from preexisting papers for all "
+                            "models other than the MLP in Tables 1 and 2'"),
+    "mlp_split": "not stated",
+    "tuning": "Bayesian sweeps with Weights & Biases (Appendix C); about 4000 GPU hours in total",
 }
 
-#: Paper Tables 1 and 2: test accuracy (%) of the tuned MLP and of the GCN, ``(mean, std)``.
-PAPER_NODE = {d: {"mlp": None, "gcn": None} for d in NODE_DATASETS}
+#: Paper Tables 1 and 2: test accuracy (%) of the tuned MLP ("MLP (tuned)") and of the GCN (Kipf &
+#: Welling, copied from prior work), ``(mean, std)`` over 5 trials.
+PAPER_NODE = {
+    "Computers": {"mlp": (82.6, 0.6), "gcn": (82.6, 2.4)},
+    "Photo": {"mlp": (88.0, 1.0), "gcn": (91.2, 1.2)},
+    "CS": {"mlp": (92.8, 0.2), "gcn": (91.1, 0.5)},
+    "Physics": {"mlp": (94.8, 0.4), "gcn": (92.8, 1.0)},
+    "Cora": {"mlp": (69.4, 1.3), "gcn": (81.3, 0.8)},
+    "CiteSeer": {"mlp": (66.0, 0.5), "gcn": (71.1, 0.7)},
+    "PubMed": {"mlp": (86.8, 0.4), "gcn": (78.8, 0.6)},
+}
+#: Paper Tables 1 and 2, "MLP (original)" row (Liu et al., 2020): the untuned MLP the paper improves on.
+PAPER_NODE_MLP_ORIGINAL = {"Computers": (44.9, 5.8), "Photo": (69.6, 3.8), "CS": (88.3, 0.7),
+                           "Physics": (88.9, 1.1), "Cora": (61.6, 0.6), "CiteSeer": (61.0, 1.0),
+                           "PubMed": (74.2, 0.7)}
 
-#: Paper Tables 3 and 4 and Figure 2: link prediction test ROC AUC (x 100), ``(mean, std)`` or a
-#: bare mean. Table 3's random baseline is 50 by construction of ROC AUC.
+#: Paper Tables 3 and 4: link prediction test ROC AUC (x 100), ``(mean, std)``; Table 3's random
+#: baseline is 50 by construction of ROC AUC. Table 4's columns: "Musae-Twitch" is Twitch-EN,
+#: "Musae-Facebook" is Facebook. Figure 2 has no numbers in the text (:data:`PAPER_WS_GAMMA` holds its
+#: statements), so the WS1000_gamma entries are ``None``.
 PAPER_LINK = {
-    "WS1000": {"random": (50.0, None), "mlp": None, "gcn": None},
+    "WS1000": {"random": (50.0, 0.0), "mlp": (49.1, 2.2), "gcn": (54.7, 0.4)},
     **{f"WS1000_{g}": {"mlp": None, "gcn": None} for g in WS_GAMMAS},
-    **{d: {"mlp": None, "gcn": None} for d in LINK_DATASETS},
+    "Twitch-PTBR": {"mlp": (60.1, 4.3), "gcn": (85.4, 0.4)},
+    "Twitch-EN": {"mlp": (56.5, 4.1), "gcn": (82.8, 0.8)},
+    "Facebook": {"mlp": (50.3, 0.5), "gcn": (90.6, 0.4)},
+}
+
+#: Figure 2 (WS1000_gamma, MLP only) in the paper's words (Section 5): the MLP improves as gamma grows;
+#: "the highest attained performance being approximately 60% test ROC AUC for gamma >= 0.6"; "as
+#: parental dependence increases in the features, the MLP begins to outperform the GCN" (the GCN of
+#: Table 3, 54.7 on WS1000). ``max_mlp`` is the approximate ceiling, ``from_gamma`` where it is reached.
+PAPER_WS_GAMMA = {
+    "max_mlp": 60.0, "from_gamma": 0.6, "gcn_reference": 54.7,
+    "statements": ("Introducing parental dependence in node features very quickly leads the MLP to improve "
+                   "on link prediction (Figure 2 caption)",
+                   "the highest attained performance being approximately 60% test ROC AUC for gamma >= 0.6",
+                   "as parental dependence increases in the features, the MLP begins to outperform the GCN"),
 }
 
 
@@ -79,7 +115,8 @@ def _rows(rows, task):
     return rows
 
 
-STUDY_KEY = ["task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features", "precision"]
+STUDY_KEY = ["task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features", "precision",
+             "sampler_seed"]
 
 
 def summarize(rows=None, task="node"):
@@ -104,12 +141,12 @@ def summarize(rows=None, task="node"):
     -------
     pandas.DataFrame
         Columns ``dataset, model, protocol, k, num_features, n_trials, trials_done, n_eval,
-        test_mean, test_std, best_val, params, precision``; scores as fractions (accuracy or ROC AUC).
+        test_mean, test_std, best_val, params, precision, sampler_seed``; scores as fractions (accuracy or ROC AUC).
         ``model`` is ``mlp`` / ``gcn`` / ``random`` (the link decoder suffix is dropped).
     """
     df = _rows(rows, task)
     cols = ["dataset", "model", "protocol", "k", "num_features", "n_trials", "trials_done",
-            "n_eval", "test_mean", "test_std", "best_val", "params", "precision"]
+            "n_eval", "test_mean", "test_std", "best_val", "params", "precision", "sampler_seed"]
     if df is None or df.empty:
         return pd.DataFrame(columns=cols)
     out = []
@@ -121,6 +158,8 @@ def summarize(rows=None, task="node"):
         out.append({**rec, "trials_done": int(t["trial"].nunique()), "n_eval": int(per_seed.size),
                     "test_mean": float(per_seed.mean()), "test_std": float(per_seed.std(ddof=0)),
                     "best_val": best_val})
+    if not out:  # trials landed, no evaluation yet
+        return pd.DataFrame(columns=cols)
     return _largest_budget(pd.DataFrame(out))[cols]
 
 
@@ -141,7 +180,7 @@ def _studies(df):
 
 def _model_family(models: pd.Series) -> pd.Series:
     """``mlp`` / ``gcn`` / ``random``: link model names lose their decoder suffix (``gcn-dot`` -> ``gcn``)."""
-    return models.astype(str).str.replace(r"-(dot|mlp)$", "", regex=True)
+    return models.astype(str).str.replace(r"-(dot|mlp|fd)$", "", regex=True)
 
 
 def _largest_budget(res):
@@ -151,7 +190,7 @@ def _largest_budget(res):
     res["model"] = _model_family(res["model"])
     res["_f32"] = res["precision"] == "float32"
     res = res.sort_values(["n_trials", "_f32"]).drop(columns="_f32").groupby(
-        ["dataset", "model", "protocol", "k", "num_features", "tune_seed", "space_id"],
+        ["dataset", "model", "protocol", "k", "num_features", "tune_seed", "space_id", "sampler_seed"],
         dropna=False, sort=False).tail(1)
     return res.sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
 
@@ -471,7 +510,7 @@ def ws_summary(gammas=(None,) + WS_GAMMAS, seed=0):
 # ----------------------------------------------------------------------------------------------
 
 def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS,
-                     link_datasets=WS_DATASETS + LINK_DATASETS, missing=()):
+                     link_datasets=("WS1000",) + LINK_DATASETS, missing=()):
     """Every number of Part II beside the paper's, with its source and our trial budget.
 
     Parameters
@@ -486,7 +525,8 @@ def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS
     -------
     pandas.DataFrame
         One row per (task, dataset, model): ``ours`` and ``paper`` (numbers x 100: accuracy %
-        or ROC AUC x 100), ``ours std``, ``paper std``, ``difference`` (ours - paper), ``source``
+        or ROC AUC x 100), ``ours std``, ``paper std``, ``difference`` (ours - paper), ``Welch p``
+        (ours over ``n_eval`` seeds against the paper's 5 trials), ``source``
         (paper table / figure), ``metric``, ``protocol``, ``n_trials`` and ``n_eval`` of our run,
         and a ``note``.
     """
@@ -518,10 +558,18 @@ def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS
                     notes.append("dataset absent offline: not run")
                 elif not np.isfinite(mean):
                     notes.append("no result yet")
-                if not np.isfinite(pm):
-                    notes.append("paper value not available offline")
+                if not np.isfinite(pm) and ds.startswith("WS1000_") and m == "mlp":
+                    g = float(ds.split("_")[1])
+                    if g >= PAPER_WS_GAMMA["from_gamma"]:
+                        pm = PAPER_WS_GAMMA["max_mlp"]
+                        notes.append("paper: approximately 60 at best for gamma >= 0.6 (Section 5 text)")
+                    else:
+                        notes.append("Figure 2 has no number for this gamma in the text (see ws_gamma_comparison)")
+                elif not np.isfinite(pm):
+                    notes.append("the paper reports no number for this model here")
+                p = _vs_paper(mean, std, n_eval, None if not np.isfinite(ps) else (pm, ps))
                 out.append({"task": task, "dataset": ds, "model": m, "ours": mean, "ours std": std,
-                            "paper": pm, "paper std": ps, "difference": mean - pm,
+                            "paper": pm, "paper std": ps, "difference": mean - pm, "Welch p": p,
                             "metric": metric, "source": source, "protocol": prot,
                             "n_trials": nt, "n_eval": n_eval, "note": "; ".join(notes)})
     return pd.DataFrame(out)
@@ -534,7 +582,7 @@ def _holds_verdict(ok):
 
 
 def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, gap=2.0,
-                 chance=0.03, min_eval: int = 1):
+                 chance=0.03, min_eval: int = 1, protocol_rows=None, hgcn_rows=None, baseline_rows=None):
     """
 The paper's qualitative claims, checked on our numbers (the scorecard's Part II rows).
 
@@ -558,8 +606,22 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
        partial study is shown in ``evidence`` as "not judged" and stays in ``missing``. A point
        counts once ``min_eval`` evaluation seeds have landed (:func:`feature_study_table`).
 
+    7. On the splits the paper's copied GCN numbers come from (20 / 30 per class; public Planetoid),
+       our tuned GCN is within ``close`` points of the paper's GCN (Tables 1-2).
+    8. On the same splits our tuned MLP is within ``close`` points of the paper's tuned MLP.
+    9. Table 4's MLP numbers (60.1, 56.5, 50.3) are reproduced within ``close`` points by our tuned
+       MLP (book protocol, or the HGCN-style one where it ran); the evidence sets the trivial
+       baselines beside them (:func:`link_baseline_table`).
+
+    Every ``paper`` cell quotes the paper's numbers and, for claims 1-5, what the same rule says on
+    them ("the paper's own numbers: holds / does not hold"). Gaps between our MLP and GCN carry Welch's
+    p-value over the evaluation seeds where both have at least two.
+
     A claim without the numbers it needs reads "no data"; a claim is judged on the datasets that
     have numbers, which ``evidence`` lists, and ``missing`` names the ones it still lacks.
+    ``protocol_rows``, ``hgcn_rows``, ``baseline_rows``: the paper-protocol, HGCN-style and baseline
+    rows (defaults: ``results/part2_node_protocols.csv``, ``part2_link_hgcn.csv``,
+    ``part2_link_baselines.csv``).
     ``node_rows``, ``link_rows``, ``feature_rows``: result rows, their files or :func:`summarize`
     outputs (defaults: ``results/part2_node.csv``, ``part2_link.csv``, ``part2_features.csv``).
 
@@ -577,17 +639,37 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     node = _as_summary(node_rows, "node")
     link = _as_summary(link_rows, "link")
 
+    pvals = {}
+
     def gaps(summary, datasets):
         out = {}
         for ds in datasets:
-            mm = _pct(summary, ds, "mlp")[0]
-            gm = _pct(summary, ds, "gcn")[0]
+            mm, ms, _, mn, *_ = _cell(summary, ds, "mlp")
+            gm, gs, _, gn, *_ = _cell(summary, ds, "gcn")
             if np.isfinite(mm) and np.isfinite(gm):
                 out[ds] = (mm, gm, gm - mm)
+                pvals[(id(summary), ds)] = welch_p(mm, _sample_std(ms, mn), mn, gm, _sample_std(gs, gn), gn)
+        pvals["_last"] = id(summary)
         return out
 
     def text(g):
-        return "; ".join(f"{d}: MLP {m:.1f}, GCN {c:.1f} (gap {x:+.1f})" for d, (m, c, x) in g.items())
+        key = pvals.get("_last")
+        parts = []
+        for d, (m, c, x) in g.items():
+            p = pvals.get((key, d), np.nan)
+            parts.append(f"{d}: MLP {m:.1f}, GCN {c:.1f} (gap {x:+.1f}" + (f", Welch p {p:.2g})" if np.isfinite(p) else ")"))
+        return "; ".join(parts)
+
+    def paper_gaps(ref, datasets):
+        return {d: (ref[d]["mlp"][0], ref[d]["gcn"][0], ref[d]["gcn"][0] - ref[d]["mlp"][0]) for d in datasets
+                if ref.get(d, {}).get("mlp") and ref.get(d, {}).get("gcn")}
+
+    def paper_text(ref, datasets, rule):
+        g = paper_gaps(ref, datasets)
+        body = "; ".join(f"{d}: MLP {ref[d]['mlp'][0]:.1f} ± {ref[d]['mlp'][1]:.1f}, GCN {ref[d]['gcn'][0]:.1f} "
+                         f"± {ref[d]['gcn'][1]:.1f} (gap {x:+.1f})" for d, (_, _, x) in g.items())
+        ok = all(rule(x) for *_, x in g.values())
+        return f"{body}; the paper's own numbers under this rule: {_holds_verdict(ok)}"
 
     def absent(expected, have):
         return [d for d in expected if d not in have]
@@ -597,13 +679,13 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     g1 = gaps(node, close_sets)
     rows.append({"claim": f"tuned MLP within {close:g} points of GCN on Computers, Photo, CS, "
                           f"Physics", "source": "Section 4.1, Tables 1-2",
-                 "paper": "little benefit from the graph: the tuned MLP close to the GCN (abstract: on {} of {} "
-                          "common datasets)".format(*PAPER["abstract_claim"]),
+                 "paper": paper_text(PAPER_NODE, close_sets, lambda x: x <= close),
                  "evidence": text(g1), "missing": absent(close_sets, g1),
                  "verdict": _holds_verdict(all(x <= close for *_, x in g1.values()) if g1 else None)})
     g2 = gaps(node, ("Cora", "CiteSeer"))
     rows.append({"claim": f"GCN above tuned MLP by more than {gap:g} points on Cora and CiteSeer",
-                 "source": "Section 4.1, Tables 1-2", "paper": "a clear gap: the graph helps",
+                 "source": "Section 4.1, Tables 1-2",
+                 "paper": paper_text(PAPER_NODE, ("Cora", "CiteSeer"), lambda x: x > gap),
                  "evidence": text(g2), "missing": absent(("Cora", "CiteSeer"), g2),
                  "verdict": _holds_verdict(all(x > gap for *_, x in g2.values()) if g2 else None)})
     g3 = gaps(link, ("WS1000",))
@@ -612,7 +694,9 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
         mm, gm, _ = g3["WS1000"]
         ok3 = abs(mm - 50) <= 100 * chance and gm > mm
     rows.append({"claim": f"WS1000: MLP at chance (ROC AUC 0.5 +- {chance:g}), GCN above the MLP",
-                 "source": "Section 5, Table 3", "paper": "MLP about 50 (random guessing), GCN above it",
+                 "source": "Section 5, Table 3",
+                 "paper": "random 50.0 ± 0.0, MLP 49.1 ± 2.2, GCN 54.7 ± 0.4 (gap +5.6); the paper's own numbers "
+                          "under this rule: holds",
                  "evidence": text(g3), "missing": absent(("WS1000",), g3), "verdict": _holds_verdict(ok3)})
     wt = ws_gamma_table(link)
     mlp = wt[wt["model"] == "mlp"].sort_values("gamma")
@@ -628,14 +712,16 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     have_gammas = {float(g) for g in mlp["gamma"]}  # 0 = WS1000
     rows.append({"claim": "WS1000_gamma: the MLP's ROC AUC rises with gamma (gain from gamma 0 "
                           "beyond 2 std, no drop beyond 2 std)",
-                 "source": "Section 5, Figure 2", "paper": "the MLP's ROC AUC rises with gamma",
+                 "source": "Section 5, Figure 2",
+                 "paper": ("Figure 2 (no numbers in the text): the MLP rises from 49.1 (WS1000, Table 3); 'the highest "
+                           "attained performance being approximately 60% test ROC AUC for gamma >= 0.6'"),
                  "evidence": ev4, "missing": [f"gamma {g:g}" for g in (0.0,) + tuple(WS_GAMMAS)
                                               if float(g) not in have_gammas],
                  "verdict": _holds_verdict(ok4)})
     g5 = gaps(link, LINK_DATASETS)
     rows.append({"claim": f"GCN above MLP by more than {gap:g} ROC AUC points on Twitch-PTBR, "
                           f"Twitch-EN, Facebook", "source": "Section 6, Table 4",
-                 "paper": "GCN far above the tuned MLP: benchmarks that need the graph",
+                 "paper": paper_text(PAPER_LINK, LINK_DATASETS, lambda x: x > gap),
                  "evidence": text(g5), "missing": absent(LINK_DATASETS, g5),
                  "verdict": _holds_verdict(all(x > gap for *_, x in g5.values()) if g5 else None)})
     ft = feature_study_table(feature_rows, min_eval=min_eval)
@@ -656,9 +742,59 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
             ev6.append(f"{ds}: {gap_text}")
     rows.append({"claim": "feature study: the GCN - MLP gap shrinks from the smallest feature "
                           "subset to the full features", "source": "Section 4.2, Figures 1 and 3",
-                 "paper": "with few features the GCN leads; the MLP catches up as features are added",
+                 "paper": ("Figures 1 and 3 (captions; no numbers in the text): with few features the GCN leads, the "
+                           "MLP catches up; Cora's gap 'remains consistently at 15-20%' past 600 features"),
                  "evidence": "; ".join(ev6), "missing": absent(tuple(FEATURE_STEPS), studied),
                  "verdict": _holds_verdict(all(oks) if oks else None)})
+    from .baselines import _protocol_claims
+
+    rows.extend(_protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close))
     return pd.DataFrame(rows)
 
 
+def welch_p(mean1, std1, n1, mean2, std2, n2):
+    """Two-sided p-value of Welch's t-test from summary statistics (``scipy.stats.ttest_ind_from_stats``).
+
+    ``std1`` / ``std2`` are sample standard deviations (ddof = 1). NaN where a number is missing, a
+    sample has fewer than two values, or both standard deviations are 0.
+    """
+    from scipy.stats import ttest_ind_from_stats
+
+    vals = [mean1, std1, n1, mean2, std2, n2]
+    if any(v is None or not np.isfinite(v) for v in vals) or min(n1, n2) < 2 or (std1 == 0 and std2 == 0):
+        return np.nan
+    return float(ttest_ind_from_stats(mean1, std1, n1, mean2, std2, n2, equal_var=False).pvalue)
+
+
+def _sample_std(std, n):
+    """Population std over ``n`` seeds (what :func:`summarize` reports) -> sample std (ddof = 1)."""
+    return std * np.sqrt(n / (n - 1)) if n and n > 1 else np.nan
+
+
+def _cell(summary, ds, model):
+    """``(mean %, population std %, n_trials, n_eval, protocol, sampler_seed)`` of the largest-budget study."""
+    s = summary[(summary["dataset"] == ds) & (summary["model"] == model)]
+    if s.empty:
+        return np.nan, np.nan, np.nan, 0, "", np.nan
+    r = s.sort_values("n_trials").iloc[-1]
+    return (100 * r["test_mean"], 100 * r["test_std"], r["n_trials"], int(r["n_eval"]), r["protocol"],
+            r.get("sampler_seed", np.nan))
+
+
+def _vs_paper(mean, std, n, paper):
+    """Welch p of ours (population std over n seeds) against the paper's (mean, std) over 5 trials."""
+    if paper is None:
+        return np.nan
+    return welch_p(mean, _sample_std(std, n), n, paper[0], paper[1], 5)
+
+
+def _baseline_rows(rows):
+    if rows is None:
+        rows = results_file("link_baselines")
+    return read_rows(rows) if isinstance(rows, (str, Path)) else rows
+
+
+# The chapters' tables of the paper's protocols, trivial baselines and budgets live in
+# :mod:`hpstrat_lite.reports.baselines`; re-exported so that chapters read every Part II table here.
+from .baselines import (budget_curve, graph_free_share, hgcn_link_table, identical_configurations,  # noqa: E402, F401
+                        link_baseline_table, protocol_table, ws_gamma_comparison)

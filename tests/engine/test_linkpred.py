@@ -217,3 +217,54 @@ def test_link_prediction_trains_with_freed_memory_reused_and_the_same_numbers(mo
     assert len(calls) == 2
     for key in ("val_auc", "test_auc", "best_epoch", "history"):
         assert runs["0"][key] == runs["1"][key], key
+
+
+# ---------------------------------------------------------------------------------------------
+# HGCN-style pieces and trivial baselines
+# ---------------------------------------------------------------------------------------------
+
+def test_shuffle_feature_rows_permutes_rows_only():
+    import torch
+    from torch_geometric.data import Data
+
+    from hpstrat_lite.engine.linkpred import shuffle_feature_rows
+
+    x = torch.arange(20, dtype=torch.float32).reshape(5, 4)
+    data = Data(x=x, edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=5)
+    out, perm = shuffle_feature_rows(data, seed=3)
+    assert sorted(perm.tolist()) == list(range(5)) and perm.tolist() != list(range(5))
+    assert torch.equal(out.x, x[torch.from_numpy(perm)])           # whole rows moved, columns untouched
+    assert out.edge_index is data.edge_index and torch.equal(data.x, x)
+    sparse, p2 = shuffle_feature_rows(Data(x=x.to_sparse_csr(), num_nodes=5), seed=3)
+    assert torch.equal(sparse.x.to_dense(), out.x) and (p2 == perm).all()
+
+
+def test_trivial_baselines_on_a_tiny_graph_with_a_known_answer():
+    import numpy as np
+
+    from hpstrat_lite.engine.linkpred import degree_product_scores, feature_cosine_scores, pair_auc, signed_rowsum
+
+    # star 0-1, 0-2, 0-3 on the training graph: degrees 3, 1, 1, 1, 0
+    train = np.array([[0, 0, 0], [1, 2, 3]])
+    pos, neg = np.array([[0], [4]]), np.array([[1], [4]])
+    assert degree_product_scores(train, 5, pos)[0] == 0.0
+    assert list(degree_product_scores(train, 5, np.array([[0, 1], [1, 2]]))) == [3.0, 1.0]
+    x = np.array([[1.0, 0.0], [1.0, 0.0], [0.0, 1.0], [-1.0, -1.0]])
+    cos = feature_cosine_scores(x, np.array([[0, 0], [1, 2]]))
+    assert np.allclose(cos, [1.0, 0.0])
+    # signed row-sum flips the sign of a row with a negative sum: cos(0, 3) changes sign
+    assert feature_cosine_scores(x, np.array([[0], [3]]), "signed_rowsum")[0] == pytest.approx(np.sqrt(0.5))
+    assert signed_rowsum(x)[3].tolist() == [0.5, 0.5]
+    assert pair_auc([0.9, 0.8], [0.1, 0.2]) == 1.0 and pair_auc([0.1], [0.9]) == 0.0
+
+
+def test_fermi_dirac_decoder_and_hgcn_split():
+    from hpstrat_lite.data.synthetic import make_ws1000
+    from hpstrat_lite.engine.linkpred import HGCN_SPLIT, run_link_prediction
+
+    data = make_ws1000(1.0, seed=0)
+    r = run_link_prediction(data, "mlp", seed=0, val_ratio=HGCN_SPLIT[0], test_ratio=HGCN_SPLIT[1],
+                            decoder="fd", feature_norm="signed_rowsum", max_epochs=5, hidden=16, out=16,
+                            device="cpu")
+    assert (r["num_train"], r["num_val"], r["num_test"]) == (1700, 100, 200)  # 85 / 5 / 10 of 2000 edges
+    assert 0.0 <= r["test_auc"] <= 1.0 and r["decoder"] == "fd"

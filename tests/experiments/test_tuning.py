@@ -272,7 +272,7 @@ def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root,
     rows = pd.read_csv(tmp_path / "part2_features.csv")
     assert rows["dataset"].eq("Cora").all() and sorted(rows["num_features"].unique()) == [1000, 1433]
     assert runners.results_file("features", tmp_path) == tmp_path / "part2_features.csv"
-    with pytest.raises(ValueError, match=r"task must be one of \('node', 'link', 'features'\), got 'graph'"):
+    with pytest.raises(ValueError, match=r"task must be one of \('node', 'link', 'features', .*\), got 'graph'"):
         runners.results_file("graph")
     with pytest.raises(ValueError, match=r"task must be one of \('node', 'link'\), got 'features'"):
         runners.run_tuning("Cora", task="features", root=data_root)
@@ -410,3 +410,68 @@ def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
     assert summary["precision"].tolist() == ["bfloat16"]
     with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'half'"):
         tune_node_classifier(data, "mlp", n_trials=1, precision="half")
+
+
+# ---------------------------------------------------------------------------------------------
+# The paper's split protocols and sampler seeds
+# ---------------------------------------------------------------------------------------------
+
+def test_per_class_split_counts():
+    import numpy as np
+
+    from hpstrat_lite.experiments.tuning import per_class_split_masks
+
+    y = np.repeat([0, 1, 2], [100, 60, 55])
+    tr, va, te = per_class_split_masks(y, [0, 1])
+    for j in range(2):
+        for c in range(3):
+            assert int(tr[y == c, j].sum()) == 20 and int(va[y == c, j].sum()) == 30
+        assert int(te[:, j].sum()) == len(y) - 150
+        assert not (tr[:, j] & va[:, j]).any() and ((tr[:, j] | va[:, j] | te[:, j]).all())
+    assert not (tr[:, 0] == tr[:, 1]).all()  # seeds give different splits
+
+
+def test_planetoid_public_split_sizes():
+    import pytest
+
+    from hpstrat_lite import available_datasets
+    from hpstrat_lite.experiments.protocols import public_split, with_public_split
+    from hpstrat_lite.experiments.tuning import protocol_masks
+
+    if "Cora" not in available_datasets():
+        pytest.skip("Cora's raw files are not in the data root")
+    tr, va, te = public_split("Cora")
+    assert (int(tr.sum()), int(va.sum()), int(te.sum())) == (140, 500, 1000)
+    from hpstrat_lite import load_dataset
+
+    data = with_public_split(load_dataset("Cora"))
+    mtr, mva, mte, run_seed, _ = protocol_masks(data, "planetoid", [0, 1, 2])
+    assert mtr.shape == (2708, 3) and (mtr[:, 1] == tr).all() and list(run_seed) == [0, 1, 2]
+    with pytest.raises(ValueError, match="public split"):
+        protocol_masks(load_dataset("Cora"), "planetoid", [0])
+    with pytest.raises(ValueError, match="no public Planetoid split"):
+        public_split("Photo")
+
+
+def test_sampler_seed_differs_per_dataset_and_model(tmp_path):
+    from torch_geometric.data import Data
+    import torch
+
+    from hpstrat_lite.experiments.tuning import study_sampler_seed, tune_node_classifier
+
+    seeds = {study_sampler_seed(d, m) for d in ("Cora", "CiteSeer", "Photo") for m in ("mlp", "gcn")}
+    assert len(seeds) == 6 and study_sampler_seed("Cora", "MLP") == study_sampler_seed("Cora", "mlp")
+    g = torch.Generator().manual_seed(0)
+    data = Data(x=torch.randn(60, 4, generator=g), edge_index=torch.tensor([[i, i + 1] for i in range(59)]).t(),
+                y=torch.arange(60) % 2, num_nodes=60)
+    data.edge_index = torch.cat([data.edge_index, data.edge_index.flip(0)], 1)
+    kw = dict(protocol="random", n_eval=1, max_epochs=3, device="cpu", results=tmp_path / "r.csv",
+              space={"lr": ("log", 1e-3, 1e-1), "hidden": ("cat", (8, 16))})
+    a = tune_node_classifier(data, "mlp", 2, sampler_seed=study_sampler_seed("x", "mlp"), **kw)
+    b = tune_node_classifier(data, "gcn", 2, sampler_seed=study_sampler_seed("x", "gcn"), **kw)
+    assert a["sampler_seed"] != b["sampler_seed"]
+    assert list(a["trials"]["lr"]) != list(b["trials"]["lr"])  # different draws
+    import pandas as pd
+
+    rows = pd.read_csv(tmp_path / "r.csv")
+    assert set(rows["sampler_seed"]) == {a["sampler_seed"], b["sampler_seed"]}
