@@ -81,7 +81,7 @@ def _side(name, path, queue):
     def work(ei, y, k):
         if name in ("ours_raw", "ours_simple"):
             h = node_homophily(ei, y, len(y), assume_simple=name == "ours_simple")
-            return hpstrat_folds(h, y, k, n_bins=10, seed=0)
+            return hpstrat_folds(h, y, k=k, n_bins=10, seed=0)
         eit, yt = torch.from_numpy(ei), torch.from_numpy(y)
         if name == "pyg_raw":
             eit = to_undirected(eit, num_nodes=len(y))
@@ -129,7 +129,7 @@ def main():
 
     # compile numba's kernels into their on-disk cache here, once, so that no child compiles them
     node_homophily(np.array([[0, 1], [1, 0]]), np.array([0, 1]), assume_simple=True)
-    hpstrat_folds(np.array([0.0, 1.0, np.nan]), np.array([0, 1, 1]), 3)
+    hpstrat_folds(np.array([0.0, 1.0, np.nan]), np.array([0, 1, 1]), k=3)
 
     a, b = simple_undirected_pairs(ei, n)
     simple = np.stack([np.concatenate([a, b]), np.concatenate([b, a])])

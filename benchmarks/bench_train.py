@@ -92,7 +92,7 @@ def baseline_run(name, x, edge_index, y, train, val, test, seed, epochs):
 
 
 def _masks(data, runs):
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     reps = -(-runs // 4)
     return [torch.cat([m] * reps, 1)[:, :runs] for m in (tr, va, te)]
 

@@ -45,7 +45,7 @@ def _cmd_split(args) -> int:
     from .core.folds import make_folds
 
     data, y, h = _load_with_homophily(args.dataset, args.root)
-    folds = make_folds(args.method, h, y, args.k, seed=args.seed, n_bins=args.bins)
+    folds = make_folds(args.method, h, y, k=args.k, seed=args.seed, n_bins=args.bins)
     out = Path(args.out)
     if out.suffix == ".npy":
         np.save(out, folds)
@@ -157,14 +157,20 @@ def _cmd_tune(args) -> int:
     import logging
     import time
 
+    from .experiments.baselines import run_link_baselines
     from .experiments.necessity import (FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, NODE_MAX_EPOCHS, WS_DATASETS,
                                         _check_datasets, _check_models, default_storage, run_feature_studies,
-                                        run_link_benchmarks, run_node_benchmarks)
+                                        run_hgcn_link_benchmarks, run_link_benchmarks, run_node_benchmarks,
+                                        run_node_protocols)
     from .experiments.tuning import log as tuning_log
 
-    datasets = _check_datasets(args.datasets, labelled=args.what in ("node", "features")) if args.datasets else None
+    labelled = args.what in ("node", "features", "node-protocols")
+    datasets = _check_datasets(args.datasets, labelled=labelled) if args.datasets else None
+    if args.protocol in ("per_class", "planetoid") and args.what != "node-protocols":
+        raise ValueError(f"--protocol {args.protocol} is one of the paper's splits: use 'hpstrat tune node-protocols'")
+    protocol = args.protocol or "hpstrat"
     _check_models(args.models, ("mlp", "gcn"))
-    if args.what == "link" and args.precision != "float32":
+    if args.what.startswith("link") and args.precision != "float32":
         raise ValueError("--precision applies to node and features; link prediction trains in float32")
     if args.eval_batch is not None and args.eval_batch < 1:
         raise ValueError(f"--eval-batch must be >= 1, got {args.eval_batch}")
@@ -197,16 +203,28 @@ def _cmd_tune(args) -> int:
     try:
         if args.what == "node":
             run_node_benchmarks(datasets or NODE_DATASETS, args.models, args.n_trials, n_eval=args.n_eval,
-                                protocol=args.protocol, max_epochs=args.max_epochs or NODE_MAX_EPOCHS,
+                                protocol=protocol, max_epochs=args.max_epochs or NODE_MAX_EPOCHS,
                                 results_dir=args.results_dir, device=args.device, eval_batch=args.eval_batch,
                                 precision=args.precision, storage=storage, log=log)
         elif args.what == "link":
             run_link_benchmarks(datasets or WS_DATASETS + LINK_DATASETS, args.models, args.n_trials,
                                 n_eval=args.n_eval, max_epochs=args.max_epochs, results_dir=args.results_dir,
                                 device=args.device, storage=storage, log=log)
+        elif args.what == "node-protocols":
+            run_node_protocols(datasets or ("Cora", "CiteSeer", "Photo", "Computers"), args.models, args.n_trials,
+                               protocol=args.protocol, n_eval=args.n_eval,
+                               max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
+                               device=args.device, precision=args.precision, log=log)
+        elif args.what == "link-hgcn":
+            run_hgcn_link_benchmarks(datasets or LINK_DATASETS, args.models, args.n_trials, n_eval=args.n_eval,
+                                     max_epochs=args.max_epochs, results_dir=args.results_dir, device=args.device,
+                                     log=log)
+        elif args.what == "link-baselines":
+            run_link_baselines(datasets or WS_DATASETS + LINK_DATASETS, n_eval=args.n_eval,
+                               results_dir=args.results_dir, log=log)
         else:
             run_feature_studies(datasets or ("Cora", "CiteSeer"), args.models, args.n_trials or FEATURE_BUDGET,
-                                steps=steps, n_eval=args.n_eval, protocol=args.protocol,
+                                steps=steps, n_eval=args.n_eval, protocol=protocol,
                                 max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
                                 device=args.device, eval_batch=args.eval_batch, precision=args.precision,
                                 storage=storage, log=log)
@@ -315,13 +333,18 @@ def build_parser() -> argparse.ArgumentParser:
                "  hpstrat tune node --datasets Cora CiteSeer\n"
                "  hpstrat tune link --datasets WS1000 WS1000_0.4 --n-trials 12\n"
                "  hpstrat tune features --datasets Cora --steps Cora=400\n"
+               "  hpstrat tune node-protocols --datasets Cora Photo   # the paper's splits: public Planetoid, 20/30 per class\n"
+               "  hpstrat tune link-hgcn --datasets Twitch-PTBR        # HGCN-style pipeline: 85/5/10, Fermi-Dirac decoder\n"
+               "  hpstrat tune link-baselines                          # feature cosine, degree product, shuffled-feature MLP\n"
                "  hpstrat tune node --datasets Cora --storage postgresql://user:pw@db-host/studies   # on each machine\n"
                "  hpstrat tune progress",
         formatter_class=argparse.RawDescriptionHelpFormatter)
-    p.add_argument("what", choices=("node", "link", "features", "progress"),
+    p.add_argument("what", choices=("node", "link", "features", "node-protocols", "link-hgcn", "link-baselines",
+                                    "progress"),
                    help="node classification (chapter 6), link prediction (chapters 8-9), the feature-subset "
-                        "study (chapter 7), or progress: how far the default studies are and the commands that "
-                        "finish them")
+                        "study (chapter 7), the paper's node splits (node-protocols), the HGCN-style link "
+                        "pipeline (link-hgcn), trivial link baselines (link-baselines), or progress: how far "
+                        "the default studies are and the commands that finish them")
     p.add_argument("--datasets", nargs="+", default=None,
                    help="node/features: e.g. Computers Photo CS Physics...; link: WS1000, WS1000_<gamma>, "
                         "Twitch-PTBR, Twitch-EN, Facebook (default: all of the task's)")
@@ -333,8 +356,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--eval-batch", type=int, default=None,
                    help="node, features: evaluation seeds trained together, their rows written when the batch ends "
                         "(default all; 1 lands each seed's runs as they finish, for large graphs)")
-    p.add_argument("--protocol", default="hpstrat", choices=("hpstrat", "random"),
-                   help="node splits: HpStrat k=5 rounds (default) or random 60/20/20")
+    p.add_argument("--protocol", default=None, choices=("hpstrat", "random", "per_class", "planetoid"),
+                   help="node splits: HpStrat k=5 rounds (default of node and features) or random 60/20/20; "
+                        "node-protocols: per_class (20/30 nodes per class) or planetoid (public split), "
+                        "default the split of the GNN numbers the paper copies for each dataset")
     p.add_argument("--max-epochs", type=int, default=None, help="epoch cap (default: node 500, link per dataset)")
     p.add_argument("--results-dir", default=None, help="folder of the part2_*.csv files (default results/)")
     p.add_argument("--steps", nargs="+", default=None, metavar="DATASET=STEP",

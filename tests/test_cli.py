@@ -23,8 +23,8 @@ def test_split_writes_folds(data_root, tmp_path, capsys, suffix):
 
     data = load_dataset("Texas", root=data_root)
     h = node_homophily(data.edge_index, data.y, data.num_nodes)
-    np.testing.assert_array_equal(folds, hpstrat_folds(h, data.y.numpy(), 4, n_bins=10, seed=3))
-    assert not np.array_equal(folds, hpstrat_folds(h, data.y.numpy(), 4, n_bins=10, seed=0))
+    np.testing.assert_array_equal(folds, hpstrat_folds(h, data.y.numpy(), k=4, n_bins=10, seed=3))
+    assert not np.array_equal(folds, hpstrat_folds(h, data.y.numpy(), k=4, n_bins=10, seed=0))
     from hpstrat_lite import random_folds
 
     def split(*flags):
@@ -33,9 +33,9 @@ def test_split_writes_folds(data_root, tmp_path, capsys, suffix):
                      "--out", str(other)]) == 0
         return np.load(other) if suffix == ".npy" else np.loadtxt(other, delimiter=",", skiprows=1, dtype=int)[:, 1]
 
-    np.testing.assert_array_equal(split("--method", "random"), random_folds(data.y.numpy(), 4, seed=3))
+    np.testing.assert_array_equal(split("--method", "random"), random_folds(data.y.numpy(), k=4, seed=3))
     bins5 = split("--method", "hpstrat", "--bins", "5")
-    np.testing.assert_array_equal(bins5, hpstrat_folds(h, data.y.numpy(), 4, n_bins=5, seed=3))
+    np.testing.assert_array_equal(bins5, hpstrat_folds(h, data.y.numpy(), k=4, n_bins=5, seed=3))
     assert not np.array_equal(bins5, folds)
 
 

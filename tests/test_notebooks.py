@@ -280,14 +280,14 @@ def test_fold_homophily_table_agrees_with_chd_and_metric_summary_with_the_rows()
     rng = np.random.default_rng(3)
     h, y = rng.beta(2, 5, 300), rng.integers(0, 3, 300)
     h[:7] = np.nan
-    folds = {m: make_folds(m, h, y, 4, seed=2) for m in ("random", "stratified", "hpstrat")}
+    folds = {m: make_folds(m, h, y, k=4, seed=2) for m in ("random", "stratified", "hpstrat")}
     t = fold_homophily_table(h, folds, 4)
     assert list(t["method"].unique()) == ["random", "stratified", "hpstrat"]
     for m, f in folds.items():
         part = t[t["method"] == m]
         assert part["nodes"].tolist() == np.bincount(f, minlength=4).tolist()
-        assert part["deviation"].abs().mean() == pytest.approx(fold_quality(f, y, h, 4)["chd"])
-    rows = pd.DataFrame([{"dataset": "D", "method": m, "seed": s, **fold_quality(make_folds(m, h, y, 4, seed=s), y, h, 4)}
+        assert part["deviation"].abs().mean() == pytest.approx(fold_quality(f, y, h, k=4)["chd"])
+    rows = pd.DataFrame([{"dataset": "D", "method": m, "seed": s, **fold_quality(make_folds(m, h, y, k=4, seed=s), y, h, k=4)}
                          for m in ("hpstrat", "random") for s in range(3)])
     summary = metric_summary(rows, metrics=("chd",), digits=6)
     assert list(summary.index.get_level_values("method")) == ["random", "hpstrat"]  # the book's order

@@ -9,13 +9,14 @@ import warnings
 
 import numpy as np
 
-from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed
+from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed, keyword_options
 from .homophily import homophily_bins
 
 SPLIT_METHODS = ("random", "stratified", "hpstrat")
 
 
-def hpstrat_folds(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
+@keyword_options
+def hpstrat_folds(homophily, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.ndarray:
     """Homophily-aware stratified k-fold assignment (HpStrat, Algorithm A.1).
 
     Nodes are grouped into strata (homophily bin, class); bins are processed in order (the NaN bin of
@@ -52,7 +53,7 @@ def hpstrat_folds(homophily, y, k: int, n_bins: int = 10, seed=0) -> np.ndarray:
     """
     labels, h, k, n_bins, priority = _checked(homophily, y, k, n_bins, seed)
     n = labels.shape[0]
-    bins = homophily_bins(h, n_bins)
+    bins = homophily_bins(h, n_bins=n_bins)
     n_classes = int(labels.max()) + 1
     strata = (n_bins + 1) * n_classes
     if strata < 2**62:
@@ -81,7 +82,8 @@ def _checked(homophily, y, k, n_bins, seed):
     return labels, h, k, n_bins, priority
 
 
-def random_folds(y, k: int, seed=0) -> np.ndarray:
+@keyword_options
+def random_folds(y, *, k: int = 4, seed=0) -> np.ndarray:
     """Random k-fold: scikit-learn ``KFold(n_splits=k, shuffle=True, random_state=seed)``, with
     ``3 <= k <= n`` (a round needs a train, a validation and a test fold)."""
     from sklearn.model_selection import KFold
@@ -91,7 +93,8 @@ def random_folds(y, k: int, seed=0) -> np.ndarray:
     return _folds_from_splitter(KFold(n_splits=k, shuffle=True, random_state=_sk_seed(seed)), labels)
 
 
-def stratified_folds(y, k: int, seed=0) -> np.ndarray:
+@keyword_options
+def stratified_folds(y, *, k: int = 4, seed=0) -> np.ndarray:
     """Class-stratified k-fold: scikit-learn ``StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)``,
     with ``3 <= k <= n`` (a round needs a train, a validation and a test fold)."""
     from sklearn.model_selection import StratifiedKFold
@@ -121,24 +124,26 @@ def _folds_from_splitter(splitter, labels):
     return folds
 
 
-def make_folds(method: str, homophily, y, k: int, seed=0, n_bins: int = 10) -> np.ndarray:
+@keyword_options
+def make_folds(method: str, homophily, y, *, k: int = 4, seed=0, n_bins: int = 10) -> np.ndarray:
     """Fold ids for one of :data:`SPLIT_METHODS` ("random", "stratified", "hpstrat")."""
     if method == "random":
-        return random_folds(y, k, seed)
+        return random_folds(y, k=k, seed=seed)
     if method == "stratified":
-        return stratified_folds(y, k, seed)
+        return stratified_folds(y, k=k, seed=seed)
     if method == "hpstrat":
-        return hpstrat_folds(homophily, y, k, n_bins=n_bins, seed=seed)
+        return hpstrat_folds(homophily, y, k=k, n_bins=n_bins, seed=seed)
     raise ValueError(f"method must be one of {SPLIT_METHODS}; got {method!r}.")
 
 
-def fold_rounds(folds, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
+@keyword_options
+def fold_rounds(folds, *, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The k rounds ``(train_idx, val_idx, test_idx)``: round i tests fold i, validates on fold
     (i + 1) mod k and trains on the rest.
 
     Examples
     --------
-    >>> [tuple(a.tolist() for a in r) for r in fold_rounds([0, 1, 2, 0], 3)][0]
+    >>> [tuple(a.tolist() for a in r) for r in fold_rounds([0, 1, 2, 0], k=3)][0]
     ([2], [1], [0, 3])
     """
     f = check_folds(folds, k)
@@ -152,7 +157,8 @@ def fold_rounds(folds, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]
     return rounds
 
 
-def fold_masks(folds, k: int):
+@keyword_options
+def fold_masks(folds, *, k: int):
     """Boolean masks ``(train_mask, val_mask, test_mask)`` of shape ``[num_nodes, k]`` (torch), one column
     per round — the layout of PyTorch Geometric's multi-split datasets."""
     import torch

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_homophily, check_labels, check_n_bins, to_numpy
+from ._validate import check_homophily, check_labels, check_n_bins, to_numpy, keyword_options
 
 
 def _edge_array(edge_index) -> np.ndarray:
@@ -73,7 +73,8 @@ def is_sorted_simple_undirected(edge_index, num_nodes: int) -> bool:
     return np.array_equal(np.bincount(ei[0], minlength=num_nodes), np.bincount(ei[1], minlength=num_nodes))
 
 
-def node_homophily(edge_index, y, num_nodes: int | None = None, assume_simple: bool = False) -> np.ndarray:
+@keyword_options
+def node_homophily(edge_index, y, num_nodes: int | None = None, *, assume_simple: bool = False) -> np.ndarray:
     """Node homophily of every node on the undirected simple graph.
 
     .. math:: h(v) = |\\{u \\in N(v): y_u = y_v\\}| \\,/\\, |N(v)|, \\quad h(v) = \\mathrm{NaN} \\text{ if } N(v) = \\emptyset
@@ -137,7 +138,8 @@ def _sorted_simple_homophily(edge_index, labels: np.ndarray, n: int) -> np.ndarr
     return h
 
 
-def homophily_bins(homophily, n_bins: int = 10) -> np.ndarray:
+@keyword_options
+def homophily_bins(homophily, *, n_bins: int = 10) -> np.ndarray:
     """Bin index of each node: B equal-width bins on [0, 1], h = 1 in the last bin (B - 1).
 
     ``bin(v) = min(floor(h(v) * B), B - 1)``; isolated nodes (NaN) get their own extra bin ``B``,

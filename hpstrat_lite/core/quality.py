@@ -13,12 +13,13 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seeds
+from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seeds, keyword_options
 
 METRICS = ("sdd", "cdd", "chd", "w1")
 
 
-def fold_quality(folds, y, homophily, k: int) -> dict[str, float]:
+@keyword_options
+def fold_quality(folds, y, homophily, *, k: int) -> dict[str, float]:
     """SDD, CDD, CHD and W1 of one fold assignment (formulas in the module docstring).
 
     Examples
@@ -58,7 +59,8 @@ def _wasserstein_1(a: np.ndarray, b: np.ndarray) -> float:
     return float(wasserstein_distance(a, b))
 
 
-def quality_table(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, methods=None, root=None,
+@keyword_options
+def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, methods=None, root=None,
                   progress: bool = False):
     """Fold quality of every split method on every dataset and seed (HpStrat Table 2 / Appendix D input).
 
@@ -85,7 +87,7 @@ def quality_table(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, metho
         h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
         for method in methods:
             for seed in seeds:
-                folds = make_folds(method, h, y, k, seed=seed, n_bins=n_bins)
+                folds = make_folds(method, h, y, k=k, seed=seed, n_bins=n_bins)
                 rows.append({"dataset": data.name, "method": method, "seed": seed, "k": k, "n_bins": n_bins,
-                             **fold_quality(folds, y, h, k)})
+                             **fold_quality(folds, y, h, k=k)})
     return pd.DataFrame(rows)

@@ -11,6 +11,8 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from ._validate import keyword_options
+
 
 def _check_columns(df: pd.DataFrame, columns) -> None:
     missing = [c for c in columns if c not in df.columns]
@@ -18,7 +20,8 @@ def _check_columns(df: pd.DataFrame, columns) -> None:
         raise ValueError(f"df lacks column(s) {missing}; it has {list(df.columns)}.")
 
 
-def rank_methods(df: pd.DataFrame, value: str, blocks=("dataset", "model"), method: str = "method",
+@keyword_options
+def rank_methods(df: pd.DataFrame, value: str, *, blocks=("dataset", "model"), method: str = "method",
                  lower_is_better: bool = True) -> pd.DataFrame:
     """Rank the split methods within each block on ``value``.
 
@@ -42,7 +45,8 @@ def rank_methods(df: pd.DataFrame, value: str, blocks=("dataset", "model"), meth
     return out
 
 
-def rank_tables(ranked: pd.DataFrame, method: str = "method", row: str = "model", col_block: str = "dataset"):
+@keyword_options
+def rank_tables(ranked: pd.DataFrame, *, method: str = "method", row: str = "model", col_block: str = "dataset"):
     """Mean rank tables from :func:`rank_methods` output on (dataset, model) blocks.
 
     Returns ``(per_row, per_col_block, global_mean)``: ``per_row`` is Table 3 (mean over datasets for each
@@ -56,7 +60,8 @@ def rank_tables(ranked: pd.DataFrame, method: str = "method", row: str = "model"
     return per_row, per_col, global_mean
 
 
-def friedman_test(df: pd.DataFrame, value: str, blocks=("dataset", "model"), method: str = "method"):
+@keyword_options
+def friedman_test(df: pd.DataFrame, value: str, *, blocks=("dataset", "model"), method: str = "method"):
     """Friedman test of the split methods over complete blocks (``scipy.stats.friedmanchisquare``).
 
     Returns ``(statistic, p_value, n_blocks)``; NaN statistic and p-value with fewer than 2 complete blocks

@@ -17,7 +17,7 @@ class HomophilyStratifiedKFold:
 
     Parameters
     ----------
-    n_splits : int, default 5
+    n_splits : int, default 4
         Number of folds, at least 3.
     n_bins : int, default 10
         Number of equal-width homophily bins.
@@ -35,7 +35,7 @@ class HomophilyStratifiedKFold:
     [2, 2, 2]
     """
 
-    def __init__(self, n_splits: int = 5, *, n_bins: int = 10, shuffle: bool = True, random_state=None):
+    def __init__(self, n_splits: int = 4, *, n_bins: int = 10, shuffle: bool = True, random_state=None):
         if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 3:
             raise ValueError(f"n_splits must be an integer >= 3 (a round needs train, validation and test); "
                              f"got {n_splits!r}.")
@@ -65,11 +65,11 @@ class HomophilyStratifiedKFold:
         check_k(self.n_splits, labels.shape[0], "n_splits")
         if self.shuffle:
             seed = 0 if self.random_state is None else self.random_state
-            return hpstrat_folds(homophily, labels, self.n_splits, n_bins=self.n_bins, seed=seed)
+            return hpstrat_folds(homophily, labels, k=self.n_splits, n_bins=self.n_bins, seed=seed)
         # no shuffle: stratum members keep index order (identity priority)
         from .homophily import homophily_bins
 
-        bins = homophily_bins(check_homophily(homophily, labels.shape[0], "groups"), self.n_bins)
+        bins = homophily_bins(check_homophily(homophily, labels.shape[0], "groups"), n_bins=self.n_bins)
         order = np.lexsort((np.arange(labels.shape[0]), labels, bins))
         folds = np.empty(labels.shape[0], dtype=np.int64)
         folds[order] = np.arange(labels.shape[0]) % self.n_splits

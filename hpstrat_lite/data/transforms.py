@@ -7,7 +7,7 @@ from torch_geometric.data import Data
 from torch_geometric.data.datapipes import functional_transform
 from torch_geometric.transforms import BaseTransform
 
-from ..core._validate import check_n_bins, check_seed
+from ..core._validate import check_n_bins, check_seed, keyword_options
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
 
@@ -30,7 +30,8 @@ class HpStratSplit(BaseTransform):
     torch.Size([4, 3])
     """
 
-    def __init__(self, k: int = 4, n_bins: int = 10, seed: int = 0):
+    @keyword_options
+    def __init__(self, *, k: int = 4, n_bins: int = 10, seed: int = 0):
         if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 3:
             raise ValueError(f"k must be an integer >= 3 (a round needs train, validation and test); got {k!r}.")
         self.k, self.n_bins, self.seed = int(k), check_n_bins(n_bins), seed
@@ -44,8 +45,8 @@ class HpStratSplit(BaseTransform):
             raise ValueError("HpStratSplit needs node labels: data.y is None (folds are stratified by class).")
         y = data.y.view(-1)
         h = node_homophily(data.edge_index, y, data.num_nodes)
-        folds = hpstrat_folds(h, y, self.k, n_bins=self.n_bins, seed=self.seed)
-        data.train_mask, data.val_mask, data.test_mask = fold_masks(folds, self.k)
+        folds = hpstrat_folds(h, y, k=self.k, n_bins=self.n_bins, seed=self.seed)
+        data.train_mask, data.val_mask, data.test_mask = fold_masks(folds, k=self.k)
         data.fold = torch.as_tensor(folds)
         data.homophily = torch.as_tensor(h, dtype=torch.float)
         return data

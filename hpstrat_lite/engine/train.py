@@ -680,7 +680,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     --------
     >>> from hpstrat_lite import load_dataset, random_folds, fold_masks   # doctest: +SKIP
     >>> data = load_dataset("Cora")                                       # doctest: +SKIP
-    >>> tr, va, te = fold_masks(random_folds(data.y, 4, seed=0), 4)        # doctest: +SKIP
+    >>> tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), k=4)    # doctest: +SKIP
     >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3])     # doctest: +SKIP
     """
     if not isinstance(model, str):  # a user's model factory (a module instance gets a ValueError there)

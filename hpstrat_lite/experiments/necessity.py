@@ -86,13 +86,13 @@ NODE_SPACE = {**SEARCH_SPACE, "patience": ("cat", (50, 100))}
 #: HGCN-style link-prediction search space: :data:`LINK_SPACE` with HGCN's signed row-sum feature
 #: normalisation as a fourth option.
 HGCN_LINK_SPACE = {**LINK_SPACE, "feature_norm": ("cat", ("none", "row", "standard", "signed_rowsum"))}
-#: Trial budgets of the paper-protocol node studies (:func:`run_node_protocols`): 30 on the small
-#: Planetoid graphs (three times TPE's 10 random start-up trials), less where one trial costs minutes
-#: on the book's two CPU cores.
-PROTOCOL_BUDGETS = {"Cora": 30, "CiteSeer": 30, "PubMed": 30, "Photo": 12, "Computers": 12, "CS": 12,
+#: Trial budgets of the paper-protocol node studies (:func:`run_node_protocols`): 30 on the Planetoid
+#: and Amazon graphs (three times TPE's 10 random start-up trials), 12 on Coauthor, where one trial
+#: costs minutes on two CPU cores.
+PROTOCOL_BUDGETS = {"Cora": 30, "CiteSeer": 30, "PubMed": 30, "Photo": 30, "Computers": 30, "CS": 12,
                     "Physics": 12}
 #: Trial budgets of the HGCN-style link studies (:func:`run_hgcn_link_benchmarks`).
-HGCN_BUDGETS = {"Twitch-PTBR": 12, "Twitch-EN": 12, "Facebook": 12}
+HGCN_BUDGETS = {"Twitch-PTBR": 10, "Twitch-EN": 10, "Facebook": 10}
 
 
 # ----------------------------------------------------------------------------------------------

@@ -202,6 +202,6 @@ def protocol_masks(data, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
         tr, va, te = (m.reshape(-1, 1).bool().repeat(1, len(seeds)) for m in fixed)
         return tr, va, te, np.array(seeds), np.zeros(len(seeds), dtype=np.int64)
     h = node_homophily(data.edge_index, data.y, n)
-    parts = [fold_masks(hpstrat_folds(h, data.y, k, n_bins=n_bins, seed=s), k) for s in seeds]
+    parts = [fold_masks(hpstrat_folds(h, data.y, k=k, n_bins=n_bins, seed=s), k=k) for s in seeds]
     tr, va, te = (torch.cat([p[i] for p in parts], dim=1) for i in range(3))
     return tr, va, te, np.repeat(seeds, k), np.tile(np.arange(k), len(seeds))

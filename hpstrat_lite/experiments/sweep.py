@@ -166,7 +166,7 @@ def _dataset_plan(name, grid):
     if data is None:
         data = load_dataset(name, root=grid["root"], sparse_features=True)
     y, h = _labels_and_homophily(data)
-    plan = [(method, seed, make_folds(method, h, y, grid["k"], seed=seed, n_bins=grid["n_bins"]))
+    plan = [(method, seed, make_folds(method, h, y, k=grid["k"], seed=seed, n_bins=grid["n_bins"]))
             for method in grid["methods"] for seed in grid["seeds"]]
     return data, h, plan
 
@@ -258,7 +258,7 @@ def _run_masks(fold_runs, k: int):
 
     masks = [[], [], []]
     for folds, fold in fold_runs:
-        tr, va, te = fold_masks(folds, k)
+        tr, va, te = fold_masks(folds, k=k)
         for store, m in zip(masks, (tr, va, te)):
             store.append(m[:, fold])
     return tuple(torch.stack(m, dim=1) for m in masks)
@@ -269,7 +269,7 @@ def sweep_masks(data, k: int = 4, seed: int = 0):
     split methods' k-fold (:data:`hpstrat_lite.core.folds.SPLIT_METHODS`, in that order) with split seed ``seed``,
     the batch one (dataset, model) pair trains (for the benchmarks that time it)."""
     y, h = _labels_and_homophily(data)
-    return _run_masks([(make_folds(method, h, y, k, seed=seed), fold) for method in SPLIT_METHODS
+    return _run_masks([(make_folds(method, h, y, k=k, seed=seed), fold) for method in SPLIT_METHODS
                        for fold in range(k)], k)
 
 
@@ -332,7 +332,7 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
         fold_runs = []
         for method, seed, fold, k, n_bins in keys:
             if (method, seed) not in plans:
-                plans[method, seed] = make_folds(method, h, y, int(k), seed=int(seed), n_bins=int(n_bins))
+                plans[method, seed] = make_folds(method, h, y, k=int(k), seed=int(seed), n_bins=int(n_bins))
             fold_runs.append((plans[method, seed], int(fold)))
         masks = _run_masks(fold_runs, int(pair["k"].iloc[0]))
         timed = []

@@ -55,7 +55,7 @@ def homophily_histogram(homophily, n_bins: int = 10, title: str | None = None):
     mean homophily; isolated nodes (undefined homophily, their own stratum) are counted in the legend.
     """
     h = np.asarray(homophily, dtype=float)
-    bins = homophily_bins(h, n_bins)
+    bins = homophily_bins(h, n_bins=n_bins)
     counts = np.bincount(bins, minlength=n_bins + 1)
     fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.4))
     edges = np.linspace(0, 1, n_bins + 1)
@@ -87,7 +87,7 @@ def stratum_spread(homophily, y, folds, k: int, n_bins: int = 10) -> pd.DataFram
     max - min of those counts. HpStrat deals every stratum round-robin, so its spread is at most 1.
     """
     y = np.asarray(y)
-    bins = homophily_bins(homophily, n_bins)
+    bins = homophily_bins(homophily, n_bins=n_bins)
     n_classes = int(y.max()) + 1
     stratum = bins * n_classes + y
     counts = np.bincount(stratum * k + np.asarray(folds), minlength=(n_bins + 1) * n_classes * k)
@@ -159,7 +159,7 @@ def fold_homophily_distributions(homophily, folds_by_method: dict, k: int, n_bin
     """
     h = np.asarray(homophily, dtype=float)
     finite = ~np.isnan(h)
-    bins = homophily_bins(h, n_bins)[finite]
+    bins = homophily_bins(h, n_bins=n_bins)[finite]
     methods = _methods(folds_by_method)
     fig, axes = _plt().subplots(2, len(methods), figsize=(BOOK_WIDTH, 5.0), sharex=True, sharey="row",
                                 squeeze=False)

@@ -12,7 +12,7 @@ def hpstrat_folds_reference(homophily, y, k: int, n_bins: int = 10, seed=0) -> n
     the smallest fold with the lowest index, and assign nodes round-robin.
     """
     labels, h, k, n_bins, priority = _checked(homophily, y, k, n_bins, seed)
-    bins = homophily_bins(h, n_bins)
+    bins = homophily_bins(h, n_bins=n_bins)
     folds = np.full(labels.shape[0], -1, dtype=np.int64)
     sizes = [0] * k
     for b in range(int(n_bins) + 1):

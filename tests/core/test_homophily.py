@@ -61,8 +61,8 @@ def test_assume_simple_rejects_unnormalised_input():
 
 def test_bins_equal_width_last_bin_closed_nan_extra():
     h = np.array([0.0, 0.099, 0.1, 0.5, 0.999, 1.0, np.nan])
-    assert homophily_bins(h, 10).tolist() == [0, 0, 1, 5, 9, 9, 10]
-    assert homophily_bins(h, 1).tolist() == [0, 0, 0, 0, 0, 0, 1]
+    assert homophily_bins(h, n_bins=10).tolist() == [0, 0, 1, 5, 9, 9, 10]
+    assert homophily_bins(h, n_bins=1).tolist() == [0, 0, 0, 0, 0, 0, 1]
 
 
 @pytest.mark.parametrize("kwargs, message", [
@@ -84,15 +84,15 @@ def test_bad_input_messages(kwargs, message):
 
 def test_bad_n_bins_message():
     with pytest.raises(ValueError, match=r"n_bins must be an integer >= 1; got 0"):
-        homophily_bins([0.5], 0)
+        homophily_bins([0.5], n_bins=0)
 
 
 def test_homophily_bins_refuses_values_outside_the_unit_interval():
     # a value above 1 or below 0 would otherwise land in a bin past B or a negative bin, silently
     with pytest.raises(ValueError, match=r"homophily values must lie in \[0, 1\].*got range \[-0.2, 1.5\]"):
-        homophily_bins([1.5, -0.2, float("nan")], 10)
+        homophily_bins([1.5, -0.2, float("nan")], n_bins=10)
     with pytest.raises(ValueError, match=r"homophily must be a 1-D array"):
-        homophily_bins([[0.5]], 10)
+        homophily_bins([[0.5]], n_bins=10)
 
 
 def _sorted_symmetric(n, m, seed):

@@ -28,7 +28,7 @@ def literal_quality(folds, y, h, k):
 def test_metrics_match_paper_formulas(case):
     (k, folds), y, h = case
     folds = list(range(k)) + folds[k:]  # every fold non-empty
-    q = fold_quality(np.array(folds), y, h, k)
+    q = fold_quality(np.array(folds), y, h, k=k)
     np.testing.assert_allclose([q["sdd"], q["cdd"], q["chd"], q["w1"]], literal_quality(folds, y, h, k),
                                atol=1e-9)
 
@@ -36,22 +36,22 @@ def test_metrics_match_paper_formulas(case):
 def test_homophily_balanced_folds_score_zero_chd_and_isolated_nodes_are_left_out():
     # 7 nodes in 3 folds cannot be balanced in size; class 1 (4 nodes) neither; but the homophily of the
     # non-isolated nodes is spread evenly (the isolated node, NaN, sits in fold 0 and is left out)
-    q = fold_quality([0, 1, 2, 0, 1, 2, 0], [0, 0, 0, 1, 1, 1, 1], [1, 1, 1, 0, 0, 0, np.nan], 3)
+    q = fold_quality([0, 1, 2, 0, 1, 2, 0], [0, 0, 0, 1, 1, 1, 1], [1, 1, 1, 0, 0, 0, np.nan], k=3)
     assert q["sdd"] == pytest.approx(abs(3 - 7 / 3) / 3 + 2 * abs(2 - 7 / 3) / 3)
     assert q["cdd"] == pytest.approx((abs(2 - 4 / 3) + 2 * abs(1 - 4 / 3)) / 6)  # class 0 is exact
     assert q["chd"] == 0.0 and q["w1"] == 0.0
 
 
 def test_all_isolated_nodes_give_nan_homophily_metrics():
-    q = fold_quality([0, 1, 2], [0, 1, 0], [np.nan] * 3, 3)
+    q = fold_quality([0, 1, 2], [0, 1, 0], [np.nan] * 3, k=3)
     assert q["sdd"] == 0.0 and np.isnan(q["chd"]) and np.isnan(q["w1"])
 
 
 def test_quality_bad_input():
     with pytest.raises(ValueError, match=r"folds must hold fold ids in 0..2 \(k=3\)"):
-        fold_quality([0, 1, 5], [0, 1, 0], [0.1, 0.2, 0.3], 3)
+        fold_quality([0, 1, 5], [0, 1, 0], [0.1, 0.2, 0.3], k=3)
     with pytest.raises(ValueError, match=r"folds must be a 1-D array of fold ids with one entry per node \(length 3\)"):
-        fold_quality([0, 1], [0, 1, 0], [0.1, 0.2, 0.3], 3)
+        fold_quality([0, 1], [0, 1, 0], [0.1, 0.2, 0.3], k=3)
 
 
 def test_rank_ties_share_average_and_tables():

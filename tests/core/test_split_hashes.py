@@ -62,7 +62,7 @@ def all_digests(name, ei, y, n):
     hs = homophily_cases(name, ei, y, n)
     out = {("homophily", name, path): digest(h, np.float64) for path, h in hs.items()}
     for k, b, seed in SETTINGS:
-        out[("folds", name, k, b, seed)] = digest(hpstrat_folds(hs["simple"], y, k, n_bins=b, seed=seed), np.int64)
+        out[("folds", name, k, b, seed)] = digest(hpstrat_folds(hs["simple"], y, k=k, n_bins=b, seed=seed), np.int64)
     return out
 
 

@@ -49,8 +49,8 @@ def test_directed_duplicated_data_gives_the_folds_of_its_simple_version():
     hg = node_homophily(g.edge_index, g.y, g.num_nodes, assume_simple=True)
     np.testing.assert_array_equal(h, hg)
     for method in ("random", "stratified", "hpstrat"):
-        np.testing.assert_array_equal(make_folds(method, h, simple.y.numpy(), 4, seed=3),
-                                      make_folds(method, hg, g.y.numpy(), 4, seed=3))
+        np.testing.assert_array_equal(make_folds(method, h, simple.y.numpy(), k=4, seed=3),
+                                      make_folds(method, hg, g.y.numpy(), k=4, seed=3))
     q_messy = quality_table([messy], k=4, seeds=[0, 1])
     q_simple = quality_table(as_graph(simple, name=q_messy["dataset"].iloc[0]), k=4, seeds=[0, 1])
     pd.testing.assert_frame_equal(q_messy, q_simple)
@@ -204,7 +204,7 @@ def test_dense_x_reproduces_the_committed_sweep(texas, model):
     assert len(ref) == 4
     y = texas.y.numpy()
     h = node_homophily(texas.edge_index, y, texas.num_nodes, assume_simple=True)
-    folds = make_folds("hpstrat", h, y, 4, seed=0, n_bins=10)
+    folds = make_folds("hpstrat", h, y, k=4, seed=0, n_bins=10)
     masks = _run_masks([(folds, f) for f in range(4)], 4)
     rows = train_runs(texas, model, *masks, seeds=[run_seed(0, f) for f in range(4)], device="cpu")
     assert [r["best_epoch"] for r in rows] == ref["best_epoch"].tolist()

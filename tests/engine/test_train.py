@@ -36,7 +36,7 @@ def _toy_graph(n=90, f=40, c=3, seed=0, sparse=True):
 @pytest.fixture(scope="module")
 def toy():
     data = _toy_graph()
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     return data, tr[:, :3], va[:, :3], te[:, :3]
 
 
@@ -144,7 +144,7 @@ def test_test_accuracy_uses_the_best_validation_epoch(toy):
 @pytest.mark.parametrize("norm", [None, "row", "standard"])
 def test_sparse_and_dense_features_agree(norm):
     sp, de = _toy_graph(sparse=True), _toy_graph(sparse=False)
-    tr, va, te = fold_masks(random_folds(sp.y.numpy(), 4, seed=1), 4)
+    tr, va, te = fold_masks(random_folds(sp.y.numpy(), k=4, seed=1), k=4)
     a = train_runs(sp, "GCN", tr[:, :2], va[:, :2], te[:, :2], [0, 1], feature_norm=norm, **FAST)
     b = train_runs(de, "GCN", tr[:, :2], va[:, :2], te[:, :2], [0, 1], feature_norm=norm, **FAST)
     for ra, rb in zip(a, b):
@@ -587,7 +587,7 @@ def test_cora_batch_equals_solo_sparse_equals_dense():
 
     data = load_dataset("Cora", sparse_features=True)
     assert data.x.layout == torch.sparse_csr
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     kw = dict(max_epochs=30, patience=5, device="cpu")
     batch = train_runs(data, "GCN", tr[:, :3], va[:, :3], te[:, :3], [0, 1, 2], **kw)
     solo = train_runs(data, "GCN", tr[:, 2], va[:, 2], te[:, 2], [2], **kw)
@@ -604,7 +604,7 @@ def _cora_rows():
     from hpstrat_lite import load_dataset
 
     data = load_dataset("Cora")
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     return data, tr.t(), va.t()
 
 
@@ -778,7 +778,7 @@ def test_killed_training_resumes_from_its_checkpoint_with_the_same_numbers(model
     assert len(list(ckpt.glob("*.rows.json"))) == 1 and len(list(ckpt.glob("*.pt"))) == 2
 
     data = load_dataset("Texas", root=data_root)
-    tr, va, te = fold_masks(random_folds(data.y, 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), k=4)
     args = dict(max_epochs=300, patience=30, device="cpu", runs_per_batch=2)
     resumed = train_runs(data, model, tr, va, te, [0, 1, 2, 3], checkpoint=ckpt, **args)
     fresh = train_runs(data, model, tr, va, te, [0, 1, 2, 3], **args)
@@ -903,7 +903,7 @@ def test_bfloat16_training_on_cora_matches_float32(model):
 
     data = load_dataset("Cora")
     dense = Data(x=data.x.to_dense(), edge_index=data.edge_index, y=data.y)
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     kw = dict(max_epochs=60, patience=10, device="cpu", hidden=128)
     f32 = train_runs(dense, model, tr, va, te, [0, 1, 2, 3], **kw)
     b16 = train_runs(dense, model, tr, va, te, [0, 1, 2, 3], precision="bfloat16", **kw)
@@ -1046,7 +1046,7 @@ def test_reused_memory_trains_the_same_numbers(data_root, monkeypatch):
     from hpstrat_lite.engine import train
 
     data = load_dataset("Cora", root=data_root)
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     kw = dict(max_epochs=15, patience=None, device="cpu")
     for model in ("GCN", "MixHop", "H2GCN"):
         rows = {}

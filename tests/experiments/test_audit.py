@@ -53,7 +53,7 @@ def _graph(n=80, seed=0):
 
 def test_factory_trains_under_the_protocol_and_repeats_exactly():
     data = _graph()
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     state = torch.random.get_rng_state()
     kw = dict(max_epochs=100, patience=5, device="cpu")
     a = train_runs(data, make_tiny, tr[:, :2], va[:, :2], te[:, :2], [3, 4], **kw)
@@ -75,7 +75,7 @@ def test_model_arguments_and_their_errors():
     assert resolve_model("gcn") == "GCN" and model_label(TinyGCN) == f"{__name__}.TinyGCN"
     assert resolve_model("hpstrat_lite.engine.models:build_model") is not None
     data = _graph()
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), 4, seed=0), 4)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     with pytest.raises(ValueError, match=r"torch.nn.Module instance \(TinyGCN\); pass a factory"):
         train_runs(data, TinyGCN(6, 3), tr[:, 0], va[:, 0], te[:, 0], [0])
     with pytest.raises(ValueError, match=r"model must be one of MLP, GCN.*or a factory.*got 'GCNN'"):

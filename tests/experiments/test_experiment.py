@@ -57,7 +57,7 @@ def _check_run_columns(rows, data_root):
         y = data.y.numpy()
         h = node_homophily(data.edge_index, y, data.num_nodes)
         for (method, seed), runs in part.groupby(["method", "seed"]):
-            folds = make_folds(method, h, y, 4, seed=int(seed), n_bins=10)
+            folds = make_folds(method, h, y, k=4, seed=int(seed), n_bins=10)
             for row in runs.itertuples():
                 ht = h[folds == row.fold]
                 assert row.test_homophily == pytest.approx(np.nanmean(ht))
@@ -467,7 +467,7 @@ def test_sweep_masks_are_every_round_of_the_three_split_methods(data_root, monke
     assert ((tr.int() + va.int() + te.int()) == 1).all()
     y, h = _labels_and_homophily(data)
     for m, method in enumerate(SPLIT_METHODS):
-        folds = torch.as_tensor(make_folds(method, h, y, 4, seed=0))
+        folds = torch.as_tensor(make_folds(method, h, y, k=4, seed=0))
         for i in range(4):
             assert torch.equal(te[:, 4 * m + i], folds == i)
             assert torch.equal(va[:, 4 * m + i], folds == (i + 1) % 4)

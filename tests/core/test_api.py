@@ -1,0 +1,88 @@
+"""The public API: data arguments by position, options by keyword (the former positional forms warn)."""
+import inspect
+import warnings
+
+import numpy as np
+import pytest
+
+import hpstrat_lite
+from hpstrat_lite import fold_quality, fold_rounds, hpstrat_folds, make_folds, node_homophily
+from hpstrat_lite.core._validate import keyword_options
+
+#: Positional parameters each public callable takes: its data (arrays, tables, a graph, a name) and
+#: nothing else. Every other parameter must be keyword-only.
+DATA_ARGUMENTS = {
+    "fold_masks": ["folds"], "fold_rounds": ["folds"], "hpstrat_folds": ["homophily", "y"],
+    "make_folds": ["method", "homophily", "y"], "random_folds": ["y"], "stratified_folds": ["y"],
+    "homophily_bins": ["homophily"], "mean_homophily": ["homophily"],
+    "node_homophily": ["edge_index", "y", "num_nodes"], "fold_quality": ["folds", "y", "homophily"],
+    "quality_table": ["datasets"], "friedman_test": ["df", "value"], "rank_methods": ["df", "value"],
+    "rank_tables": ["ranked"], "HomophilyStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
+    "dataset_summary": ["names", "root"], "available_datasets": ["root"], "load_graph": ["path"],
+    "as_graph": ["dataset", "root"], "HpStratSplit": [],
+}
+
+
+def _positional(obj):
+    sig = inspect.signature(obj)
+    return [p.name for p in sig.parameters.values() if p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD)]
+
+
+def test_every_public_callable_takes_its_options_by_keyword():
+    public = {name: getattr(hpstrat_lite, name) for name in hpstrat_lite.__all__}
+    callables = {name: obj for name, obj in public.items() if callable(obj)}
+    assert set(callables) == set(DATA_ARGUMENTS), "a new public callable: say which of its arguments are data"
+    wrong = {name: _positional(obj) for name, obj in callables.items() if _positional(obj) != DATA_ARGUMENTS[name]}
+    assert wrong == {}
+
+
+def test_old_positional_options_warn_and_give_the_same_result():
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 60)
+    h = rng.random(60)
+    with pytest.warns(DeprecationWarning, match=r"hpstrat_folds\(\): passing k, n_bins, seed by position"):
+        old = hpstrat_folds(h, y, 4, 5, 3)
+    assert np.array_equal(old, hpstrat_folds(h, y, k=4, n_bins=5, seed=3))
+    with pytest.warns(DeprecationWarning, match="pass them by keyword"):
+        old_q = fold_quality(old, y, h, 4)
+    assert old_q == fold_quality(old, y, h, k=4)
+    with pytest.warns(DeprecationWarning):
+        assert all(np.array_equal(a, b) for r, s in zip(fold_rounds(old, 4), fold_rounds(old, k=4))
+                   for a, b in zip(r, s))
+    with pytest.warns(DeprecationWarning):
+        assert np.array_equal(make_folds("stratified", h, y, 4, 1), make_folds("stratified", h, y, k=4, seed=1))
+    edges = [[0, 1, 1, 2], [1, 0, 2, 1]]
+    with pytest.warns(DeprecationWarning, match="assume_simple"):
+        a = node_homophily(edges, [0, 0, 1], 3, False)
+    assert np.allclose(a, node_homophily(edges, [0, 0, 1], 3, assume_simple=False), equal_nan=True)
+
+
+def test_transform_takes_keywords_and_warns_on_positional():
+    from hpstrat_lite import HpStratSplit
+
+    with pytest.warns(DeprecationWarning, match=r"HpStratSplit\(\): passing k, n_bins by position"):
+        t = HpStratSplit(5, 3)
+    assert repr(t) == repr(HpStratSplit(k=5, n_bins=3))
+
+
+def test_keyword_options_errors_name_the_function():
+    @keyword_options
+    def f(x, *, a=1, b=2):
+        return x, a, b
+
+    with pytest.raises(TypeError, match=r"f\(\) takes 1 positional argument\(s\) and the options a, b by keyword"):
+        f(0, 1, 2, 3)
+    with pytest.raises(TypeError, match="multiple values for a"):
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            f(0, 1, a=2)
+    assert f(0, b=5) == (0, 1, 5)
+
+
+def test_defaults_agree_between_function_splitter_and_transform():
+    from hpstrat_lite import HomophilyStratifiedKFold, HpStratSplit
+
+    k_function = inspect.signature(hpstrat_folds).parameters["k"].default
+    assert k_function == HomophilyStratifiedKFold().n_splits == HpStratSplit().k == 4
+    assert inspect.signature(hpstrat_folds).parameters["n_bins"].default == HomophilyStratifiedKFold().n_bins \
+        == HpStratSplit().n_bins == 10
