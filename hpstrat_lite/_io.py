@@ -1,6 +1,9 @@
-"""Atomic file writes: a temporary file in the same folder, then ``os.replace``; a reader never sees a half-written file."""
+"""Atomic file writes (a temporary file in the same folder, then ``os.replace``; a reader never sees a
+half-written file) and the file lock that serialises writers across processes."""
 from __future__ import annotations
 
+import contextlib
+import fcntl
 import os
 import tempfile
 from pathlib import Path
@@ -21,3 +24,17 @@ def atomic_write(path, write) -> None:
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
+
+
+@contextlib.contextmanager
+def file_lock(lock_path):
+    """Hold an exclusive ``fcntl.flock`` on ``lock_path`` (created with its folder if missing) for the
+    ``with`` block: processes writing the same results file, cache entry or study database take turns."""
+    lock_path = Path(lock_path)
+    lock_path.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock_path, "a+") as fh:
+        fcntl.flock(fh, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(fh, fcntl.LOCK_UN)

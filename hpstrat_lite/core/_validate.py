@@ -17,6 +17,32 @@ def to_numpy(a) -> np.ndarray:
     return np.asarray(a)
 
 
+def edge_array(edge_index) -> np.ndarray:
+    """``edge_index`` as a numpy array of shape (2, m) holding integers (a view where it can be)."""
+    ei = to_numpy(edge_index)
+    if ei.ndim != 2 or ei.shape[0] != 2:
+        raise ValueError(f"edge_index must have shape (2, m); got shape {ei.shape}.")
+    if ei.shape[1] and not np.issubdtype(ei.dtype, np.integer):
+        raise ValueError(f"edge_index must hold integer node ids; got dtype {ei.dtype}.")
+    return ei
+
+
+def check_node_ids(ei: np.ndarray, n: int) -> None:
+    """Raise when an edge of ``ei`` names a node id outside ``0..n-1``."""
+    lo, hi = ei.min(), ei.max()
+    if lo < 0 or hi >= n:
+        raise ValueError(f"edge_index holds node ids in [{lo}, {hi}] but num_nodes={n}; "
+                         f"ids must lie in 0..{n - 1}.")
+
+
+def check_edge_index(edge_index, n: int) -> np.ndarray:
+    """``edge_index`` checked (shape (2, m), integer ids in ``0..n-1``) as an int64 numpy array."""
+    ei = edge_array(edge_index)
+    if ei.shape[1]:
+        check_node_ids(ei, n)
+    return ei.astype(np.int64, copy=False)
+
+
 def check_labels(y, n: int | None = None, name: str = "y") -> np.ndarray:
     """Validate class labels: 1-D, integer-valued, non-negative, no NaN, optionally of length ``n``.
 

@@ -11,31 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_homophily, check_labels, check_n_bins, to_numpy, keyword_options
-
-
-def _edge_array(edge_index) -> np.ndarray:
-    """``edge_index`` as a numpy array of shape (2, m) holding integers (a view where it can be)."""
-    ei = to_numpy(edge_index)
-    if ei.ndim != 2 or ei.shape[0] != 2:
-        raise ValueError(f"edge_index must have shape (2, m); got shape {ei.shape}.")
-    if ei.shape[1] and not np.issubdtype(ei.dtype, np.integer):
-        raise ValueError(f"edge_index must hold integer node ids; got dtype {ei.dtype}.")
-    return ei
-
-
-def _raise_out_of_range(ei: np.ndarray, n: int):
-    lo, hi = ei.min(), ei.max()
-    if lo < 0 or hi >= n:
-        raise ValueError(f"edge_index holds node ids in [{lo}, {hi}] but num_nodes={n}; "
-                         f"ids must lie in 0..{n - 1}.")
-
-
-def _check_edge_index(edge_index, n: int) -> np.ndarray:
-    ei = _edge_array(edge_index)
-    if ei.shape[1]:
-        _raise_out_of_range(ei, n)
-    return ei.astype(np.int64, copy=False)
+from ._validate import (check_edge_index, check_homophily, check_labels, check_n_bins, check_node_ids, edge_array,
+                        keyword_options, to_numpy)
 
 
 def simple_undirected_pairs(edge_index, num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -44,7 +21,7 @@ def simple_undirected_pairs(edge_index, num_nodes: int) -> tuple[np.ndarray, np.
     Self-loops are dropped, ``(u, v)`` and ``(v, u)`` are the same edge, duplicates count once.
     Vectorised: one unique-sort of ``m`` int64 keys ``a * n + b`` (half the work of symmetrising first).
     """
-    ei = _check_edge_index(edge_index, num_nodes)
+    ei = check_edge_index(edge_index, num_nodes)
     u, v = ei[0], ei[1]
     keep = u != v
     a = np.minimum(u[keep], v[keep])
@@ -126,12 +103,12 @@ def _sorted_simple_homophily(edge_index, labels: np.ndarray, n: int) -> np.ndarr
     :mod:`hpstrat_lite.core._split_kernels`); no copy of ``edge_index`` when it holds int32 or int64."""
     from . import _split_kernels as sk
 
-    ei = _edge_array(edge_index)
+    ei = edge_array(edge_index)
     if ei.dtype not in (np.int32, np.int64):
         ei = ei.astype(np.int64)
     h, err = sk.sorted_simple_homophily(ei[0], ei[1], labels, n)
     if err & sk.OUT_OF_RANGE:
-        _raise_out_of_range(ei, n)
+        check_node_ids(ei, n)
     if err:
         raise ValueError("assume_simple=True but edge_index is not a sorted, duplicate-free, loop-free "
                          "symmetric edge list; pass assume_simple=False to normalise it first.")

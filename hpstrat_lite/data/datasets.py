@@ -26,7 +26,6 @@ from __future__ import annotations
 
 import contextlib
 import dataclasses
-import fcntl
 import hashlib
 import io
 import json
@@ -44,7 +43,7 @@ from torch_geometric.data import Data
 from torch_geometric.utils import remove_self_loops, to_undirected
 
 from ..core.homophily import node_homophily
-from .._io import atomic_write
+from .._io import atomic_write, file_lock
 
 #: Bump when the processing below changes: cached graphs of an older version are not reused.
 PROCESSING_VERSION = 1
@@ -260,17 +259,9 @@ def _missing_message(spec: DatasetSpec, root: Path, reason: str) -> str:
             f"(online, with HPSTRAT_OFFLINE unset, they are downloaded automatically).")
 
 
-@contextlib.contextmanager
 def _locked(spec: DatasetSpec):
-    """Exclusive per-dataset file lock (``fcntl.flock``) in the cache; released on exit."""
-    lock_dir = cache_root() / "locks"
-    lock_dir.mkdir(exist_ok=True)
-    with open(lock_dir / f"{_key(spec.name)}.lock", "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    """Exclusive per-dataset lock in the cache (``locks/<name>.lock``)."""
+    return file_lock(cache_root() / "locks" / f"{_key(spec.name)}.lock")
 
 
 # ----------------------------------------------------------------------------------------------

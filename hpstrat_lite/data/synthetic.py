@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, shor
 import torch
 from torch_geometric.data import Data
 
-from ..core._validate import check_int
+from ..core._validate import check_edge_index, check_int
 from .._io import atomic_write
 
 __all__ = [
@@ -49,21 +49,6 @@ WS_GAMMAS = (0.2, 0.4, 0.6, 0.8, 1.0)
 
 EDGES_FILE = "edges.csv"
 FEATURES_FILE = "features.npz"
-
-
-def _check_edge_index(edge_index, n):
-    ei = edge_index.detach().cpu().numpy() if torch.is_tensor(edge_index) else np.asarray(edge_index)
-    if ei.ndim != 2 or ei.shape[0] != 2:
-        raise ValueError(f"edge_index must have shape [2, E], got shape {tuple(ei.shape)}")
-    if ei.size and not np.issubdtype(ei.dtype, np.integer):
-        raise ValueError(f"edge_index must hold integer node ids, got dtype {ei.dtype}")
-    ei = ei.astype(np.int64, copy=False)
-    if ei.size and (ei.min() < 0 or ei.max() >= n):
-        raise ValueError(
-            f"edge_index holds node ids in [{ei.min()}, {ei.max()}], allowed are 0..{n - 1} "
-            f"(n={n})"
-        )
-    return ei
 
 
 def watts_strogatz_graph(n=1000, k=4, beta=0.5, seed=0):
@@ -164,7 +149,7 @@ def bfs_parents(edge_index, n, seed=0):
         Hop distance to the root of the node's component (``0`` for roots).
     """
     n = check_int(n, "n", 1)
-    ei = _check_edge_index(edge_index, n)
+    ei = check_edge_index(edge_index, n)
     rng = np.random.default_rng(seed)
     adj = sp.coo_matrix((np.ones(ei.shape[1]), (ei[0], ei[1])), shape=(n, n)).tocsr()
     _, comp = connected_components(adj, directed=False)
@@ -232,7 +217,7 @@ def ws_features(edge_index, n, dim=1000, gamma=None, nu=1.0, seed=0, *, return_p
         raise ValueError(f"gamma must be None or a finite float >= 0, got {gamma!r}")
     if isinstance(nu, bool) or not isinstance(nu, Real) or not np.isfinite(nu) or nu <= 0:
         raise ValueError(f"nu must be a finite float > 0, got {nu!r}")
-    ei = _check_edge_index(edge_index, n)
+    ei = check_edge_index(edge_index, n)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     noise_seed, root_seed = ss.spawn(2)
     z = np.random.default_rng(noise_seed).standard_normal((n, dim))
@@ -366,7 +351,7 @@ def load_ws(folder):
     n = x.shape[0]
     edges = np.loadtxt(folder / EDGES_FILE, delimiter=",", skiprows=1, dtype=np.int64, ndmin=2)
     edges = edges.reshape(-1, 2).T
-    ei = _check_edge_index(edges, n)
+    ei = check_edge_index(edges, n)
     src = np.concatenate([ei[0], ei[1]])
     dst = np.concatenate([ei[1], ei[0]])
     order = np.lexsort((dst, src))

@@ -41,7 +41,6 @@ with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a ker
 
 
 
-import torch
 
 from ..engine.linkpred import run_link_prediction
 from .results import RESULTS_DIR
@@ -283,16 +282,12 @@ def _quiet(threads=None):
     oversubscription).
     """
 
-    old = torch.get_num_threads()
-    if threads is not None:
-        torch.set_num_threads(check_int(threads, "threads"))
-    try:
-        with warnings.catch_warnings():
-            warnings.filterwarnings("ignore", message=".*[Ss]parse.*", category=UserWarning)
-            warnings.filterwarnings("ignore", message=".*IProgress not found.*")
-            yield
-    finally:
-        torch.set_num_threads(old)
+    from ..engine.train import _torch_threads
+
+    with _torch_threads(check_int(threads, "threads", allow_none=True)), warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=".*[Ss]parse.*", category=UserWarning)
+        warnings.filterwarnings("ignore", message=".*IProgress not found.*")
+        yield
 
 
 def _missing_row(dataset, model, err):

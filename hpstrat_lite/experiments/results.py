@@ -6,8 +6,6 @@ then ``os.replace``), so a killed runner never leaves a half-written file and a 
 """
 from __future__ import annotations
 
-import contextlib
-import fcntl
 import functools
 import os
 import subprocess
@@ -15,7 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._io import atomic_write
+from .._io import atomic_write, file_lock
 
 RESULTS_DIR = Path(os.environ.get("HPSTRAT_RESULTS", Path(__file__).resolve().parents[2] / "results"))
 """Where runners write by default: ``$HPSTRAT_RESULTS`` or the checkout's ``results/`` folder."""
@@ -108,17 +106,10 @@ def write_rows_atomic(df: pd.DataFrame, path) -> None:
     atomic_write(path, write)
 
 
-@contextlib.contextmanager
 def _locked(path: Path):
-    """Hold an exclusive ``flock`` on ``<path>.lock`` (next to the results file), so that runners in
-    several processes appending to the same file never lose each other's rows."""
-    path.parent.mkdir(parents=True, exist_ok=True)
-    with open(path.parent / f".{path.name}.lock", "w") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(lock, fcntl.LOCK_UN)
+    """The lock of the results file at ``path`` (``.<name>.lock`` beside it), so that runners in several
+    processes appending to the same file never lose each other's rows."""
+    return file_lock(path.parent / f".{path.name}.lock")
 
 
 def append_rows(path, rows: list[dict]) -> pd.DataFrame:

@@ -10,6 +10,7 @@ import time
 from pathlib import Path
 import numpy as np
 import optuna
+from .._io import file_lock
 from ..core._validate import check_int
 
 from .tuning import N_STARTUP_TRIALS, _check_space, space_distributions, suggest_config
@@ -106,7 +107,6 @@ def open_study(storage, name, seed=0, n_startup_trials=N_STARTUP_TRIALS):
     if not isinstance(name, str) or not name:
         raise ValueError(f"study_name must be a non-empty string with storage={storage!r}; got {name!r}")
     import contextlib
-    import fcntl
 
     import sqlalchemy.exc
 
@@ -115,11 +115,9 @@ def open_study(storage, name, seed=0, n_startup_trials=N_STARTUP_TRIALS):
     if url.startswith("sqlite:///"):
         db = Path(url[len("sqlite:///"):])
         db.parent.mkdir(parents=True, exist_ok=True)
-        lock = open(db.parent / f".{db.name}.lock", "w")  # processes creating the file's tables take turns
+        lock = file_lock(db.parent / f".{db.name}.lock")  # processes creating the file's tables take turns
     engine = {"connect_args": {"timeout": 120}} if url.startswith("sqlite") else {"pool_pre_ping": True}
     with lock:
-        if url.startswith("sqlite:///"):
-            fcntl.flock(lock, fcntl.LOCK_EX)
         for attempt in range(5):  # a database server's tables created by another process at the same moment
             try:
                 rdb = optuna.storages.RDBStorage(url, engine_kwargs=engine, heartbeat_interval=HEARTBEAT_SECONDS,

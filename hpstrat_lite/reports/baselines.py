@@ -16,8 +16,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .verdicts import verdict
 from .necessity import (LINK_DATASETS, NODE_DATASETS, PAPER_LINK, PAPER_NODE, PAPER_WS_GAMMA, WS_GAMMAS,
-                        _as_summary, _baseline_rows, _cell, _fmt, _holds_verdict, _int, _model_family,
+                        _as_summary, _baseline_rows, _cell, _fmt, _int, _model_family,
                         _paper_value, _rows, _vs_paper, link_table, results_file)
 
 def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
@@ -46,7 +47,7 @@ def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
                      "source": "Section 4.1, Tables 1-2",
                      "paper": "; ".join(f"{d} {PAPER_NODE[d][m][0]:.1f} ± {PAPER_NODE[d][m][1]:.1f}" for d in NODE_PROTOCOLS),
                      "evidence": "; ".join(ev), "missing": [d for d in NODE_PROTOCOLS if d not in have],
-                     "verdict": _holds_verdict(all(oks) if oks else None)})
+                     "verdict": verdict(all(oks) if oks else None)})
     ev, oks, have = [], [], []
     for ds in LINK_DATASETS:
         paper = PAPER_LINK[ds]["mlp"]
@@ -71,7 +72,7 @@ def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
                  "paper": "; ".join(f"{d} MLP {PAPER_LINK[d]['mlp'][0]:.1f} ± {PAPER_LINK[d]['mlp'][1]:.1f}"
                                     for d in LINK_DATASETS),
                  "evidence": "; ".join(ev), "missing": [d for d in LINK_DATASETS if d not in have],
-                 "verdict": _holds_verdict(all(oks) if oks else None)})
+                 "verdict": verdict(all(oks) if oks else None)})
     return rows
 
 

@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..core._validate import check_int
 from ..experiments.results import read_rows
+from .verdicts import verdict
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
@@ -575,12 +576,6 @@ def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS
     return pd.DataFrame(out)
 
 
-def _holds_verdict(ok):
-    if ok is None:
-        return "no data"
-    return "holds" if ok else "does not hold"
-
-
 def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, gap=2.0,
                  chance=0.03, min_eval: int = 1, protocol_rows=None, hgcn_rows=None, baseline_rows=None):
     """
@@ -614,10 +609,10 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
        baselines beside them (:func:`link_baseline_table`).
 
     Every ``paper`` cell quotes the paper's numbers and, for claims 1-5, what the same rule says on
-    them ("the paper's own numbers: holds / does not hold"). Gaps between our MLP and GCN carry Welch's
+    them ("the paper's own numbers meet it or do not"). Gaps between our MLP and GCN carry Welch's
     p-value over the evaluation seeds where both have at least two.
 
-    A claim without the numbers it needs reads "no data"; a claim is judged on the datasets that
+    A claim without the numbers it needs reads "not run"; a claim is judged on the datasets that
     have numbers, which ``evidence`` lists, and ``missing`` names the ones it still lacks.
     ``protocol_rows``, ``hgcn_rows``, ``baseline_rows``: the paper-protocol, HGCN-style and baseline
     rows (defaults: ``results/part2_node_protocols.csv``, ``part2_link_hgcn.csv``,
@@ -669,7 +664,7 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
         body = "; ".join(f"{d}: MLP {ref[d]['mlp'][0]:.1f} ± {ref[d]['mlp'][1]:.1f}, GCN {ref[d]['gcn'][0]:.1f} "
                          f"± {ref[d]['gcn'][1]:.1f} (gap {x:+.1f})" for d, (_, _, x) in g.items())
         ok = all(rule(x) for *_, x in g.values())
-        return f"{body}; the paper's own numbers under this rule: {_holds_verdict(ok)}"
+        return f"{body}; the paper's own numbers {'meet' if ok else 'do not meet'} this rule"
 
     def absent(expected, have):
         return [d for d in expected if d not in have]
@@ -681,13 +676,13 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                           f"Physics", "source": "Section 4.1, Tables 1-2",
                  "paper": paper_text(PAPER_NODE, close_sets, lambda x: x <= close),
                  "evidence": text(g1), "missing": absent(close_sets, g1),
-                 "verdict": _holds_verdict(all(x <= close for *_, x in g1.values()) if g1 else None)})
+                 "verdict": verdict(all(x <= close for *_, x in g1.values()) if g1 else None)})
     g2 = gaps(node, ("Cora", "CiteSeer"))
     rows.append({"claim": f"GCN above tuned MLP by more than {gap:g} points on Cora and CiteSeer",
                  "source": "Section 4.1, Tables 1-2",
                  "paper": paper_text(PAPER_NODE, ("Cora", "CiteSeer"), lambda x: x > gap),
                  "evidence": text(g2), "missing": absent(("Cora", "CiteSeer"), g2),
-                 "verdict": _holds_verdict(all(x > gap for *_, x in g2.values()) if g2 else None)})
+                 "verdict": verdict(all(x > gap for *_, x in g2.values()) if g2 else None)})
     g3 = gaps(link, ("WS1000",))
     ok3 = None
     if g3:
@@ -696,8 +691,8 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     rows.append({"claim": f"WS1000: MLP at chance (ROC AUC 0.5 +- {chance:g}), GCN above the MLP",
                  "source": "Section 5, Table 3",
                  "paper": "random 50.0 ± 0.0, MLP 49.1 ± 2.2, GCN 54.7 ± 0.4 (gap +5.6); the paper's own numbers "
-                          "under this rule: holds",
-                 "evidence": text(g3), "missing": absent(("WS1000",), g3), "verdict": _holds_verdict(ok3)})
+                          "meet this rule",
+                 "evidence": text(g3), "missing": absent(("WS1000",), g3), "verdict": verdict(ok3)})
     wt = ws_gamma_table(link)
     mlp = wt[wt["model"] == "mlp"].sort_values("gamma")
     ok4, ev4 = None, ""
@@ -717,13 +712,13 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                            "attained performance being approximately 60% test ROC AUC for gamma >= 0.6'"),
                  "evidence": ev4, "missing": [f"gamma {g:g}" for g in (0.0,) + tuple(WS_GAMMAS)
                                               if float(g) not in have_gammas],
-                 "verdict": _holds_verdict(ok4)})
+                 "verdict": verdict(ok4)})
     g5 = gaps(link, LINK_DATASETS)
     rows.append({"claim": f"GCN above MLP by more than {gap:g} ROC AUC points on Twitch-PTBR, "
                           f"Twitch-EN, Facebook", "source": "Section 6, Table 4",
                  "paper": paper_text(PAPER_LINK, LINK_DATASETS, lambda x: x > gap),
                  "evidence": text(g5), "missing": absent(LINK_DATASETS, g5),
-                 "verdict": _holds_verdict(all(x > gap for *_, x in g5.values()) if g5 else None)})
+                 "verdict": verdict(all(x > gap for *_, x in g5.values()) if g5 else None)})
     ft = feature_study_table(feature_rows, min_eval=min_eval)
     ev6, oks, studied = [], [], set()
     for ds, g in ft.groupby("dataset", sort=False):
@@ -745,7 +740,7 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                  "paper": ("Figures 1 and 3 (captions; no numbers in the text): with few features the GCN leads, the "
                            "MLP catches up; Cora's gap 'remains consistently at 15-20%' past 600 features"),
                  "evidence": "; ".join(ev6), "missing": absent(tuple(FEATURE_STEPS), studied),
-                 "verdict": _holds_verdict(all(oks) if oks else None)})
+                 "verdict": verdict(all(oks) if oks else None)})
     from .baselines import _protocol_claims
 
     rows.extend(_protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close))

@@ -17,6 +17,7 @@ from pathlib import Path
 import pandas as pd
 
 from ..experiments.results import read_rows
+from .verdicts import verdict
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -57,15 +58,11 @@ def fold_metric_ranks(quality, metrics=("sdd", "cdd", "chd", "w1")):
     return per_dataset, mean_rank
 
 
-def _verdict(ok: bool) -> str:
-    return "agrees" if ok else "disagrees"
-
-
 def fold_metric_claims(quality) -> "pd.DataFrame":
     """Check the paper's Table 2 claims (:data:`TABLE2_CLAIMS`) on :func:`quality_table` rows.
 
     One row per claim: ``claim``, ``paper``, ``ours`` (on how many datasets it holds, and where not),
-    ``verdict`` (``agree`` when it holds on every dataset we have). Ties count as holding for
+    ``verdict`` (``agrees`` when it holds on every dataset we have). Ties count as holding for
     "lowest" only when the method shares the lowest mean (within 1e-12).
     """
     import numpy as np
@@ -96,7 +93,7 @@ def fold_metric_claims(quality) -> "pd.DataFrame":
         n_ok, bad = holds(test)
         ours = f"{n_ok}/{len(datasets)} datasets" + (f" (not on {', '.join(bad)})" if bad else "")
         rows.append({"section": "Table 2", "claim": TABLE2_CLAIMS[key], "paper": "15/15 datasets",
-                     "ours": ours, "verdict": _verdict(not bad)})
+                     "ours": ours, "verdict": verdict(not bad)})
     return pd.DataFrame(rows)
 
 
@@ -160,7 +157,7 @@ def bins_claims(table) -> "pd.DataFrame":
     return pd.DataFrame([{"section": "Appendix G",
                           "claim": f"HpStrat keeps the lowest CHD for every B in {{{', '.join(str(int(b)) for b in bins)}}}",
                           "paper": "B = 10 in the main text; Appendix G varies B (no single figure quoted here)",
-                          "ours": ours, "verdict": _verdict(not bad)}])
+                          "ours": ours, "verdict": verdict(not bad)}])
 
 
 #: Results files the scorecard reads (relative to the repository): the GNN sweep (Tables 3, 4, C.4, E) and
@@ -247,11 +244,11 @@ def gnn_claims(rows, datasets=None) -> "pd.DataFrame":
     out = [{"section": "Table 3", "claim": "global mean rank of cross-fold std: HpStrat / class-stratified / random",
             "paper": _paper_global_ranks() + " (15 datasets x 7 GNNs)",
             "ours": " / ".join(f"{g[m]:.2f}" for m in order) + f" ({scope})",
-            "verdict": _verdict(bool(g["hpstrat"] < g["stratified"] < g["random"]))}]
+            "verdict": verdict(bool(g["hpstrat"] < g["stratified"] < g["random"]))}]
     n_models, bad = _first_count(summary["per_model"][order])
     out.append({"section": "Table 3", "claim": "HpStrat has the best mean rank for every GNN",
                 "paper": "7/7 GNNs", "ours": f"{n_models}/{len(summary['per_model'])} GNNs"
-                + (f" (not for {', '.join(bad)})" if bad else ""), "verdict": _verdict(not bad)})
+                + (f" (not for {', '.join(bad)})" if bad else ""), "verdict": verdict(not bad)})
     n_first, bad = _first_count(summary["per_dataset"][order])
     n_ds = len(summary["per_dataset"])
     need = max(1, math.floor(PAPER_HPSTRAT_FIRST_DATASETS[0] / PAPER_HPSTRAT_FIRST_DATASETS[1] * n_ds))
@@ -259,19 +256,19 @@ def gnn_claims(rows, datasets=None) -> "pd.DataFrame":
                 "paper": f"{PAPER_HPSTRAT_FIRST_DATASETS[0]}/{PAPER_HPSTRAT_FIRST_DATASETS[1]} datasets",
                 "ours": f"{n_first}/{n_ds} datasets" + (f" (not on {', '.join(bad)})" if bad else "")
                 + (f"; not yet: {', '.join(missing)}" if missing else ""),
-                "verdict": _verdict(n_first >= need)})
+                "verdict": verdict(n_first >= need)})
     share = std_reduction_share(rows)
     col = "share_hpstrat_lower_than_random"
     out.append({"section": "Table C.4", "claim": "HpStrat's cross-fold std is lower than random k-fold's",
                 "paper": "on most (dataset, model) pairs",
                 "ours": f"{share.loc['all', col]:.0%} of {int(share.loc['all', 'pairs'])} pairs",
-                "verdict": _verdict(share.loc["all", col] > 0.5)})
+                "verdict": verdict(share.loc["all", col] > 0.5)})
     best = best_model_changes(rows)
     changed = list(best.index[best["changes"]])
     out.append({"section": "Appendix E", "claim": "the best model of a dataset can change with the split method",
                 "paper": "it changes on some datasets",
                 "ours": f"changes on {len(changed)}/{len(best)} datasets"
-                + (f" ({', '.join(changed)})" if changed else ""), "verdict": _verdict(bool(changed))})
+                + (f" ({', '.join(changed)})" if changed else ""), "verdict": verdict(bool(changed))})
     return pd.DataFrame(out)
 
 
@@ -295,14 +292,14 @@ def appendix_b_claims(rows) -> "pd.DataFrame":
     ours += f", {int(table['n'].median())} runs each"
     out = [{"section": "Appendix B",
             "claim": "test accuracy grows with test-fold mean homophily (OLS slope, p < 0.05)",
-            "paper": "several (dataset, model) pairs", "ours": ours, "verdict": _verdict(len(sig) >= 2)}]
+            "paper": "several (dataset, model) pairs", "ours": ours, "verdict": verdict(len(sig) >= 2)}]
     inside = sig["r2"].between(lo, hi)
     r2 = (f"R² {sig['r2'].min():.3f}-{sig['r2'].max():.3f} on the significant pairs"
           + (f" ({int(inside.sum())}/{len(sig)} in the paper's range)" if len(sig) else "")) if len(sig) else \
         "no significant pair"
     out.append({"section": "Appendix B", "claim": "R² of the significant fits", "paper": f"R² {lo}-{hi}",
                 "ours": r2 + f"; all pairs: {table['r2'].min():.3f}-{table['r2'].max():.3f}",
-                "verdict": _verdict(len(sig) > 0 and bool(inside.all()))})
+                "verdict": verdict(len(sig) > 0 and bool(inside.all()))})
     return pd.DataFrame(out)
 
 
@@ -448,7 +445,6 @@ def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 
     return pd.concat(parts, ignore_index=True)
 
 
-_PART2_VERDICTS = {"holds": "agrees", "does not hold": "disagrees", "no data": "not run"}
 
 
 def part2_scorecard(node_results=None, link_results=None, feature_results=None):
@@ -471,5 +467,5 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     ours = [ev + (f" (not yet: {', '.join(miss)})" if ev and miss else "") if ev else
             f"no numbers yet for {', '.join(miss)}" for ev, miss in zip(claims["evidence"], claims["missing"])]
     return claims.assign(section=claims["source"], ours=ours,
-                         verdict=claims["verdict"].map(_PART2_VERDICTS))[
+                         verdict=claims["verdict"])[
         ["section", "claim", "paper", "ours", "verdict"]]

@@ -273,12 +273,12 @@ def test_feature_claim_does_not_judge_a_partial_study():
                                         ("Computers", ((100, (0.6, 0.9)), (200, (0.5, 0.9)))))
                      for f, vals in points for m, v in zip(("mlp", "gcn"), vals)])
     row = tables.part2_claims(pd.DataFrame(), pd.DataFrame(), feats).iloc[5]
-    assert row["verdict"] == "holds"  # judged on Cora alone (Computers' gap grows 30 -> 40: would fail)
+    assert row["verdict"] == "agrees"  # judged on Cora alone (Computers' gap grows 30 -> 40: would fail)
     assert "Computers: partial, both models up to 200 of 767 features" in row["evidence"]
     assert "not judged" in row["evidence"] and "Cora: gap +30.0 at 200" in row["evidence"]
     assert "Computers" in row["missing"] and "Cora" not in row["missing"]
     only_partial = feats[feats["dataset"] == "Computers"]
-    assert tables.part2_claims(pd.DataFrame(), pd.DataFrame(), only_partial).iloc[5]["verdict"] == "no data"
+    assert tables.part2_claims(pd.DataFrame(), pd.DataFrame(), only_partial).iloc[5]["verdict"] == "not run"
 
 
 def test_claims_verdicts(tmp_path):
@@ -294,15 +294,15 @@ def test_claims_verdicts(tmp_path):
                      for m, v in zip(("mlp", "gcn"), vals)])
     no_rows = dict(protocol_rows=pd.DataFrame(), hgcn_rows=pd.DataFrame(), baseline_rows=pd.DataFrame())
     claims = tables.part2_claims(node, link, feats, **no_rows).iloc[:6]
-    assert list(claims["verdict"]) == ["holds", "holds", "holds", "holds", "does not hold", "holds"]
+    assert list(claims["verdict"]) == ["agrees", "agrees", "agrees", "agrees", "disagrees", "agrees"]
     # the datasets (and gammas) each claim still lacks
     assert list(claims["missing"]) == [["Photo", "CS", "Physics"], ["CiteSeer"], [],
                                        ["gamma 0.2", "gamma 0.6", "gamma 0.8"], ["Twitch-PTBR", "Facebook"],
                                        ["Computers", "Photo", "CiteSeer", "CS", "Physics", "PubMed"]]
     assert claims["paper"].str.len().min() > 10
-    assert "82.6" in claims.loc[0, "paper"] and "does not hold" in claims.loc[0, "paper"]  # Photo: +3.2
+    assert "82.6" in claims.loc[0, "paper"] and "do not meet" in claims.loc[0, "paper"]  # Photo: +3.2
     empty = tables.part2_claims(pd.DataFrame(), pd.DataFrame(), pd.DataFrame(), **no_rows)
-    assert set(empty["verdict"]) == {"no data"}
+    assert set(empty["verdict"]) == {"not run"}
     assert empty.loc[0, "missing"] == ["Computers", "Photo", "CS", "Physics"]
 
     # the scorecard's Part II rows: same claims, the scorecard's verdict words, missing datasets named
@@ -443,9 +443,9 @@ def test_rising_with_gamma_claim_tolerates_a_plateau_but_not_a_drop():
                         for name, a in zip(("WS1000", "WS1000_0.2", "WS1000_0.6", "WS1000_1.0"),
                                            aucs)])
     verdict = lambda df: tables.part2_claims(pd.DataFrame(), df, pd.DataFrame()).iloc[3]["verdict"]  # noqa: E731
-    assert verdict(link((0.5, 0.7, 0.77, 0.765))) == "holds"      # plateau within noise
-    assert verdict(link((0.5, 0.7, 0.77, 0.60))) == "does not hold"  # a real drop
-    assert verdict(link((0.5, 0.505, 0.5, 0.51))) == "does not hold"  # no gain beyond noise
+    assert verdict(link((0.5, 0.7, 0.77, 0.765))) == "agrees"      # plateau within noise
+    assert verdict(link((0.5, 0.7, 0.77, 0.60))) == "disagrees"  # a real drop
+    assert verdict(link((0.5, 0.505, 0.5, 0.51))) == "disagrees"  # no gain beyond noise
 
 
 def test_command_line_runner(tmp_path, capsys):
