@@ -471,3 +471,18 @@ def test_result_chapters_run_from_the_notebooks_folder(name, tmp_path, data_root
                         cwd=str(REPO / "notebooks"), progress_bar=False, kernel_name="python3")
     nb = nbformat.read(tmp_path / "out.ipynb", as_version=4)
     assert not [o for c in nb.cells for o in c.get("outputs", []) if o.get("output_type") == "error"]
+
+
+@pytest.mark.parametrize("name", ["06_mlp_vs_gnn", "08_synthetic_ws", "09_link_benchmarks", "scorecard"])
+def test_executed_part2_pages_show_no_nan_cell(name):
+    """The book's Part II pages and the scorecard: a missing number reads ``n/a``, never ``NaN``."""
+    import re
+
+    pages = sorted((REPO / "book" / "executed").glob(f"{name}*.ipynb"))
+    assert pages, f"no executed page for {name}"
+    for page in pages:
+        for cell in json.loads(page.read_text())["cells"]:
+            for out in cell.get("outputs", []):
+                shown = "".join(out.get("data", {}).get("text/html", ""))
+                cells = re.findall(r"<td[^>]*>(.*?)</td>", shown, re.S)
+                assert not [c for c in cells if c.strip().lower() == "nan"], f"{page.name}: a table cell reads NaN"

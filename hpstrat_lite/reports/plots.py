@@ -21,6 +21,34 @@ METRIC_LABELS = {"sdd": "SDD (nodes)", "cdd": "CDD (nodes)", "chd": "CHD (homoph
 BOOK_WIDTH = 7.5
 
 
+def book_table(df, digits: int = 1, hide_index: bool = False):
+    """A table as the book shows it: ``digits`` decimals for measured values, integers without decimals
+    (trial counts, seeds), p-values (columns named ``p`` or ``p ...`` / ``... p``) with two significant
+    digits, and ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged)."""
+    import numpy as np
+    from pandas.api.types import is_bool_dtype, is_integer_dtype, is_numeric_dtype
+
+    formats = {}
+    for col in df.columns:
+        values = df[col]
+        if is_bool_dtype(values) or not is_numeric_dtype(values):
+            continue
+        name = str(col[-1] if isinstance(col, tuple) else col)
+        finite = values[np.isfinite(values.astype(float))]
+        if name == "p" or name.startswith("p ") or name.endswith(" p"):
+            formats[col] = "{:.2g}"
+        elif is_integer_dtype(values):
+            formats[col] = "{:.0f}"
+        elif len(finite) and np.all(finite == np.round(finite)) and name in ("n_trials", "trials", "n_eval", "k",
+                                                                             "trials_done", "sampler_seed"):
+            formats[col] = "{:.0f}"
+        else:
+            formats[col] = f"{{:.{digits}f}}"
+    styler = df.style.format(formats, na_rep="n/a")
+    styler = styler.format_index(lambda v: f"{v:g}" if isinstance(v, float) else v)
+    return styler.hide(axis="index") if hide_index else styler
+
+
 def use_book_style() -> None:
     """Matplotlib settings for figures legible at book width (fonts, dpi, grid)."""
     import matplotlib as mpl
