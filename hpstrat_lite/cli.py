@@ -221,7 +221,7 @@ def _cmd_tune(args) -> int:
                                      log=log)
         elif args.what == "link-baselines":
             run_link_baselines(datasets or WS_DATASETS + LINK_DATASETS, n_eval=args.n_eval,
-                               results_dir=args.results_dir, log=log)
+                               protocol=f"edge split {args.edge_split}", results_dir=args.results_dir, log=log)
         else:
             run_feature_studies(datasets or ("Cora", "CiteSeer"), args.models, args.n_trials or FEATURE_BUDGET,
                                 steps=steps, n_eval=args.n_eval, protocol=protocol,
@@ -360,6 +360,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="node splits: HpStrat k=5 rounds (default of node and features) or random 60/20/20; "
                         "node-protocols: per_class (20/30 nodes per class) or planetoid (public split), "
                         "default the split of the GNN numbers the paper copies for each dataset")
+    p.add_argument("--edge-split", default="70/10/20", choices=("70/10/20", "85/5/10"),
+                   help="link-baselines: the edge split of the tuned studies (70/10/20, default) or of the "
+                        "HGCN-style pipeline (85/5/10)")
     p.add_argument("--max-epochs", type=int, default=None, help="epoch cap (default: node 500, link per dataset)")
     p.add_argument("--results-dir", default=None, help="folder of the part2_*.csv files (default results/)")
     p.add_argument("--steps", nargs="+", default=None, metavar="DATASET=STEP",

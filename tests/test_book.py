@@ -71,6 +71,8 @@ def test_each_chapter_page_shows_its_figures_and_tables_and_no_traceback(html):
             assert heading in text, f"{output}: no {heading!r}"
         for bad in ("Traceback", "Warning", "Error:"):
             assert bad not in text, f"{output}: {bad!r} in the page"
+        cells = [visible_text(c).strip() for c in re.findall(r"<td[^>]*>(.*?)</td>", content, re.S)]
+        assert "NaN" not in cells and "nan" not in cells, f"{output}: a table cell reads NaN"
         assert "Solution" in text and "Exercises" in text, f"{output}: no exercises"
 
 

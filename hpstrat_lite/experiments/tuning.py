@@ -522,6 +522,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         mean over rounds), ``test_per_seed``, ``protocol``, ``k``, ``n_trials``, ``trials`` (a
         DataFrame, one row per trial) and ``eval`` (one row per evaluation run).
     """
+    model = model.lower() if isinstance(model, str) else model  # "GCN" as in Part I, or "gcn"
     if model not in NODE_MODELS:
         raise ValueError(f"model must be one of {NODE_MODELS}, got {model!r}")
     if protocol not in PROTOCOLS:
@@ -624,6 +625,7 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
         As :func:`tune_node_classifier`, scores are ROC AUC; ``protocol`` is
         ``"edge split <train>/<val>/<test>"``.
     """
+    encoder = encoder.lower() if isinstance(encoder, str) else encoder
     if encoder not in LINK_ENCODERS:
         raise ValueError(f"encoder must be one of {LINK_ENCODERS}, got {encoder!r}")
     check_int(n_eval, "n_eval")

@@ -462,6 +462,22 @@ def test_command_line_runner(tmp_path, capsys):
     assert "tune features: error: --steps entries must look like DATASET=STEP" in capsys.readouterr().err
 
 
+def test_command_line_runs_the_papers_protocols_and_the_link_baselines(tmp_path):
+    args = ["--models", "mlp", "--n-trials", "1", "--n-eval", "1", "--max-epochs", "2", "--results-dir", str(tmp_path)]
+    old = torch.get_num_threads()
+    try:
+        assert _tune_main(["node-protocols", "--datasets", "Cora", *args]) == 0
+        assert _tune_main(["link-baselines", "--datasets", "WS1000", "--n-eval", "1", "--edge-split", "85/5/10",
+                           "--results-dir", str(tmp_path)]) == 0
+    finally:
+        torch.set_num_threads(old)
+    node = read_rows(tmp_path / "part2_node_protocols.csv")
+    assert set(node["protocol"]) == {"planetoid"} and set(node["model"]) == {"mlp"}
+    base = read_rows(tmp_path / "part2_link_baselines.csv")
+    assert set(base["protocol"]) == {"edge split 85/5/10"} and set(base["dataset"]) == {"WS1000"}
+    assert {"feature cosine", "degree product", "shuffled-feature MLP"} <= set(base["baseline"])
+
+
 @pytest.mark.parametrize("argv, message", [
     (["node", "--datasets", "Cora", "Coraa"], "'Coraa' is not a known dataset"),
     (["link", "--datasets", "WS1000", "WS1000_x"], "synthetic names are 'WS1000' or 'WS1000_<gamma>'"),
@@ -471,6 +487,8 @@ def test_command_line_runner(tmp_path, capsys):
     (["link", "--datasets", "WS1000", "--precision", "bfloat16"], "--precision applies to node and features"),
     (["node", "--datasets", "Cora", "WS1000"], "'WS1000' is a synthetic link-prediction graph without node labels"),
     (["features", "--datasets", "WS1000_0.4"], "'WS1000_0.4' is a synthetic link-prediction graph without node"),
+    (["node", "--datasets", "Cora", "--protocol", "planetoid"], "use 'hpstrat tune node-protocols'"),
+    (["node-protocols", "--datasets", "WS1000"], "'WS1000' is a synthetic link-prediction graph without node labels"),
 ])
 def test_command_line_rejects_bad_arguments_before_training(tmp_path, capsys, argv, message):
     assert _tune_main([*argv, "--results-dir", str(tmp_path)]) == 2
