@@ -2,11 +2,11 @@
 
 The committed sweep (``results/gnn_k4_seed0.csv``) was trained in several runs by several
 engine versions, so the ``seconds`` in its rows do not say what one pass of today's code costs.
-:func:`hpstrat_lite.experiments.sweep.project_sweep_time` measures it per (dataset, model): per-epoch and
+:func:`project_sweep_time` measures it per (dataset, model): per-epoch and
 setup cost of the same 12 runs (k = 4 folds x 3 split methods) on CPU, times the epochs the committed
 runs trained (a low and a high bound, see its docstring). The rows go to
 ``results/sweep_projection.csv`` (resumable; chapter 03 reads them) and the totals are printed next
-to the issue's budget of 180 minutes.
+to the budget of 180 minutes.
 
 Usage::
 
@@ -16,14 +16,105 @@ Usage::
 from __future__ import annotations
 
 import argparse
+import time
 
+import pandas as pd
 import torch
 
-from hpstrat_lite.experiments.sweep import PROJECTION_FILE, project_sweep_time
+from hpstrat_lite._host import host_cpu
+from hpstrat_lite.core.folds import make_folds
+from hpstrat_lite.data.datasets import load_dataset
 from hpstrat_lite.engine.models import MODELS
-from hpstrat_lite.experiments.results import RESULTS_DIR, read_rows
+from hpstrat_lite.engine.train import train_runs
+from hpstrat_lite.experiments.results import RESULTS_DIR, append_rows, code_version, read_rows
+from hpstrat_lite.experiments.sweep import _labels_and_homophily, _run_masks
+from hpstrat_lite.reports.timing import PROJECTION_FILE
 
 BUDGET_MINUTES = 180
+
+
+def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, threads: int = 2, short: int = 2,
+                       long: int = 10, root=None, out=None, progress: bool = True) -> pd.DataFrame:
+    """What the finished (dataset, model) pairs of a sweep would cost with the engine imported now.
+
+    A sweep trained in several runs by several engine versions does not say, in its ``seconds``,
+    what one pass of today's code costs. For each pair with rows in ``rows`` (k, seed and protocol
+    taken from them), the same runs are built (every fold of every split method) and
+    :func:`hpstrat_lite.engine.train.train_runs` is timed on CPU for ``short`` and ``long`` fixed epochs (no early
+    stopping):
+
+    .. math:: c = \\frac{t_{long} - t_{short}}{long - short},\\qquad s = t_{short} - short \\cdot c.
+
+    The rows give each run's trained epochs :math:`e_r` (early stopping). A batch drops each run in the
+    epoch it stops, so its cost is close to :math:`s + \\tfrac{c}{R}\\sum_r e_r` (``low``; per-epoch
+    cost taken as proportional to the runs still training); :math:`s + c \\max_r e_r` (``high``) is
+    what it would cost if no run were dropped (engines before 2026-11-30 dropped runs only once a
+    third of the batch had stopped, so their cost lay in between); loading the
+    dataset and making its folds (timed) is added to its first model. One row per pair, stamped with
+    the code version and parameters, is appended to ``out`` when given (pairs already there for this
+    code version and thread count are skipped, so the runner resumes).
+    """
+    from tqdm.auto import tqdm
+
+
+    if rows.empty:
+        raise ValueError("rows is empty: there is no sweep to project (run hpstrat experiment first).")
+    if not 0 < short < long:
+        raise ValueError(f"need 0 < short < long epochs; got short={short}, long={long}.")
+    version = code_version()
+    done = read_rows(out) if out is not None else pd.DataFrame()
+    if not done.empty:
+        done = done[(done["code_version"] == version) & (done["threads"] == threads)]
+    datasets = list(dict.fromkeys(rows["dataset"])) if datasets is None else list(datasets)
+    models = [m for m in MODELS if models is None or m in models]
+    pairs = [(d, m) for d in datasets for m in models if ((rows["dataset"] == d) & (rows["model"] == m)).any()]
+    bar = tqdm(pairs, desc="(dataset, model)", disable=not progress)
+    report, loaded = [], None  # loaded: (name, data, y, h) of the dataset in memory
+    for name, model in bar:
+        bar.set_postfix_str(f"{name} / {model}")
+        measured = done[(done["dataset"] == name) & (done["model"] == model)] if not done.empty else done
+        if not measured.empty:
+            report.append(measured.iloc[-1].to_dict())
+            continue
+        pair = rows[(rows["dataset"] == name) & (rows["model"] == model)]
+        load_s = 0.0
+        if loaded is None or loaded[0] != name:
+            start = time.perf_counter()
+            data = load_dataset(name, root=root, sparse_features=True)
+            loaded = (name, data, *_labels_and_homophily(data))
+            load_s = time.perf_counter() - start
+        _, data, y, h = loaded
+        keys = pair[["method", "seed", "fold", "k", "n_bins"]].drop_duplicates().itertuples(index=False)
+        plans = {}
+        fold_runs = []
+        for method, seed, fold, k, n_bins in keys:
+            if (method, seed) not in plans:
+                plans[method, seed] = make_folds(method, h, y, k=int(k), seed=int(seed), n_bins=int(n_bins))
+            fold_runs.append((plans[method, seed], int(fold)))
+        masks = _run_masks(fold_runs, int(pair["k"].iloc[0]))
+        timed = []
+        for epochs in (short, long):
+            start = time.perf_counter()
+            train_runs(data, model, *masks, seeds=list(range(len(fold_runs))), max_epochs=epochs, patience=None,
+                       device="cpu", num_threads=threads)
+            timed.append(time.perf_counter() - start)
+        per_epoch = max(timed[1] - timed[0], 0.0) / (long - short)
+        setup = max(timed[0] - short * per_epoch, 0.0)
+        epochs_run = pair["epochs_run"].to_numpy()
+        row = {"dataset": name, "model": model, "runs": len(epochs_run), "per_epoch_s": per_epoch,
+               "setup_s": setup, "load_s": load_s, "sum_epochs_run": int(epochs_run.sum()),
+               "max_epochs_run": int(epochs_run.max()),
+               "low_min": (load_s + setup + per_epoch / len(epochs_run) * epochs_run.sum()) / 60,
+               "high_min": (load_s + setup + per_epoch * epochs_run.max()) / 60,
+               "recorded_min": pair["seconds"].sum() / 60, "threads": threads, "short": short, "long": long,
+               "device": "cpu", "host": host_cpu(), "code_version": version,
+               "finished_at": time.strftime("%Y-%m-%dT%H:%M:%S")}
+        report.append(row)
+        if out is not None:
+            append_rows(out, [row])
+    bar.close()
+    return pd.DataFrame(report)
+
 
 
 def main(argv=None):

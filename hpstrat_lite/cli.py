@@ -5,10 +5,7 @@
     hpstrat quality --dataset Cora --k 4 --seeds 10    # SDD / CDD / CHD / W1 of the three methods
     hpstrat experiment --datasets Cora Texas --models GCN GAT --k 4 --seeds 0
     hpstrat experiment --datasets Cora Texas --executor ray --ray-address 10.0.0.1:6379   # on a Ray cluster
-    hpstrat progress --k 4 --seeds 0 1 2 3 4 5         # pairs complete, hours left, commands that finish it
-    hpstrat progress --k 4 --seeds 0 1 2 3 4 5 --per-seed   # one command per (dataset, seed), with minutes
     hpstrat tune node --datasets Cora CiteSeer         # Part II: tuned MLP and GCN (also link, features)
-    hpstrat tune progress                              # how far the Part II studies are
     hpstrat book [--profile smoke] [--force]           # execute notebooks, build the HTML book
     hpstrat audit --data graph.npz --models GCN mypkg.nets:make --k 4 --seeds 0 1 2 --out audit/
 
@@ -82,78 +79,10 @@ def _cmd_experiment(args) -> int:
     return 0
 
 
-def _cmd_progress(args) -> int:
-    from .experiments.sweep import PROJECTION_FILE, protocol_files, protocol_progress, resume_commands, seed_commands
-    from .experiments.results import read_rows
-
-    files = [Path(f) for f in args.results] if args.results else protocol_files(args.k)
-    projection_file = Path(args.projection) if args.projection else PROJECTION_FILE
-    projection = read_rows(projection_file)
-    if projection.empty:
-        raise FileNotFoundError(f"{projection_file} has no rows: run `python benchmarks/bench_sweep.py` to measure "
-                                "the pairs first.")
-    table = protocol_progress(read_rows(files), projection, args.k, args.seeds)
-    left = table[table["runs_left"] > 0]
-    per_dataset = table.groupby("dataset", sort=False).agg(
-        pairs=("model", "size"), complete=("runs_left", lambda r: int((r == 0).sum())), runs_done=("runs_done", "sum"),
-        runs_left=("runs_left", "sum"), low_min=("low_min", "sum"), high_min=("high_min", "sum"))
-    per_dataset["models_left"] = left.groupby("dataset", sort=False)["model"].agg(" ".join)
-    per_dataset["models_left"] = per_dataset["models_left"].fillna("")
-    print(f"k = {args.k}, split seeds {sorted(args.seeds)}; rows from {', '.join(str(f) for f in files) or 'no file'}")
-    print(per_dataset.to_string(float_format=lambda v: f"{v:.0f}"))
-    if left.empty:
-        print(f"\nall {len(table)} (dataset, model) pairs complete.")
-        return 0
-    print(f"\n{len(table) - len(left)} of {len(table)} (dataset, model) pairs complete; {int(left['runs_left'].sum())} runs "
-          f"left, about {left['low_min'].sum() / 60:.1f} h ({left['high_min'].sum() / 60:.1f} h if no run were dropped), "
-          f"scaled from {projection_file.name} ({int(projection['threads'].iloc[-1])} threads).")
-    if args.per_seed:
-        for command, minutes in seed_commands(table, args.k, args.seeds):
-            print(f"{command}   # about {minutes:.0f} min")
-        return 0
-    for command in resume_commands(table, args.k):
-        print(command)
-    return 0
-
-
-def _tune_progress(results_dir, n_eval) -> int:
-    """``hpstrat tune progress``: the node and link studies, the feature study, then the commands that
-    finish what is left."""
-    import pandas as pd
-
-    from .data.datasets import available_datasets
-    from .experiments.necessity import results_file
-    from .experiments.results import read_rows
-    from .reports.progress import feature_study_coverage, study_progress
-
-    commands = []
-    rows = {task: read_rows(results_file(task, results_dir)) for task in ("node", "link", "features")}
-    with pd.option_context("display.width", 200, "display.max_columns", 20):
-        for task in ("node", "link"):
-            table = study_progress(task, rows[task], n_eval=n_eval)
-            done = int((table["status"] == "done").sum())
-            print(f"{task}: {done} of {len(table)} studies done ({results_file(task, results_dir)})")
-            print(table.drop(columns="command").to_string(index=False), end="\n\n")
-            commands += [c for c, st in zip(table["command"], table["status"]) if c and st != "raw files absent"]
-        cov = feature_study_coverage(rows["features"], rows["node"], min_eval=n_eval)
-        print(f"feature study ({results_file('features', results_dir)})")
-        print(cov[["dataset", "status", "increment", "points", "trials", "projected (h)"]].round(1)
-              .to_string(index=False), end="\n\n")
-    present = set(available_datasets())
-    todo = cov["status"].str.startswith("partial") | ((cov["status"] == "not run") & cov["dataset"].isin(present))
-    for ds, hours in cov.loc[todo, ["dataset", "projected (h)"]].itertuples(index=False):
-        estimate = f"  # about {hours:.1f} h left here" if pd.notna(hours) else ""
-        commands.append(f"hpstrat tune features --datasets {ds}{estimate}")
-    print("to finish (each resumes where it stopped):" if commands else "nothing left to run.")
-    for c in commands:
-        print(" ", c)
-    return 0
-
-
 def _cmd_tune(args) -> int:
     """``hpstrat tune {node,link,features} --datasets ...``: tune MLP and GCN with Optuna, evaluate the best
     configuration and append rows to ``results/part2_<task>.csv``; the same command again resumes.
-    ``hpstrat tune progress`` prints how far the default studies are."""
+    ``python tools/progress.py studies`` prints how far the default studies are."""
     import logging
     import time
 
@@ -180,8 +109,6 @@ def _cmd_tune(args) -> int:
         if not step.isdigit() or int(step) < 1:
             raise ValueError(f"--steps entries must look like DATASET=STEP with STEP >= 1, got {item!r}")
         steps[ds] = int(step)
-    if args.what == "progress":
-        return _tune_progress(args.results_dir, args.n_eval)
     storage = default_storage(args.results_dir) if args.storage is None else args.storage
     if storage == "none":
         storage = None
@@ -315,15 +242,6 @@ def build_parser() -> argparse.ArgumentParser:
                         "none inherits the heap fragmented by the pairs before it (implies --executor ray)")
     p.set_defaults(func=_cmd_experiment)
 
-    p = sub.add_parser("progress", help="how far a protocol's sweep is, the hours left and the commands that finish it")
-    p.add_argument("--k", type=int, default=4)
-    p.add_argument("--seeds", type=int, nargs="+", default=[0])
-    p.add_argument("--results", nargs="+", default=None, help="results CSVs (default: results/gnn_k<k>_seed*.csv)")
-    p.add_argument("--projection", default=None, help="default: results/sweep_projection.csv")
-    p.add_argument("--per-seed", action="store_true",
-                   help="one command per (dataset, seed) with its minutes, instead of one per dataset")
-    p.set_defaults(func=_cmd_progress)
-
     p = sub.add_parser(
         "tune", help="Part II: tune MLP and GCN with Optuna and append rows to results/part2_<task>.csv (resumable)",
         description="Part II runs: tune MLP and GCN with Optuna, evaluate the best configuration and append one "
@@ -337,14 +255,13 @@ def build_parser() -> argparse.ArgumentParser:
                "  hpstrat tune link-hgcn --datasets Twitch-PTBR        # HGCN-style pipeline: 85/5/10, Fermi-Dirac decoder\n"
                "  hpstrat tune link-baselines                          # feature cosine, degree product, shuffled-feature MLP\n"
                "  hpstrat tune node --datasets Cora --storage postgresql://user:pw@db-host/studies   # on each machine\n"
-               "  hpstrat tune progress",
+               "  python tools/progress.py studies   # how far the Part II studies are",
         formatter_class=argparse.RawDescriptionHelpFormatter)
     p.add_argument("what", choices=("node", "link", "features", "node-protocols", "link-hgcn", "link-baselines",
-                                    "progress"),
+                                    ),
                    help="node classification (chapter 6), link prediction (chapters 8-9), the feature-subset "
                         "study (chapter 7), the paper's node splits (node-protocols), the HGCN-style link "
-                        "pipeline (link-hgcn), trivial link baselines (link-baselines), or progress: how far "
-                        "the default studies are and the commands that finish them")
+                        "pipeline (link-hgcn), trivial link baselines (link-baselines)")
     p.add_argument("--datasets", nargs="+", default=None,
                    help="node/features: e.g. Computers Photo CS Physics...; link: WS1000, WS1000_<gamma>, "
                         "Twitch-PTBR, Twitch-EN, Facebook (default: all of the task's)")

@@ -80,28 +80,3 @@ def test_experiment_appends_rows(data_root, tmp_path):
     assert rows["epochs_run"].max() <= 5
 
 
-def test_progress_prints_pairs_hours_and_the_commands(tmp_path, capsys):
-    import pandas as pd
-
-    rows = [{"dataset": "Texas", "model": "GCN", "method": m, "k": 5, "seed": 0, "fold": f}
-            for m in ("random", "stratified", "hpstrat") for f in range(5)]
-    pd.DataFrame(rows).to_csv(tmp_path / "gnn_k5_seed0.csv", index=False)
-    pd.DataFrame({"dataset": ["Texas", "Texas"], "model": ["GCN", "MLP"], "low_min": [1.0, 6.0],
-                  "high_min": [2.0, 12.0], "code_version": "v", "threads": 2}).to_csv(tmp_path / "proj.csv", index=False)
-    assert main(["progress", "--k", "5", "--seeds", "0", "--results", str(tmp_path / "gnn_k5_seed0.csv"),
-                 "--projection", str(tmp_path / "proj.csv")]) == 0
-    out = capsys.readouterr().out
-    assert "1 of 2 (dataset, model) pairs complete; 15 runs left, about 0.1 h (0.2 h" in out
-    assert "hpstrat experiment --datasets Texas --models MLP --k 5 --seeds 0" in out
-    assert main(["progress", "--k", "5", "--seeds", "0", "1", "--results", str(tmp_path / "gnn_k5_seed0.csv"),
-                 "--projection", str(tmp_path / "proj.csv"), "--per-seed"]) == 0
-    out = capsys.readouterr().out.splitlines()
-    # minutes scaled to k = 5 (15 runs per seed against the 12 measured): seed 1 needs GCN (1.25) and
-    # MLP (7.5, half of its 15 for two missing seeds); seed 0 needs MLP only
-    assert ("hpstrat experiment --datasets Texas --models GCN MLP --k 5 --seeds 1 --out results/gnn_k5_seed1.csv   "
-            "# about 9 min") in out
-    assert ("hpstrat experiment --datasets Texas --models MLP --k 5 --seeds 0 --out results/gnn_k5_seed0.csv   "
-            "# about 8 min") in out
-    assert main(["progress", "--k", "5", "--projection", str(tmp_path / "none.csv")]) == 2
-    err = capsys.readouterr().err
-    assert "none.csv has no rows" in err and "bench_sweep.py" in err

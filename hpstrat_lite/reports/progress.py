@@ -1,4 +1,4 @@
-"""How far the Part II studies are: per-study status, feature-study coverage and the commands that finish them."""
+"""Part II's feature study: which (dataset, model) curves ran, and their full-feature point against chapter 6."""
 from __future__ import annotations
 
 import warnings
@@ -7,83 +7,12 @@ import numpy as np
 import pandas as pd
 
 from ..core._validate import check_int
-from ..data.datasets import available_datasets
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
-    from ..experiments.tuning import (FEATURE_COUNTS, FEATURE_STEPS, RESULT_COLUMNS, feature_subsets)
-from ..experiments.necessity import (FEATURE_BUDGET, LINK_BUDGETS, LINK_DATASETS, NODE_BUDGETS, NODE_DATASETS,
-                                     WS_DATASETS, _check_datasets, _check_models)
-from .necessity import _as_summary, _model_family, _rows, feature_study_table, summarize
-
-def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"), *, n_eval=5, k=5,
-                   root=None):
-    """How far the Part II studies of ``task`` are with the default budgets, and the command that
-    finishes each (the runners resume: finished trials and evaluation runs are read back).
-
-    A study (dataset, model; node classification: the HpStrat protocol with ``k`` folds) needs its
-    budget of trials (:data:`NODE_BUDGETS` / :data:`LINK_BUDGETS`), then ``n_eval`` evaluation seeds
-    of the best configuration: ``n_eval * k`` runs for node classification, ``n_eval`` edge splits
-    for link prediction.
-
-    Parameters
-    ----------
-    task : {"node", "link"}
-        The feature study has :func:`feature_study_coverage`.
-    rows : pandas.DataFrame, str, os.PathLike or None
-        Result rows or their file (default ``results/part2_<task>.csv``).
-    datasets : sequence of str, optional
-        Default: the task's datasets (:data:`NODE_DATASETS`; :data:`WS_DATASETS` + :data:`LINK_DATASETS`).
-    models : sequence of {"mlp", "gcn"}
-    n_eval, k : int
-        Evaluation seeds and folds per seed of the default runs.
-    root : str or os.PathLike, optional
-        Data root used to tell which real datasets have their raw files (default as the loaders).
-
-    Returns
-    -------
-    pandas.DataFrame
-        ``dataset``, ``model``, ``trials`` ("done/budget"), ``eval runs`` ("done/expected"),
-        ``status`` ("done", "evaluating", "tuning", "not started" or "raw files absent") and
-        ``command`` (empty when done; with ``--eval-batch 1`` when only node classification's
-        evaluation is left, so its rows land one seed at a time).
-    """
-    if task not in ("node", "link"):
-        raise ValueError(f"task must be 'node' or 'link' (the feature study: feature_study_coverage), got {task!r}")
-    budgets = NODE_BUDGETS if task == "node" else LINK_BUDGETS
-    datasets = _check_datasets(datasets if datasets is not None else
-                               NODE_DATASETS if task == "node" else WS_DATASETS + LINK_DATASETS)
-    models = _check_models(models, ("mlp", "gcn"))
-    present = set(available_datasets(root))
-    df = _rows(rows, task)
-    if df is None or df.empty:
-        df = pd.DataFrame(columns=RESULT_COLUMNS)
-    df = df.assign(model=_model_family(df["model"]))
-    if task == "node":
-        df = df[(df["protocol"] == "hpstrat") & (df["k"].astype(float) == k)]
-    expected = n_eval * (k if task == "node" else 1)
-    out = []
-    for ds in datasets:
-        budget = budgets.get(ds, 10)
-        for m in models:
-            g = df[(df["dataset"] == ds) & (df["model"] == m)]
-            trials = int(g.loc[g["phase"] == "trial", "trial"].nunique())
-            ev = g[(g["phase"] == "eval") & (g["n_trials"].astype(float) == budget)]
-            runs = len(ev.drop_duplicates(["eval_seed", "round"]))
-            if trials >= budget and runs >= expected:
-                status = "done"
-            elif not ds.startswith("WS1000") and ds not in present and not len(g):
-                status = "raw files absent"
-            else:
-                status = "not started" if not len(g) else "tuning" if trials < budget else "evaluating"
-            out.append({"dataset": ds, "model": m, "trials": f"{min(trials, budget)}/{budget}",
-                        "eval runs": f"{runs}/{expected}", "status": status,
-                        "command": "" if status == "done" else
-                        f"hpstrat tune {task} --datasets {ds} --models {m}"
-                        # only the evaluation left: land it seed by seed (a large graph's takes hours)
-                        + (" --eval-batch 1" if task == "node" and status == "evaluating" else "")})
-    return pd.DataFrame(out)
-
+    from ..experiments.tuning import (FEATURE_COUNTS, FEATURE_STEPS, feature_subsets)
+from ..experiments.necessity import (FEATURE_BUDGET)
+from .necessity import _as_summary, _rows, feature_study_table, summarize
 
 def _full_feature_count(dataset, *seen) -> int:
     """The full feature count of ``dataset``: :data:`hpstrat_lite.experiments.tuning.FEATURE_COUNTS` where it is

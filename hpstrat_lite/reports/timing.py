@@ -11,6 +11,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from ..core.folds import SPLIT_METHODS
+from ..experiments.results import RESULTS_DIR
 from .hpstrat import PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_wall_time
 
 #: The time the full k = 4, seed 0 sweep should take on the project's 2-core CPU machine (minutes).
@@ -34,8 +36,7 @@ def projection_report(rows: pd.DataFrame, all_rows: pd.DataFrame, projection: pd
                       datasets, models=None, projection_file="results/sweep_projection.csv") -> list:
     """The sweep with today's engine: the projected minutes per (dataset, model) pair for k = 4, seed 0
     (``projection``'s newest measurement per pair), or, for another protocol, what finishing it would take
-    (:func:`hpstrat_lite.experiments.sweep.project_remaining` on ``all_rows``, the protocol's rows so far)."""
-    from ..experiments.sweep import project_remaining, projection_history
+    (:func:`project_remaining` on ``all_rows``, the protocol's rows so far)."""
 
     items = []
     if not _is_main_protocol(k, seeds) and not projection.empty:
@@ -49,7 +50,7 @@ def projection_report(rows: pd.DataFrame, all_rows: pd.DataFrame, projection: pd
             f"of this page's datasets: about **{left['low_min'].sum() / 60:.1f} hours** "
             f"({left['high_min'].sum() / 60:.1f} if no run were dropped) with today's engine on "
             f"{int(left['threads'].iloc[0])} threads, scaled from the measured 12-run pairs by the runs left "
-            f"(from a shell, `hpstrat progress --k {k} --seeds {' '.join(str(s) for s in seeds)}` prints it per "
+            f"(from a shell, `python tools/progress.py sweep --k {k} --seeds {' '.join(str(s) for s in seeds)}` prints it per "
             "dataset with the commands that finish it).")
         items.append(left.pivot_table(index="dataset", columns="model", values="low_min", sort=False)
                      .style.format("{:.0f}", na_rep="").set_caption("minutes left per pair"))
@@ -158,7 +159,6 @@ def timed_sweep_report(timed_rows: pd.DataFrame, committed: pd.DataFrame, projec
     time (:func:`~hpstrat_lite.reports.hpstrat.sweep_wall_time`) against the budget and the projection,
     per-dataset minutes, and the global mean ranks of its rows beside the committed ones. Returns the report
     items and the wall-time summary."""
-    from ..experiments.sweep import project_remaining
 
     span = sweep_wall_time(timed_rows)
     on_gpu = bool(timed_rows["device"].astype(str).str.startswith("cuda").all())
@@ -251,3 +251,78 @@ def timed_minutes_plot(minutes: pd.DataFrame):
     ax.set_title("The k = 4, seed 0 sweep, timed on each machine")
     plt.close(fig)
     return fig
+
+
+def projection_history(projection: pd.DataFrame) -> pd.DataFrame:
+    """One row per measurement of ``benchmarks/bench_sweep.py`` (code version, threads): ``pairs``,
+    ``started`` and ``finished`` (the first and last pair's ``finished_at``), ``host`` (the CPU its rows
+    name; empty for rows written before rows recorded it), and the summed ``low_min`` and ``high_min``,
+    in the order they were measured.
+
+    Consecutive measurements differ by the engine changes between them, by the host (the project's
+    machine is not always the same CPU) and by the host's speed in that hour; a total is comparable
+    only with one measured on the same host in the same hour (``benchmarks/bench_sweep.py --datasets ...
+    --out`` on both engines).
+    """
+    cols = ["code_version", "threads", "pairs", "started", "finished", "host", "low_min", "high_min"]
+    if projection.empty:
+        return pd.DataFrame(columns=cols)
+    projection = projection.assign(host=projection["host"].fillna("") if "host" in projection else "")
+    out = (projection.groupby(["code_version", "threads"], sort=False)
+           .agg(pairs=("dataset", "size"), started=("finished_at", "min"), finished=("finished_at", "max"),
+                host=("host", "last"), low_min=("low_min", "sum"), high_min=("high_min", "sum"))
+           .reset_index())
+    return out.sort_values("started", kind="stable", ignore_index=True)[cols]
+
+
+#: Runs of one (dataset, model) in the measured projection: k = 4 folds x 3 split methods, one seed.
+PROJECTED_RUNS = 12
+#: Where ``benchmarks/bench_sweep.py`` writes ``benchmarks/bench_sweep.py``'s rows.
+PROJECTION_FILE = RESULTS_DIR / "sweep_projection.csv"
+
+
+def _run_counts(rows: pd.DataFrame, k: int, seeds, by) -> dict:
+    """Distinct runs of the protocol (``k`` folds, split ``seeds``) in ``rows``, counted per ``by`` columns."""
+    if rows.empty:
+        return {}
+    mine = rows[(rows["k"] == k) & rows["seed"].isin(seeds)]
+    return mine.drop_duplicates(["dataset", "model", "method", "seed", "fold"]).groupby(by).size().to_dict()
+
+
+def project_remaining(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seeds) -> pd.DataFrame:
+    """Minutes still needed to complete a protocol's (dataset, model) pairs with today's engine.
+
+    Scales ``benchmarks/bench_sweep.py``'s measurement (``results/sweep_projection.csv``: the k = 4,
+    seed 0 pairs, 12 runs each, on CPU) to the runs a pair still lacks: the protocol trains
+    ``3 * k * len(seeds)`` runs per pair, minus those with a row in ``rows``. The batched engine's
+    per-epoch cost grows about linearly with the runs (its products are memory-bound), and the runs
+    are assumed to train as many epochs as the k = 4, seed 0 ones did. Checkpoints of runs in progress
+    are not subtracted.
+
+    Parameters
+    ----------
+    rows : DataFrame
+        The protocol's result rows so far (may be empty).
+    projection : DataFrame
+        Rows of ``results/sweep_projection.csv``; the newest measurement of each pair is used.
+    k, seeds : the protocol (folds, split seeds).
+
+    Returns
+    -------
+    pandas.DataFrame
+        One row per pair with runs left: ``dataset``, ``model``, ``runs_left``, ``low_min``,
+        ``high_min`` (the scaled projection), ``code_version`` and ``threads`` of the measurement.
+    """
+    seeds = [int(s) for s in seeds]
+    cols = ["dataset", "model", "runs_left", "low_min", "high_min", "code_version", "threads"]
+    if projection.empty:
+        return pd.DataFrame(columns=cols)
+    latest = projection.drop_duplicates(["dataset", "model"], keep="last").copy()
+    total = len(SPLIT_METHODS) * k * len(seeds)
+    present = _run_counts(rows, k, seeds, ["dataset", "model"])
+    latest["runs_left"] = [total - present.get((d, m), 0) for d, m in zip(latest["dataset"], latest["model"])]
+    latest = latest[latest["runs_left"] > 0]
+    scale = latest["runs_left"] / PROJECTED_RUNS
+    latest["low_min"] = latest["low_min"] * scale
+    latest["high_min"] = latest["high_min"] * scale
+    return latest[cols].reset_index(drop=True)

@@ -10,7 +10,8 @@ import pandas as pd
 import pytest
 
 from hpstrat_lite.reports.hpstrat import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
-from hpstrat_lite.experiments.sweep import RUN_KEY, project_remaining, protocol_files, protocol_progress, resume_commands, run_experiment, seed_commands
+from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
+from hpstrat_lite.reports.timing import project_remaining
 from hpstrat_lite._host import host_cpu
 from hpstrat_lite.experiments.results import read_rows
 
@@ -202,7 +203,7 @@ def test_read_rows_concatenates_a_list_of_files_and_skips_missing_ones(tmp_path)
 
 
 def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
-    from hpstrat_lite.experiments.sweep import project_sweep_time
+    project_sweep_time = _script("benchmarks/bench_sweep.py").project_sweep_time
 
     rows = run_experiment(out=tmp_path / "sweep.csv", root=data_root, **GRID)
     out = tmp_path / "projection.csv"
@@ -224,7 +225,7 @@ def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
 
 
 def test_projection_history_sums_each_measurement_in_order():
-    from hpstrat_lite.experiments.sweep import projection_history
+    from hpstrat_lite.reports.timing import projection_history
 
     projection = pd.DataFrame({
         "dataset": ["A", "B", "A", "B", "A"], "model": "GCN", "low_min": [1.0, 2.0, 4.0, 8.0, 16.0],
@@ -276,45 +277,6 @@ def test_project_remaining_scales_the_measured_pairs_by_the_runs_left():
 def _runs(dataset, model, k, seeds, folds=None, methods=("random", "stratified", "hpstrat")):
     return [{"dataset": dataset, "model": model, "method": m, "k": k, "seed": s, "fold": f}
             for s in seeds for m in methods for f in (range(k) if folds is None else folds)]
-
-
-def test_protocol_progress_counts_runs_per_seed_and_resume_commands_name_the_missing_seeds():
-    projection = pd.DataFrame({"dataset": ["A", "A", "B"], "model": ["GCN", "MLP", "GCN"],
-                               "low_min": [12.0, 1.2, 4.8], "high_min": [24.0, 2.4, 9.6], "code_version": "v",
-                               "threads": 2})
-    rows = pd.DataFrame(_runs("A", "GCN", 4, range(6))                 # complete
-                        + _runs("A", "MLP", 4, [0])                    # seeds 1-5 missing
-                        + _runs("B", "GCN", 4, [0, 1, 2, 3], folds=[0, 1])  # half of seeds 0-3, none of 4-5
-                        + _runs("B", "GCN", 5, [0]))                   # another protocol: ignored
-    table = protocol_progress(rows, projection, 4, range(6)).set_index(["dataset", "model"])
-    assert table.loc[("A", "GCN"), "runs_left"] == 0 and table.loc[("A", "GCN"), "low_min"] == 0
-    assert table.loc[("A", "MLP"), ["runs_done", "runs_left"]].tolist() == [12, 60]
-    assert table.loc[("A", "MLP"), "seeds_left"] == (1, 2, 3, 4, 5)
-    assert table.loc[("B", "GCN"), ["runs_done", "runs_left"]].tolist() == [24, 48]
-    assert table.loc[("B", "GCN"), "seeds_left"] == tuple(range(6))
-    assert table.loc[("A", "MLP"), "low_min"] == pytest.approx(1.2 * 60 / 12)  # project_remaining's scaling
-    commands = resume_commands(table.reset_index(), 4)
-    assert commands == ["hpstrat experiment --datasets A --models MLP --k 4 --seeds 1 2 3 4 5",
-                        "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0",  # seed 0 has its own file
-                        "hpstrat experiment --datasets B --models GCN --k 4 --seeds 1 2 3 4 5"]
-    assert resume_commands(protocol_progress(rows, projection, 4, [0]).iloc[:2], 4) == []  # A complete for seed 0
-    per_seed = seed_commands(table.reset_index(), 4, range(6))
-    assert [c for c, _ in per_seed[:2]] == [
-        "hpstrat experiment --datasets A --models MLP --k 4 --seeds 1 --out results/gnn_k4_seeds1-5.csv",
-        "hpstrat experiment --datasets A --models MLP --k 4 --seeds 2 --out results/gnn_k4_seeds1-5.csv"]
-    assert per_seed[5][0] == "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0 --out results/gnn_k4_seed0.csv"
-    assert len(per_seed) == 5 + 6
-    assert per_seed[0][1] == pytest.approx(1.2 * 60 / 12 / 5)  # A/MLP's minutes shared among its 5 missing seeds
-    assert sum(m for _, m in per_seed) == pytest.approx(table["low_min"].sum())
-    assert seed_commands(protocol_progress(rows, projection, 4, [0]).iloc[:2], 4, [0]) == []
-    assert protocol_progress(rows, projection.iloc[:0], 4, [0]).empty
-
-
-def test_protocol_files_are_the_seed_files_of_one_k(tmp_path):
-    for name in ("gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv", "gnn_k5_seed0.csv", "part2_node.csv"):
-        (tmp_path / name).write_text("dataset\n")
-    assert [f.name for f in protocol_files(4, tmp_path)] == ["gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv"]
-    assert protocol_files(6, tmp_path) == []
 
 
 def test_sweep_wall_time_reconstructs_the_command_span():
@@ -494,3 +456,15 @@ def test_a_quick_run_of_another_protocol_leaves_committed_results_untouched(data
                                 progress=False)
     assert (tmp_path / "gnn_k4_seed0_e5_p5.csv").exists() and len(rows) == 4
     assert copy.read_bytes() == before
+
+
+def _script(path):
+    """A script of the repository (``benchmarks/``, ``tools/``: folders that are not packages), loaded from its file."""
+    import importlib.util
+    from pathlib import Path
+
+    file = Path(__file__).resolve().parents[2] / path
+    spec = importlib.util.spec_from_file_location(file.stem, file)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module

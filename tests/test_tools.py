@@ -1,0 +1,131 @@
+"""tools/progress.py: how far the sweep and the Part II studies are, and the commands that finish them."""
+import importlib.util
+from pathlib import Path
+
+import pandas as pd
+import pytest
+
+from hpstrat_lite.experiments import necessity as runners
+from hpstrat_lite.reports.timing import project_remaining  # noqa: F401 (the scaling the tool uses)
+from experiments.test_experiment import _runs
+from conftest import mirror_has
+from reports.test_necessity import _frame, _rows
+
+_spec = importlib.util.spec_from_file_location("progress", Path(__file__).resolve().parents[1] / "tools" / "progress.py")
+progress = importlib.util.module_from_spec(_spec)
+_spec.loader.exec_module(progress)
+protocol_files, protocol_progress = progress.protocol_files, progress.protocol_progress
+resume_commands, seed_commands = progress.resume_commands, progress.seed_commands
+
+
+def test_protocol_progress_counts_runs_per_seed_and_resume_commands_name_the_missing_seeds():
+    projection = pd.DataFrame({"dataset": ["A", "A", "B"], "model": ["GCN", "MLP", "GCN"],
+                               "low_min": [12.0, 1.2, 4.8], "high_min": [24.0, 2.4, 9.6], "code_version": "v",
+                               "threads": 2})
+    rows = pd.DataFrame(_runs("A", "GCN", 4, range(6))                 # complete
+                        + _runs("A", "MLP", 4, [0])                    # seeds 1-5 missing
+                        + _runs("B", "GCN", 4, [0, 1, 2, 3], folds=[0, 1])  # half of seeds 0-3, none of 4-5
+                        + _runs("B", "GCN", 5, [0]))                   # another protocol: ignored
+    table = protocol_progress(rows, projection, 4, range(6)).set_index(["dataset", "model"])
+    assert table.loc[("A", "GCN"), "runs_left"] == 0 and table.loc[("A", "GCN"), "low_min"] == 0
+    assert table.loc[("A", "MLP"), ["runs_done", "runs_left"]].tolist() == [12, 60]
+    assert table.loc[("A", "MLP"), "seeds_left"] == (1, 2, 3, 4, 5)
+    assert table.loc[("B", "GCN"), ["runs_done", "runs_left"]].tolist() == [24, 48]
+    assert table.loc[("B", "GCN"), "seeds_left"] == tuple(range(6))
+    assert table.loc[("A", "MLP"), "low_min"] == pytest.approx(1.2 * 60 / 12)  # project_remaining's scaling
+    commands = resume_commands(table.reset_index(), 4)
+    assert commands == ["hpstrat experiment --datasets A --models MLP --k 4 --seeds 1 2 3 4 5",
+                        "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0",  # seed 0 has its own file
+                        "hpstrat experiment --datasets B --models GCN --k 4 --seeds 1 2 3 4 5"]
+    assert resume_commands(protocol_progress(rows, projection, 4, [0]).iloc[:2], 4) == []  # A complete for seed 0
+    per_seed = seed_commands(table.reset_index(), 4, range(6))
+    assert [c for c, _ in per_seed[:2]] == [
+        "hpstrat experiment --datasets A --models MLP --k 4 --seeds 1 --out results/gnn_k4_seeds1-5.csv",
+        "hpstrat experiment --datasets A --models MLP --k 4 --seeds 2 --out results/gnn_k4_seeds1-5.csv"]
+    assert per_seed[5][0] == "hpstrat experiment --datasets B --models GCN --k 4 --seeds 0 --out results/gnn_k4_seed0.csv"
+    assert len(per_seed) == 5 + 6
+    assert per_seed[0][1] == pytest.approx(1.2 * 60 / 12 / 5)  # A/MLP's minutes shared among its 5 missing seeds
+    assert sum(m for _, m in per_seed) == pytest.approx(table["low_min"].sum())
+    assert seed_commands(protocol_progress(rows, projection, 4, [0]).iloc[:2], 4, [0]) == []
+    assert protocol_progress(rows, projection.iloc[:0], 4, [0]).empty
+
+
+def test_protocol_files_are_the_seed_files_of_one_k(tmp_path):
+    for name in ("gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv", "gnn_k5_seed0.csv", "part2_node.csv"):
+        (tmp_path / name).write_text("dataset\n")
+    assert [f.name for f in protocol_files(4, tmp_path)] == ["gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv"]
+    assert protocol_files(6, tmp_path) == []
+
+
+def test_progress_prints_pairs_hours_and_the_commands(tmp_path, capsys):
+    import pandas as pd
+
+    rows = [{"dataset": "Texas", "model": "GCN", "method": m, "k": 5, "seed": 0, "fold": f}
+            for m in ("random", "stratified", "hpstrat") for f in range(5)]
+    pd.DataFrame(rows).to_csv(tmp_path / "gnn_k5_seed0.csv", index=False)
+    pd.DataFrame({"dataset": ["Texas", "Texas"], "model": ["GCN", "MLP"], "low_min": [1.0, 6.0],
+                  "high_min": [2.0, 12.0], "code_version": "v", "threads": 2}).to_csv(tmp_path / "proj.csv", index=False)
+    assert progress.main(["sweep", "--k", "5", "--seeds", "0", "--results", str(tmp_path / "gnn_k5_seed0.csv"),
+                 "--projection", str(tmp_path / "proj.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "1 of 2 (dataset, model) pairs complete; 15 runs left, about 0.1 h (0.2 h" in out
+    assert "hpstrat experiment --datasets Texas --models MLP --k 5 --seeds 0" in out
+    assert progress.main(["sweep", "--k", "5", "--seeds", "0", "1", "--results", str(tmp_path / "gnn_k5_seed0.csv"),
+                 "--projection", str(tmp_path / "proj.csv"), "--per-seed"]) == 0
+    out = capsys.readouterr().out.splitlines()
+    # minutes scaled to k = 5 (15 runs per seed against the 12 measured): seed 1 needs GCN (1.25) and
+    # MLP (7.5, half of its 15 for two missing seeds); seed 0 needs MLP only
+    assert ("hpstrat experiment --datasets Texas --models GCN MLP --k 5 --seeds 1 --out results/gnn_k5_seed1.csv   "
+            "# about 9 min") in out
+    assert ("hpstrat experiment --datasets Texas --models MLP --k 5 --seeds 0 --out results/gnn_k5_seed0.csv   "
+            "# about 8 min") in out
+    assert progress.main(["sweep", "--k", "5", "--projection", str(tmp_path / "none.csv")]) == 2
+    err = capsys.readouterr().err
+    assert "none.csv has no rows" in err and "bench_sweep.py" in err
+
+
+def test_study_progress_counts_trials_and_evaluation_runs(monkeypatch, data_root):
+    for ds in ("Cora", "CiteSeer", "PubMed"):
+        monkeypatch.setitem(runners.NODE_BUDGETS, ds, 3)
+    df = _frame(_rows("Cora", "mlp", [[0.7, 0.8], [0.6, 0.7]], k=2),        # 3/3 trials, 2 seeds x 2 rounds
+                _rows("Cora", "gcn", [], k=2, n_trials=2, trial_vals=(0.5, 0.6)),  # 2 of 3 trials
+                _rows("CiteSeer", "mlp", [[0.7, 0.8]], k=2),                 # one seed of two
+                _rows("CiteSeer", "gcn", [[0.7, 0.8], [0.7, 0.8]], k=3))      # another k: not this study
+    p = progress.study_progress("node", df, datasets=["Cora", "CiteSeer", "PubMed"], n_eval=2, k=2,
+                             root=data_root).set_index(["dataset", "model"])
+    assert p.loc[("Cora", "mlp"), ["trials", "eval runs", "status", "command"]].tolist() == ["3/3", "4/4", "done", ""]
+    assert p.loc[("Cora", "gcn"), ["trials", "status"]].tolist() == ["2/3", "tuning"]
+    assert p.loc[("CiteSeer", "mlp"), ["eval runs", "status"]].tolist() == ["2/4", "evaluating"]
+    assert p.loc[("CiteSeer", "mlp"), "command"].endswith("--datasets CiteSeer --models mlp --eval-batch 1")
+    assert p.loc[("CiteSeer", "gcn"), "status"] == "not started"
+    assert p.loc[("CiteSeer", "gcn"), "command"] == "hpstrat tune node --datasets CiteSeer --models gcn"
+    if not mirror_has("PubMed"):
+        assert p.loc[("PubMed", "mlp"), "status"] == "raw files absent"
+    link = _frame(_rows("WS1000", "mlp-dot", [[0.5]] * 5, task="link", k=1, protocol="edge split 70/10/20",
+                        n_trials=12, trial_vals=(0.5,) * 12))
+    p = progress.study_progress("link", link, datasets=["WS1000"]).set_index("model")
+    assert p.loc["mlp", ["trials", "eval runs", "status"]].tolist() == ["12/12", "5/5", "done"]
+    assert p.loc["gcn", "status"] == "not started"
+    with pytest.raises(ValueError, match="feature_study_coverage"):
+        progress.study_progress("features")
+
+
+def test_command_line_progress_lists_what_is_left(tmp_path, capsys, data_root):
+    node = _frame(_rows("Cora", "mlp", [[0.7] * 5] * 5, n_trials=10, trial_vals=(0.5,) * 10))
+    node.to_csv(tmp_path / "part2_node.csv", index=False)
+    assert progress.main(["studies", "--results-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "node: 1 of 14 studies done" in out and "link: 0 of 18 studies done" in out
+    assert "hpstrat tune node --datasets Cora --models gcn" in out
+    assert "--datasets Cora --models mlp" not in out
+    # feature studies not started: a command for each dataset whose raw files are here, none for PubMed
+    assert "hpstrat tune features --datasets Computers\n" in out
+    assert "features --datasets PubMed" not in out
+    # a partial feature study: the command that resumes it, with the hours its own points project
+    feats = _frame(*[_rows("Cora", m, [[0.7] * 5] * 5, num_features=200) for m in ("mlp", "gcn")])
+    feats["seconds"] = 60.0  # 3 trial rows + 25 evaluation rows: 28 minutes a point and model
+    feats.to_csv(tmp_path / "part2_features.csv", index=False)
+    assert progress.main(["studies", "--results-dir", str(tmp_path)]) == 0
+    out = capsys.readouterr().out
+    assert "partial (mlp 1/8, gcn 1/8)" in out
+    assert "features --datasets Cora  # about 6.5 h left here" in out  # 2 x 7 points x 28 min
