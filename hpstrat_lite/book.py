@@ -31,6 +31,7 @@ import time
 from pathlib import Path
 
 from ._io import atomic_write
+from .core._validate import check_choice
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = Path("book") / "notebooks.yml"
@@ -83,8 +84,7 @@ def load_config(path=None) -> dict:
 
 
 def _check_profile(profile: str) -> str:
-    if profile not in PROFILES:
-        raise ValueError(f"profile must be one of {PROFILES}; got {profile!r}.")
+    check_choice(profile, "profile", PROFILES)
     return profile
 
 

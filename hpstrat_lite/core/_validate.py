@@ -194,3 +194,10 @@ def keyword_options(func):
         return func(*args, **kwargs)
 
     return wrapper
+
+
+def check_choice(value, name: str, allowed):
+    """``value`` if it is one of ``allowed``, else a ``ValueError`` naming the argument and the choices."""
+    if value not in allowed:
+        raise ValueError(f"{name} must be one of {tuple(allowed)}; got {value!r}.")
+    return value

@@ -43,7 +43,7 @@ import torch
 import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
-from ..core._validate import check_int
+from ..core._validate import check_choice, check_int
 from ..core.homophily import simple_undirected_pairs
 from .train import Features, reuse_freed_memory
 
@@ -223,8 +223,7 @@ def edge_split(edge_index, num_nodes, val_ratio=0.1, test_ratio=0.2, seed=0):
 
 
 def _check_feature_norm(how):
-    if how not in FEATURE_NORMS:
-        raise ValueError(f"feature_norm must be one of {FEATURE_NORMS}, got {how!r}")
+    check_choice(how, "feature_norm", FEATURE_NORMS)
     return None if how == "none" else how
 
 
@@ -297,11 +296,6 @@ def _auc(pos, neg):
     return float(roc_auc_score(y, np.r_[pos, neg]))
 
 
-def _check_choice(name, value, allowed):
-    if value not in allowed:
-        raise ValueError(f"{name} must be one of {allowed}, got {value!r}")
-
-
 def _resolve_device(device):
     if device == "auto":
         return torch.device("cuda" if torch.cuda.is_available() else "cpu")
@@ -357,8 +351,8 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
         (epochs run), ``seconds``, ``encoder``, ``decoder``, ``seed``, ``split_seed`` and the
         numbers of positive edges ``num_train``, ``num_val``, ``num_test``.
     """
-    _check_choice("encoder", encoder, ENCODERS)
-    _check_choice("decoder", decoder, DECODERS)
+    check_choice(encoder, "encoder", ENCODERS)
+    check_choice(decoder, "decoder", DECODERS)
     _check_feature_norm(feature_norm)
     for name, v in (("hidden", hidden), ("out", out), ("num_layers", num_layers),
                     ("max_epochs", max_epochs), ("patience", patience)):

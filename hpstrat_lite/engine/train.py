@@ -63,7 +63,7 @@ from pathlib import Path
 
 import torch
 
-from ..core._validate import check_int
+from ..core._validate import check_int, check_choice
 from . import models as _models
 from ..data.feature_layout import engine_features
 from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, build_model, check_model, check_precision, matmul_precision,
@@ -189,8 +189,7 @@ class Features:
     """
 
     def __init__(self, x, feature_norm, device):
-        if feature_norm not in FEATURE_NORMS:
-            raise ValueError(f"feature_norm must be one of {FEATURE_NORMS}; got {feature_norm!r}.")
+        check_choice(feature_norm, "feature_norm", FEATURE_NORMS)
         if not torch.is_tensor(x):
             raise ValueError(f"data.x must be a torch tensor of node features; got {type(x).__name__}.")
         sparse = x.layout in (torch.sparse_csr, torch.sparse_coo)
@@ -721,8 +720,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     seeds = _check_seeds(seeds, masks.shape[2])
     dev = resolve_device(device)
 
-    if feature_norm not in FEATURE_NORMS:
-        raise ValueError(f"feature_norm must be one of {FEATURE_NORMS}; got {feature_norm!r}.")
+    check_choice(feature_norm, "feature_norm", FEATURE_NORMS)
     feats = features(data.x, feature_norm, dev)
     ops = graph_operators(data, model, dev)
     num_classes = int(y.max()) + 1

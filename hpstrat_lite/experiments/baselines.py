@@ -25,7 +25,7 @@ from pathlib import Path
 
 
 from .._host import host_cpu
-from ..core._validate import check_int
+from ..core._validate import check_int, check_choice
 from ..engine.linkpred import (HGCN_SPLIT, degree_product_scores, edge_split, feature_cosine_scores, pair_auc,
                                run_link_prediction, shuffle_feature_rows)
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
@@ -123,8 +123,7 @@ def run_link_baselines(datasets, baselines=BASELINES, n_eval=5, *, protocol="edg
     bad = [b for b in baselines if b not in BASELINES]
     if bad or not baselines:
         raise ValueError(f"baselines must be a non-empty sequence from {BASELINES}, got {tuple(baselines)!r}")
-    if protocol not in SPLITS:
-        raise ValueError(f"protocol must be one of {tuple(SPLITS)}, got {protocol!r}")
+    check_choice(protocol, "protocol", SPLITS)
     check_int(n_eval, "n_eval")
     folder = RESULTS_DIR if results_dir is None else Path(results_dir)
     path = folder / "part2_link_baselines.csv"

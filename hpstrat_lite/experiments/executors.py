@@ -21,6 +21,8 @@ from __future__ import annotations
 import contextlib
 import os
 
+from ..core._validate import check_choice
+
 EXECUTORS = ("local", "ray")
 """The values of ``executor``."""
 
@@ -46,8 +48,7 @@ def check_executor(executor, *, ray_address=None, workers=1, fresh_process=False
                          f"got {ray_address!r}.")
     if executor is None:
         executor = "ray" if workers > 1 or fresh_process or ray_address is not None else "local"
-    if executor not in EXECUTORS:
-        raise ValueError(f"executor must be one of {EXECUTORS}; got {executor!r}.")
+    check_choice(executor, "executor", EXECUTORS)
     if executor == "local":
         for name, value, default in (("workers", workers, 1), ("fresh_process", fresh_process, False),
                                      ("ray_address", ray_address, None), ("cpus_per_pair", cpus_per_pair, None)):

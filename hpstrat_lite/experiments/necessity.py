@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core._validate import check_int
+from ..core._validate import check_int, check_choice
 from ..engine.models import check_precision
 from .._host import host_cpu
 from .results import append_rows, code_version, read_rows
@@ -170,8 +170,7 @@ def results_file(task, results_dir=None):
     paper-protocol files ``"node_protocols"`` and ``"link_hgcn"``, or ``"link_baselines"``
     (:data:`RESULTS_FILES`), in ``results_dir`` (default ``$HPSTRAT_RESULTS`` or the checkout's
     ``results/``)."""
-    if task not in RESULTS_FILES:
-        raise ValueError(f"task must be one of {tuple(RESULTS_FILES)}, got {task!r}")
+    check_choice(task, "task", RESULTS_FILES)
     folder = RESULTS_DIR if results_dir is None else Path(results_dir)
     return folder / RESULTS_FILES[task]
 

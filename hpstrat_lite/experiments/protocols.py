@@ -18,7 +18,7 @@ import hashlib
 import numpy as np
 import torch
 
-from ..core._validate import check_int
+from ..core._validate import check_int, check_choice
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
 from ..data.datasets import _find_raw, data_root, get_spec
@@ -184,8 +184,7 @@ def protocol_masks(data, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
     run_seed, run_round : numpy.ndarray [R]
         The seed and the round (0 for random splits) of each column.
     """
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    check_choice(protocol, "protocol", PROTOCOLS)
     n = int(data.num_nodes)
     seeds = [int(s) for s in seeds]
     if protocol == "random":

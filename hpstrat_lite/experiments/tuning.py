@@ -82,7 +82,7 @@ import pandas as pd
 import scipy.sparse as sp
 import torch
 
-from ..core._validate import check_int
+from ..core._validate import check_int, check_choice
 from ..engine.linkpred import edge_split, run_link_prediction
 from .._host import host_cpu
 from .results import append_rows, code_version, read_rows
@@ -523,10 +523,8 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         DataFrame, one row per trial) and ``eval`` (one row per evaluation run).
     """
     model = model.lower() if isinstance(model, str) else model  # "GCN" as in Part I, or "gcn"
-    if model not in NODE_MODELS:
-        raise ValueError(f"model must be one of {NODE_MODELS}, got {model!r}")
-    if protocol not in PROTOCOLS:
-        raise ValueError(f"protocol must be one of {PROTOCOLS}, got {protocol!r}")
+    check_choice(model, "model", NODE_MODELS)
+    check_choice(protocol, "protocol", PROTOCOLS)
     check_int(n_eval, "n_eval")
     check_int(eval_batch, "eval_batch", allow_none=True)
     check_precision(precision)
@@ -626,8 +624,7 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
         ``"edge split <train>/<val>/<test>"``.
     """
     encoder = encoder.lower() if isinstance(encoder, str) else encoder
-    if encoder not in LINK_ENCODERS:
-        raise ValueError(f"encoder must be one of {LINK_ENCODERS}, got {encoder!r}")
+    check_choice(encoder, "encoder", LINK_ENCODERS)
     check_int(n_eval, "n_eval")
     split = edge_split(data.edge_index, int(data.num_nodes), val_ratio, test_ratio, seed=seed)
 
