@@ -261,6 +261,16 @@ def _check_datasets(datasets, labelled=False):
     return datasets
 
 
+def _runner_plan(datasets, models, threads, n_trials, budgets, space, default_space, *, labelled, name="models"):
+    """The checked arguments every Part II runner starts from: ``(datasets, models, budget per dataset,
+    search space)``."""
+    datasets = _check_datasets(datasets, labelled=labelled)
+    models = _check_models(models, ("mlp", "gcn"), name)
+    check_int(threads, "threads", allow_none=True)
+    return datasets, models, {ds: _budget(n_trials, ds, budgets) for ds in datasets}, \
+        default_space if space is None else space
+
+
 def _check_models(models, allowed, name="models"):
     """``models`` as a tuple of lower-case names from ``allowed`` (matched case-insensitively)."""
     models = tuple(m.lower() if isinstance(m, str) else m for m in models)
@@ -452,11 +462,8 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
     pandas.DataFrame
         One row per (dataset, encoder), as :func:`run_node_benchmarks`.
     """
-    datasets = _check_datasets(datasets)
-    encoders = _check_models(encoders, ("mlp", "gcn"), "encoders")
-    check_int(threads, "threads", allow_none=True)
-    budgets = {ds: _budget(n_trials, ds, LINK_BUDGETS) for ds in datasets}
-    space = LINK_SPACE if space is None else space
+    datasets, encoders, budgets, space = _runner_plan(datasets, encoders, threads, n_trials, LINK_BUDGETS, space, LINK_SPACE,
+                                                  labelled=False, name="encoders")
     rows = []
     for ds in datasets:
         if random and ds == "WS1000":
@@ -545,11 +552,8 @@ def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers"), mode
     from .protocols import paper_protocol
     from .tuning import study_sampler_seed
 
-    datasets = _check_datasets(datasets, labelled=True)
-    models = _check_models(models, ("mlp", "gcn"))
-    check_int(threads, "threads", allow_none=True)
-    budgets = {ds: _budget(n_trials, ds, PROTOCOL_BUDGETS) for ds in datasets}
-    space = NODE_SPACE if space is None else space
+    datasets, models, budgets, space = _runner_plan(datasets, models, threads, n_trials, PROTOCOL_BUDGETS, space, NODE_SPACE,
+                                                  labelled=True)
     rows = []
     for ds in datasets:
         prot = protocol or paper_protocol(ds)
@@ -580,11 +584,8 @@ def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, encoders=("mlp", "gcn"), n_
     from ..engine.linkpred import HGCN_SPLIT
     from .tuning import study_sampler_seed
 
-    datasets = _check_datasets(datasets)
-    encoders = _check_models(encoders, ("mlp", "gcn"), "encoders")
-    check_int(threads, "threads", allow_none=True)
-    budgets = {ds: _budget(n_trials, ds, HGCN_BUDGETS) for ds in datasets}
-    space = HGCN_LINK_SPACE if space is None else space
+    datasets, encoders, budgets, space = _runner_plan(datasets, encoders, threads, n_trials, HGCN_BUDGETS, space, HGCN_LINK_SPACE,
+                                                  labelled=False, name="encoders")
     rows = []
     for ds in datasets:
         for enc in encoders:
