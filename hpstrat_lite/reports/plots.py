@@ -35,7 +35,7 @@ def book_table(df, digits: int = 1, hide_index: bool = False):
             continue
         name = str(col[-1] if isinstance(col, tuple) else col)
         finite = values[np.isfinite(values.astype(float))]
-        if name == "p" or name.startswith("p ") or name.endswith(" p"):
+        if name in ("p", "p-value") or name.startswith("p ") or name.endswith(" p"):
             formats[col] = "{:.2g}"
         elif is_integer_dtype(values):
             formats[col] = "{:.0f}"

@@ -272,7 +272,7 @@ def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root,
     rows = pd.read_csv(tmp_path / "part2_features.csv")
     assert rows["dataset"].eq("Cora").all() and sorted(rows["num_features"].unique()) == [1000, 1433]
     assert runners.results_file("features", tmp_path) == tmp_path / "part2_features.csv"
-    with pytest.raises(ValueError, match=r"task must be one of \('node', 'link', 'features', .*\), got 'graph'"):
+    with pytest.raises(ValueError, match=r"task must be one of \('node', 'link', 'features', .*\); got 'graph'"):
         runners.results_file("graph")
     with pytest.raises(ValueError, match=r"task must be one of \('node', 'link'\), got 'features'"):
         runners.run_tuning("Cora", task="features", root=data_root)
