@@ -201,3 +201,15 @@ def check_choice(value, name: str, allowed):
     if value not in allowed:
         raise ValueError(f"{name} must be one of {tuple(allowed)}; got {value!r}.")
     return value
+
+
+def check_real(value, name: str, low: float, high: float, high_open: bool = False) -> float:
+    """``value`` as a float if it is a finite real number in ``[low, high]`` (``[low, high)`` with
+    ``high_open``), else a ``ValueError`` naming the argument and the range."""
+    import math
+
+    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
+    ok = ok and low <= value and (value < high if high_open else value <= high)
+    if not ok:
+        raise ValueError(f"{name} must be a number in [{low}, {high}{')' if high_open else ']'}; got {value!r}.")
+    return float(value)

@@ -63,7 +63,7 @@ from pathlib import Path
 
 import torch
 
-from ..core._validate import check_int, check_choice
+from ..core._validate import check_choice, check_int, check_real
 from . import models as _models
 from ..data.feature_layout import engine_features
 from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, build_model, check_model, check_precision, matmul_precision,
@@ -87,14 +87,6 @@ SMALL_BATCH_ENTRIES = 2 ** 22
 # ----------------------------------------------------------------------------------------------
 # Input checks
 # ----------------------------------------------------------------------------------------------
-
-def _check_float(value, name, low, high, high_open=False):
-    ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
-    ok = ok and low <= value and (value < high if high_open else value <= high)
-    if not ok:
-        raise ValueError(f"{name} must be a number in [{low}, {high}{')' if high_open else ']'}; got {value!r}.")
-    return float(value)
-
 
 def _check_masks(masks, n: int) -> torch.Tensor:
     names = ("train_mask", "val_mask", "test_mask")
@@ -690,8 +682,8 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
                                   device=device, progress=progress, num_threads=num_threads)
     model = check_model(model)
     hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
-          "dropout": _check_float(dropout, "dropout", 0.0, 1.0, high_open=True),
-          "lr": _check_float(lr, "lr", 0.0, math.inf), "weight_decay": _check_float(weight_decay, "weight_decay",
+          "dropout": check_real(dropout, "dropout", 0.0, 1.0, high_open=True),
+          "lr": check_real(lr, "lr", 0.0, math.inf), "weight_decay": check_real(weight_decay, "weight_decay",
                                                                                     0.0, math.inf),
           "max_epochs": check_int(max_epochs, "max_epochs", 1),
           "patience": None if patience is None else check_int(patience, "patience", 1)}

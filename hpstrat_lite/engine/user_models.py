@@ -23,7 +23,7 @@ import time
 
 import torch
 
-from ..core._validate import check_int
+from ..core._validate import check_int, check_real
 
 __all__ = ["model_label", "resolve_model", "train_factory_runs"]
 
@@ -122,17 +122,17 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     """
     import torch.nn.functional as F
 
-    from .train import _check_float, _check_masks, _check_seeds, _torch_threads, resolve_device
+    from .train import _check_masks, _check_seeds, _torch_threads, resolve_device
 
     factory = resolve_model(factory)
     if isinstance(factory, str):
         raise ValueError(f"factory must be a callable factory(in_channels, out_channels) -> torch.nn.Module; got "
                          f"the built-in name {factory!r} (use hpstrat_lite.engine.train.train_runs for it).")
     label = model_label(factory)
-    lr = _check_float(lr, "lr", 0.0, math.inf)
+    lr = check_real(lr, "lr", 0.0, math.inf)
     if lr <= 0:
         raise ValueError(f"lr must be a positive number; got {lr!r}.")
-    weight_decay = _check_float(weight_decay, "weight_decay", 0.0, math.inf)
+    weight_decay = check_real(weight_decay, "weight_decay", 0.0, math.inf)
     max_epochs = check_int(max_epochs, "max_epochs", 1)
     patience = None if patience is None else check_int(patience, "patience", 1)
     if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
