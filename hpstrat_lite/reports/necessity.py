@@ -17,6 +17,7 @@ import pandas as pd
 
 from ..core._validate import check_int
 from ..experiments.results import read_rows
+from .paper_values import PAPER, PAPER_LINK, PAPER_NODE, PAPER_NODE_MLP_ORIGINAL, PAPER_WS_GAMMA  # noqa: F401
 from .verdicts import verdict
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
@@ -24,73 +25,6 @@ with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a ker
     from ..data.synthetic import WS_GAMMAS
     from ..experiments.necessity import LINK_DATASETS, NODE_DATASETS, results_file
     from ..experiments.tuning import FEATURE_STEPS, with_column_defaults
-
-# ----------------------------------------------------------------------------------------------
-# The papers' reported numbers (reference constants, never computed here)
-# ----------------------------------------------------------------------------------------------
-
-#: Where each reference number comes from (the paper's text: ``/work/shared/papers/003_*.txt`` in the
-#: book's build; arXiv:2412.06173).
-PAPER = {
-    "title": "Revisiting the Necessity of Graph Learning and Common Graph Benchmarks",
-    "authors": "Katsman, Lou and Gilbert",
-    "year": 2024,
-    "arxiv": "2412.06173",
-    "node_source": "Tables 1 and 2 (test accuracy %, mean ± std over 5 trials)",
-    "ws_source": "Table 3 (WS1000 link prediction, test ROC AUC x 100)",
-    "gamma_source": "Figure 2 and Section 5 text (WS1000_gamma link prediction, MLP test ROC AUC vs gamma)",
-    "link_source": "Table 4 (suggested benchmarks, link prediction test ROC AUC x 100)",
-    # the abstract: a well-tuned feature-only MLP against graph methods on seven common datasets gains
-    # "little benefit from using graph structure on five"
-    "abstract_claim": (5, 7),
-    # what the paper says about splits and tuning (Section 4.1, Section 7 "other baselines", Appendix C)
-    "node_gnn_provenance": ("GNN numbers copied from prior work (Liu et al. 2020, Hoang & Lee 2023, Shirzad "
-                            "et al. 2023); Section 7: 'we report results from preexisting papers for all "
-                            "models other than the MLP in Tables 1 and 2'"),
-    "mlp_split": "not stated",
-    "tuning": "Bayesian sweeps with Weights & Biases (Appendix C); about 4000 GPU hours in total",
-}
-
-#: Paper Tables 1 and 2: test accuracy (%) of the tuned MLP ("MLP (tuned)") and of the GCN (Kipf &
-#: Welling, copied from prior work), ``(mean, std)`` over 5 trials.
-PAPER_NODE = {
-    "Computers": {"mlp": (82.6, 0.6), "gcn": (82.6, 2.4)},
-    "Photo": {"mlp": (88.0, 1.0), "gcn": (91.2, 1.2)},
-    "CS": {"mlp": (92.8, 0.2), "gcn": (91.1, 0.5)},
-    "Physics": {"mlp": (94.8, 0.4), "gcn": (92.8, 1.0)},
-    "Cora": {"mlp": (69.4, 1.3), "gcn": (81.3, 0.8)},
-    "CiteSeer": {"mlp": (66.0, 0.5), "gcn": (71.1, 0.7)},
-    "PubMed": {"mlp": (86.8, 0.4), "gcn": (78.8, 0.6)},
-}
-#: Paper Tables 1 and 2, "MLP (original)" row (Liu et al., 2020): the untuned MLP the paper improves on.
-PAPER_NODE_MLP_ORIGINAL = {"Computers": (44.9, 5.8), "Photo": (69.6, 3.8), "CS": (88.3, 0.7),
-                           "Physics": (88.9, 1.1), "Cora": (61.6, 0.6), "CiteSeer": (61.0, 1.0),
-                           "PubMed": (74.2, 0.7)}
-
-#: Paper Tables 3 and 4: link prediction test ROC AUC (x 100), ``(mean, std)``; Table 3's random
-#: baseline is 50 by construction of ROC AUC. Table 4's columns: "Musae-Twitch" is Twitch-EN,
-#: "Musae-Facebook" is Facebook. Figure 2 has no numbers in the text (:data:`PAPER_WS_GAMMA` holds its
-#: statements), so the WS1000_gamma entries are ``None``.
-PAPER_LINK = {
-    "WS1000": {"random": (50.0, 0.0), "mlp": (49.1, 2.2), "gcn": (54.7, 0.4)},
-    **{f"WS1000_{g}": {"mlp": None, "gcn": None} for g in WS_GAMMAS},
-    "Twitch-PTBR": {"mlp": (60.1, 4.3), "gcn": (85.4, 0.4)},
-    "Twitch-EN": {"mlp": (56.5, 4.1), "gcn": (82.8, 0.8)},
-    "Facebook": {"mlp": (50.3, 0.5), "gcn": (90.6, 0.4)},
-}
-
-#: Figure 2 (WS1000_gamma, MLP only) in the paper's words (Section 5): the MLP improves as gamma grows;
-#: "the highest attained performance being approximately 60% test ROC AUC for gamma >= 0.6"; "as
-#: parental dependence increases in the features, the MLP begins to outperform the GCN" (the GCN of
-#: Table 3, 54.7 on WS1000). ``max_mlp`` is the approximate ceiling, ``from_gamma`` where it is reached.
-PAPER_WS_GAMMA = {
-    "max_mlp": 60.0, "from_gamma": 0.6, "gcn_reference": 54.7,
-    "statements": ("Introducing parental dependence in node features very quickly leads the MLP to improve "
-                   "on link prediction (Figure 2 caption)",
-                   "the highest attained performance being approximately 60% test ROC AUC for gamma >= 0.6",
-                   "as parental dependence increases in the features, the MLP begins to outperform the GCN"),
-}
-
 
 def _paper_value(table, dataset, model):
     v = table.get(dataset, {}).get(model)
@@ -171,12 +105,35 @@ def _studies(df):
     df = df.copy()
     df["space_id"] = df["space_id"].astype(str)
     trials = df[df["phase"] == "trial"]
-    for key, g in df[df["phase"] == "eval"].groupby(STUDY_KEY + ["n_trials", "params"], dropna=False, sort=False):
-        rec = dict(zip(STUDY_KEY + ["n_trials", "params"], key))
+
+    def trials_of(rec):
         t = trials
         for c in STUDY_KEY:
             t = t[t[c].astype(str) == str(rec[c])]
+        return t
+
+    evaluated, seen = {}, set()
+    for key, g in df[df["phase"] == "eval"].groupby(STUDY_KEY + ["n_trials", "params"], dropna=False, sort=False):
+        rec = dict(zip(STUDY_KEY + ["n_trials", "params"], key))
+        evaluated.setdefault((tuple(str(rec[c]) for c in STUDY_KEY), str(rec["params"])), g)
+        seen.add((tuple(str(rec[c]) for c in STUDY_KEY), int(rec["n_trials"])))
+        t = trials_of(rec)
         yield rec, g, g.groupby("eval_seed")["test"].mean(), t[t["trial"] < rec["n_trials"]]
+    # A larger budget whose search selected a configuration already evaluated under a smaller one reuses
+    # that evaluation (the tuner writes no new rows for it): the study of that budget is listed too.
+    for key, g in trials.groupby(STUDY_KEY + ["n_trials"], dropna=False, sort=False):
+        rec = dict(zip(STUDY_KEY + ["n_trials"], key))
+        ident = tuple(str(rec[c]) for c in STUDY_KEY)
+        if (ident, int(rec["n_trials"])) in seen:
+            continue
+        t = trials_of(rec)
+        t = t[t["trial"] < rec["n_trials"]].sort_values("trial")
+        if t["trial"].nunique() < int(rec["n_trials"]):
+            continue  # the search is not finished
+        best = str(t.loc[t["val"].idxmax(), "params"])
+        if (ident, best) in evaluated:
+            ev = evaluated[(ident, best)]
+            yield {**rec, "params": best}, ev, ev.groupby("eval_seed")["test"].mean(), t
 
 
 def _model_family(models: pd.Series) -> pd.Series:
@@ -547,13 +504,13 @@ def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS
                 n_eval = int(s.sort_values("n_trials")["n_eval"].iloc[-1]) if len(s) else 0
                 pm, ps = _paper_value(ref, ds, m)
                 if task == "node":
-                    source, metric = PAPER["node_source"], "accuracy %"
+                    source, metric = "Tables 1-2", "accuracy %"
                 elif ds == "WS1000":
-                    source, metric = PAPER["ws_source"], "ROC AUC x 100"
+                    source, metric = "Table 3", "ROC AUC x 100"
                 elif ds.startswith("WS1000_"):
-                    source, metric = PAPER["gamma_source"], "ROC AUC x 100"
+                    source, metric = "Figure 2", "ROC AUC x 100"
                 else:
-                    source, metric = PAPER["link_source"], "ROC AUC x 100"
+                    source, metric = "Table 4", "ROC AUC x 100"
                 notes = []
                 if ds in missing:
                     notes.append("dataset absent offline: not run")
