@@ -133,6 +133,25 @@ def _check_seeds(seeds, runs: int) -> list[int]:
     return [int(s) for s in seeds]
 
 
+def _check_graph_runs(data, masks, seeds, device):
+    """The checked inputs of a batch of runs on ``data`` (built-in or user model): ``(num_nodes, labels y,
+    masks [3, N, R], one seed per run, device)``; a ``ValueError`` names what is missing or malformed."""
+    for attr in ("x", "edge_index", "y"):
+        if getattr(data, attr, None) is None:
+            raise ValueError(f"data must have node features x, edge_index and labels y; data.{attr} is missing.")
+    n = int(data.num_nodes)
+    y = torch.as_tensor(data.y).view(-1)
+    if y.numel() != n or y.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8):
+        raise ValueError(f"data.y must hold one integer class id per node ({n}); got shape {tuple(y.shape)} "
+                         f"and dtype {y.dtype}.")
+    if int(y.min()) < 0:
+        raise ValueError(f"data.y must hold class ids 0..C-1; got {int(y.min())}.")
+    if data.x.shape[0] != n:
+        raise ValueError(f"data.x has {data.x.shape[0]} rows but the graph has {n} nodes.")
+    masks = _check_masks(masks, n)
+    return n, y, masks, _check_seeds(seeds, masks.shape[2]), resolve_device(device)
+
+
 def resolve_device(device) -> torch.device:
     """``"auto"`` -> CUDA when available, else CPU; otherwise ``"cpu"``, ``"cuda"``, ``"cuda:i"`` or a
     ``torch.device``."""
@@ -696,21 +715,7 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         runs_per_batch = check_int(runs_per_batch, "runs_per_batch", 1)
     if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
         num_threads = check_int(num_threads, "num_threads", 1)
-    for attr in ("x", "edge_index", "y"):
-        if getattr(data, attr, None) is None:
-            raise ValueError(f"data must have node features x, edge_index and labels y; data.{attr} is missing.")
-    n = int(data.num_nodes)
-    y = torch.as_tensor(data.y).view(-1)
-    if y.numel() != n or y.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8):
-        raise ValueError(f"data.y must hold one integer class id per node ({n}); got shape {tuple(y.shape)} "
-                         f"and dtype {y.dtype}.")
-    if int(y.min()) < 0:
-        raise ValueError(f"data.y must hold class ids 0..C-1; got {int(y.min())}.")
-    if data.x.shape[0] != n:
-        raise ValueError(f"data.x has {data.x.shape[0]} rows but the graph has {n} nodes.")
-    masks = _check_masks((train_mask, val_mask, test_mask), n)
-    seeds = _check_seeds(seeds, masks.shape[2])
-    dev = resolve_device(device)
+    n, y, masks, seeds, dev = _check_graph_runs(data, (train_mask, val_mask, test_mask), seeds, device)
 
     check_choice(feature_norm, "feature_norm", FEATURE_NORMS)
     feats = features(data.x, feature_norm, dev)

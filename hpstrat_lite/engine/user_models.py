@@ -122,7 +122,7 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     """
     import torch.nn.functional as F
 
-    from .train import _check_masks, _check_seeds, _torch_threads, resolve_device
+    from .train import _check_graph_runs, _torch_threads
 
     factory = resolve_model(factory)
     if isinstance(factory, str):
@@ -137,21 +137,7 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     patience = None if patience is None else check_int(patience, "patience", 1)
     if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
         num_threads = check_int(num_threads, "num_threads", 1)
-    for attr in ("x", "edge_index", "y"):
-        if getattr(data, attr, None) is None:
-            raise ValueError(f"data must have node features x, edge_index and labels y; data.{attr} is missing.")
-    n = int(data.num_nodes)
-    y = torch.as_tensor(data.y).view(-1)
-    if y.numel() != n or y.dtype.is_floating_point or y.dtype == torch.bool:
-        raise ValueError(f"data.y must hold one integer class id per node ({n}); got shape {tuple(y.shape)} "
-                         f"and dtype {y.dtype}.")
-    if int(y.min()) < 0:
-        raise ValueError(f"data.y must hold class ids 0..C-1; got {int(y.min())}.")
-    if data.x.shape[0] != n:
-        raise ValueError(f"data.x has {data.x.shape[0]} rows but the graph has {n} nodes.")
-    masks = _check_masks((train_mask, val_mask, test_mask), n)
-    seeds = _check_seeds(seeds, masks.shape[2])
-    dev = resolve_device(device)
+    n, y, masks, seeds, dev = _check_graph_runs(data, (train_mask, val_mask, test_mask), seeds, device)
     x = data.x if data.x.layout == torch.strided else data.x.to_dense()
     x = x.to(device=dev, dtype=torch.float32)
     edge_index = torch.as_tensor(data.edge_index).long().to(dev)

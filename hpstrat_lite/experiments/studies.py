@@ -13,7 +13,7 @@ import optuna
 from .._io import file_lock
 from ..core._validate import check_int
 
-from .tuning import N_STARTUP_TRIALS, _check_space, space_distributions, suggest_config
+from .tuning import N_STARTUP_TRIALS, _check_space, run_trial, space_distributions
 
 # ----------------------------------------------------------------------------------------------
 # Shared studies (an Optuna RDB storage: several processes, one study)
@@ -202,17 +202,7 @@ def tune_shared(objective, n_trials, storage, name, seed=0, space=None, done=(),
                             raise optuna.TrialPruned()
                         trial.set_user_attr("rank", rank)
                         ranks.append(rank)
-                        cfg = suggest_config(trial, space)
-                        res = objective(cfg)
-                        val = float(res["val"])
-                        if not np.isfinite(val):
-                            raise ValueError(f"objective returned val={val!r} for config {cfg}; it must be finite")
-                        for key, value in res.items():
-                            if key != "val":
-                                trial.set_user_attr(key, value)
-                        if on_trial is not None:
-                            on_trial(rank, cfg, res)
-                        return val
+                        return run_trial(trial, objective, space, on_trial, rank)
 
                     study.optimize(_objective, n_trials=1)
                     ran = ran or bool(ranks)

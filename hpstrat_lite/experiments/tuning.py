@@ -223,6 +223,23 @@ def _space_id(space):
 # The search loop
 # ----------------------------------------------------------------------------------------------
 
+def run_trial(trial, objective, space, on_trial, number) -> float:
+    """One Optuna trial: draw a configuration of ``space``, score it with ``objective`` (its ``"val"`` must be
+    finite; the other keys become the trial's user attributes), report it to ``on_trial(number, cfg,
+    result)`` and return the validation score."""
+    cfg = suggest_config(trial, space)
+    res = objective(cfg)
+    val = float(res["val"])
+    if not np.isfinite(val):
+        raise ValueError(f"objective returned val={val!r} for config {cfg}; it must be finite")
+    for key, value in res.items():
+        if key != "val":
+            trial.set_user_attr(key, value)
+    if on_trial is not None:
+        on_trial(number, cfg, res)
+    return val
+
+
 def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_startup_trials=N_STARTUP_TRIALS,
          storage=None, study_name=None):
     """Maximise ``objective(config)["val"]`` over ``space`` with a seeded TPE sampler.
@@ -293,18 +310,8 @@ def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_star
                     params=dict(cfg), distributions=dists, value=float(res["val"]),
                     user_attrs=attrs))
 
-        def _objective(trial):
-            cfg = suggest_config(trial, space)
-            res = objective(cfg)
-            val = float(res["val"])
-            if not np.isfinite(val):
-                raise ValueError(f"objective returned val={val!r} for config {cfg}; it must be finite")
-            for key, value in res.items():
-                if key != "val":
-                    trial.set_user_attr(key, value)
-            if on_trial is not None:
-                on_trial(len(_complete(study)), cfg, res)
-            return val
+        def _objective(trial):  # the trials still to run complete one at a time, in this process
+            return run_trial(trial, objective, space, on_trial, len(_complete(study)))
 
         remaining = n_trials - len(done)
         if remaining > 0:
