@@ -53,8 +53,8 @@ def main(argv=None):
     for ds in a.datasets:
         data = load_dataset(ds)
         # one seed's k rounds, and the rounds of seeds 1..seeds stacked (as the default evaluation)
-        small = protocol_masks(data, "hpstrat", seeds=(1,), k=a.k)[:3]
-        large = protocol_masks(data, "hpstrat", seeds=range(1, a.seeds + 1), k=a.k)[:3]
+        small = protocol_masks(data, protocol="hpstrat", seeds=(1,), k=a.k)[:3]
+        large = protocol_masks(data, protocol="hpstrat", seeds=range(1, a.seeds + 1), k=a.k)[:3]
         for model in a.models:
             best = {"small": float("inf"), "large": float("inf")}
             for _ in range(a.repeats):

@@ -68,7 +68,7 @@ def main(argv=None):
     checks = []  # accuracy-check lines, printed after the timings
     for ds in a.datasets:
         data = load_dataset(ds)
-        masks = protocol_masks(data, "hpstrat", [0], 5, 10)[:3]
+        masks = protocol_masks(data, protocol="hpstrat", seeds=[0], k=5, n_bins=10)[:3]
         runs = masks[0].shape[1]
         for model in a.models:
             for hidden, layers in SHAPES:

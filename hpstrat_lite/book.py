@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from ._io import atomic_write
-from .core._validate import check_choice
+from .core._validate import check_choice, keyword_options
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = Path("book") / "notebooks.yml"
@@ -185,7 +185,8 @@ def module_files(modules, repo=None) -> list[Path]:
     return files
 
 
-def input_hashes(job: dict, repo=None, modules=None) -> dict[str, str]:
+@keyword_options
+def input_hashes(job: dict, repo=None, *, modules=None) -> dict[str, str]:
     """SHA-256 of each input of ``job``.
 
     ``notebook`` (the source notebook), ``parameters`` (with the page title), ``library`` (the source of
@@ -225,7 +226,7 @@ def stale_reasons(job: dict, book_root, manifest: dict, repo=None) -> list[str]:
     old = entry.get("inputs")
     if old is None:
         return ["not in manifest"]
-    new = input_hashes(job, repo, entry.get("modules"))
+    new = input_hashes(job, repo, modules=entry.get("modules"))
     return [k for k in new if new[k] != old.get(k)]
 
 
@@ -247,7 +248,8 @@ def _set_title(nb, title: str) -> None:
             return
 
 
-def tag_for_reading(nb, show_code: bool = False):
+@keyword_options
+def tag_for_reading(nb, *, show_code: bool = False):
     """Cell tags for the rendered page: the parameters cell and papermill's injected ``# Parameters`` cell
     are removed from the page (``remove-cell``; the tags stay, so papermill still finds the cell), and
     unless ``show_code`` the other code cells are folded (``hide-input``): the page reads as text, tables
@@ -287,7 +289,8 @@ _MODULES_CELL = ("import sys as _sys\n"
                  "if m.split('.')[0] == 'hpstrat_lite')))")
 
 
-def execute(job: dict, book_root, kernel_name: str = "python3", repo=None):
+@keyword_options
+def execute(job: dict, book_root, *, kernel_name: str = "python3", repo=None):
     """Run ``job``'s notebook with papermill into ``book_root / job['output']`` (atomically).
 
     The kernel's working directory is the repository root. A last cell, removed again afterwards,
@@ -376,7 +379,8 @@ def install_mathjax(book_root, repo=None) -> Path:
     return dest
 
 
-def jupyter_book_build(book_root, log=print) -> Path:
+@keyword_options
+def jupyter_book_build(book_root, *, log=print) -> Path:
     """``jupyter-book build`` of ``book_root`` with warnings as errors; returns the HTML folder.
 
     Runs in the current interpreter (``python -c 'from jupyter_book.cli.main import main'``), so the
@@ -406,11 +410,12 @@ def _run_job(job: dict, book_root, kernel_name: str):
     lib = [p for p in (REPO / "hpstrat_lite").rglob("*.py") if "__pycache__" not in p.parts]
     before = {p: _file_sha(p) for p in lib}
     t0 = time.perf_counter()
-    _, modules = execute(job, book_root, kernel_name)
+    _, modules = execute(job, book_root, kernel_name=kernel_name)
     return modules, time.perf_counter() - t0, before
 
 
-def build_book(profile: str = "full", force: bool = False, build: bool = True, *, kernel_name: str = "python3",
+@keyword_options
+def build_book(profile: str = "full", *, force: bool = False, build: bool = True, kernel_name: str = "python3",
                only=None, out_dir=None, workers: int = 1, log=print) -> dict:
     """Execute the book's notebooks whose inputs changed, then build the HTML book.
 
@@ -515,7 +520,7 @@ def _retag(path: Path, show_code: bool) -> None:
         return
     nb = nbformat.read(path, as_version=4)
     before = [list(c.metadata.get("tags", [])) for c in nb.cells]
-    tag_for_reading(nb, show_code)
+    tag_for_reading(nb, show_code=show_code)
     if [list(c.metadata.get("tags", [])) for c in nb.cells] != before:
         atomic_write(path, lambda tmp: nbformat.write(nb, tmp))
 

@@ -186,7 +186,7 @@ def test_library_input_covers_only_the_modules_the_notebook_loaded(tmp_path):
     assert book.module_files(modules, tmp_path) == [tmp_path / "hpstrat_lite" / "__init__.py",
                                                     tmp_path / "hpstrat_lite" / "a.py",
                                                     tmp_path / "hpstrat_lite" / "sub" / "__init__.py"]
-    manifest = {job["output"]: {"inputs": book.input_hashes(job, tmp_path, modules), "modules": modules}}
+    manifest = {job["output"]: {"inputs": book.input_hashes(job, tmp_path, modules=modules), "modules": modules}}
     (tmp_path / "hpstrat_lite" / "unused.py").write_text("y = 1\n")  # not loaded by the notebook
     assert book.stale_reasons(job, tmp_path, manifest, repo=tmp_path) == []
     (tmp_path / "hpstrat_lite" / "sub" / "__init__.py").write_text("z = 0\n")
@@ -366,7 +366,7 @@ def test_gnn_seeds_claim_ranks_pairs_that_have_every_seed():
     assert card["section"].tolist() == ["Table 3, 6 seeds"] and card["verdict"].iloc[0] == "agrees"
     assert "over split seeds 0-1" in card["claim"].iloc[0] and "not yet: C" in card["ours"].iloc[0]
     partial = both[~((both["dataset"] == "B") & (both["model"] == "GAT"))]  # B has GCN only
-    assert "(2 datasets x 2 GNNs, 3 pairs; not yet: C)" in scorecard.gnn_seeds_claims(partial, ["A", "B", "C"])["ours"].iloc[0]
+    assert "(2 datasets x 2 GNNs, 3 pairs; not yet: C)" in scorecard.gnn_seeds_claims(partial, datasets=["A", "B", "C"])["ours"].iloc[0]
     assert "seed 0; order only" in card["paper"].iloc[0]
     # seed 1 reverses the order strongly: averaged over both seeds HpStrat has the largest std
     reversed_ = sweep_rows({"random": 0.1, "stratified": 2.0, "hpstrat": 9.0}).assign(seed=1)

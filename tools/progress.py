@@ -213,16 +213,16 @@ def sweep_status(args) -> int:
 def studies_status(results_dir, n_eval) -> int:
     """``studies``: the node and link studies, the feature study, then the commands that finish what is left."""
     commands = []
-    rows = {task: read_rows(results_file(task, results_dir)) for task in ("node", "link", "features")}
+    rows = {task: read_rows(results_file(task, results_dir=results_dir)) for task in ("node", "link", "features")}
     with pd.option_context("display.width", 200, "display.max_columns", 20):
         for task in ("node", "link"):
             table = study_progress(task, rows[task], n_eval=n_eval)
             done = int((table["status"] == "done").sum())
-            print(f"{task}: {done} of {len(table)} studies done ({results_file(task, results_dir)})")
+            print(f"{task}: {done} of {len(table)} studies done ({results_file(task, results_dir=results_dir)})")
             print(table.drop(columns="command").to_string(index=False), end="\n\n")
             commands += [c for c, st in zip(table["command"], table["status"]) if c and st != "raw files absent"]
         cov = feature_study_coverage(rows["features"], rows["node"], min_eval=n_eval)
-        print(f"feature study ({results_file('features', results_dir)})")
+        print(f"feature study ({results_file('features', results_dir=results_dir)})")
         print(cov[["dataset", "status", "increment", "points", "trials", "projected (h)"]].round(1)
               .to_string(index=False), end="\n\n")
     present = set(available_datasets())

@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, shor
 import torch
 from torch_geometric.data import Data
 
-from ..core._validate import check_edge_index, check_int
+from ..core._validate import check_edge_index, check_int, keyword_options
 from .._io import atomic_write
 
 __all__ = [
@@ -51,7 +51,8 @@ EDGES_FILE = "edges.csv"
 FEATURES_FILE = "features.npz"
 
 
-def watts_strogatz_graph(n=1000, k=4, beta=0.5, seed=0):
+@keyword_options
+def watts_strogatz_graph(n=1000, *, k=4, beta=0.5, seed=0):
     """Watts-Strogatz small-world graph, as an undirected ``edge_index``.
 
     Start from the ring lattice in which node ``u`` is joined to ``u + j (mod n)`` for
@@ -129,7 +130,8 @@ def watts_strogatz_graph(n=1000, k=4, beta=0.5, seed=0):
     return torch.from_numpy(np.stack([src[order], dst[order]]))
 
 
-def bfs_parents(edge_index, n, seed=0):
+@keyword_options
+def bfs_parents(edge_index, n, *, seed=0):
     """Breadth-first forest with one uniformly chosen root per connected component.
 
     Parameters
@@ -170,7 +172,8 @@ def bfs_parents(edge_index, n, seed=0):
     return parent, depth
 
 
-def ws_features(edge_index, n, dim=1000, gamma=None, nu=1.0, seed=0, *, return_parents=False):
+@keyword_options
+def ws_features(edge_index, n, *, dim=1000, gamma=None, nu=1.0, seed=0, return_parents=False):
     """Node features of WS1000 (``gamma=None``) and WS1000_gamma.
 
     ``gamma=None``: i.i.d. rows ``x(v) ~ N(0, I_dim)``.
@@ -233,7 +236,8 @@ def ws_features(edge_index, n, dim=1000, gamma=None, nu=1.0, seed=0, *, return_p
     return (x, parent) if return_parents else x
 
 
-def make_ws1000(gamma=None, seed=0, *, n=1000, k=4, beta=0.5, dim=1000, nu=1.0):
+@keyword_options
+def make_ws1000(gamma=None, *, seed=0, n=1000, k=4, beta=0.5, dim=1000, nu=1.0):
     """The WS1000 (``gamma=None``) or WS1000_gamma dataset as a PyG ``Data``.
 
     The graph comes from :func:`watts_strogatz_graph` and the features from :func:`ws_features`,
@@ -260,7 +264,7 @@ def make_ws1000(gamma=None, seed=0, *, n=1000, k=4, beta=0.5, dim=1000, nu=1.0):
     if isinstance(seed, bool) or not isinstance(seed, Integral):
         raise ValueError(f"seed must be an integer, got {seed!r}")
     graph_seed, feat_seed = np.random.SeedSequence(int(seed)).spawn(2)
-    edge_index = watts_strogatz_graph(n, k, beta, seed=np.random.default_rng(graph_seed))
+    edge_index = watts_strogatz_graph(n, k=k, beta=beta, seed=np.random.default_rng(graph_seed))
     x = ws_features(edge_index, n, dim=dim, gamma=gamma, nu=nu, seed=feat_seed)
     name = "WS1000" if gamma is None else f"WS1000_{float(gamma)}"
     if n != 1000:

@@ -43,7 +43,7 @@ import torch
 import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
-from ..core._validate import check_choice, check_int
+from ..core._validate import check_choice, check_int, keyword_options
 from ..core.homophily import simple_undirected_pairs
 from .train import Features, reuse_freed_memory
 
@@ -140,7 +140,8 @@ def sample_negative_pairs(exclude_keys, num_nodes, num, rng):
     return np.stack([chosen // n, chosen % n])
 
 
-def edge_split(edge_index, num_nodes, val_ratio=0.1, test_ratio=0.2, seed=0):
+@keyword_options
+def edge_split(edge_index, num_nodes, *, val_ratio=0.1, test_ratio=0.2, seed=0):
     """Split the undirected edges into train / validation / test positives and negatives.
 
     Each undirected edge counts once (self-loops and duplicates dropped). A seeded permutation
@@ -227,7 +228,8 @@ def _check_feature_norm(how):
     return None if how == "none" else how
 
 
-def gcn_adjacency(edge_index, num_nodes, device="cpu"):
+@keyword_options
+def gcn_adjacency(edge_index, num_nodes, *, device="cpu"):
     """Symmetric GCN propagation matrix ``D^{-1/2} (A + I) D^{-1/2}`` of the message-passing graph: the
     Part I models' operator (:func:`hpstrat_lite.engine.models.gcn_operator`, a
     :class:`~hpstrat_lite.engine.models.SparseOp`).
@@ -302,7 +304,8 @@ def _resolve_device(device):
     return torch.device(device)
 
 
-def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=None,
+@keyword_options
+def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=None,
                         val_ratio=0.1, test_ratio=0.2, hidden=128, out=64, num_layers=2,
                         dropout=0.0, lr=0.001, weight_decay=0.0, max_epochs=1000, patience=100,
                         decoder="dot", feature_norm=None, device="auto", history=False):
@@ -372,7 +375,7 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
     n = _num_nodes(data)
     split_seed = seed if split_seed is None else split_seed
     if split is None:
-        split = edge_split(data.edge_index, n, val_ratio, test_ratio, seed=split_seed)
+        split = edge_split(data.edge_index, n, val_ratio=val_ratio, test_ratio=test_ratio, seed=split_seed)
     elif split.get("num_nodes") != n:
         raise ValueError(f"split was made for num_nodes={split.get('num_nodes')}, data has {n}")
     info = {
@@ -394,7 +397,7 @@ def run_link_prediction(data, encoder="gcn", seed=0, *, split=None, split_seed=N
     if norm == "signed_rowsum":
         x, norm = signed_rowsum(x), None
     feats = Features(x, norm, dev)
-    adj = gcn_adjacency(split["train_edge_index"], n, dev) if encoder == "gcn" else None
+    adj = gcn_adjacency(split["train_edge_index"], n, device=dev) if encoder == "gcn" else None
     train_pos = split["train_pos"].to(dev)
     eval_pairs = {k: split[k].to(dev) for k in ("val_pos", "val_neg", "test_pos", "test_neg")}
     tp = split["train_pos"].numpy()
@@ -513,7 +516,8 @@ def shuffle_feature_rows(data, seed):
     return out, perm
 
 
-def feature_cosine_scores(x, pairs, feature_norm=None):
+@keyword_options
+def feature_cosine_scores(x, pairs, *, feature_norm=None):
     """Untrained feature similarity of node pairs: ``cos(x_u, x_v)`` (0 where a row is all zeros).
 
     ``feature_norm="signed_rowsum"`` first applies :func:`signed_rowsum` (which multiplies the

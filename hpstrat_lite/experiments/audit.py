@@ -24,6 +24,7 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
+from ..core._validate import keyword_options
 
 #: Files an audit with ``out=`` writes: the result rows (one per run, resumable) and the fold quality.
 ROWS_FILE, QUALITY_FILE = "rows.csv", "quality.csv"
@@ -229,7 +230,7 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=("random", "stratifie
     with tempfile.TemporaryDirectory(prefix="hpstrat-audit-") as tmp:
         folder = Path(out) if out is not None else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        rows = run_experiment([graph], models, out=folder / ROWS_FILE, **grid)
+        rows = run_experiment([graph], models=models, out=folder / ROWS_FILE, **grid)
     seeds_used = sorted({int(s) for s in seeds}) if not isinstance(seeds, int) else [int(seeds)]
     mine = rows[(rows["dataset"] == graph.name) & rows["model"].isin(labels) & rows["method"].isin(methods)
                 & rows["seed"].isin(seeds_used) & (rows["k"] == k) & (rows["n_bins"] == n_bins)
@@ -264,7 +265,8 @@ REPORT_TEMPLATE = Path(__file__).resolve().parents[1] / "reports" / "templates" 
 REPORT_FILE = "report.html"
 
 
-def render_report(out, template=None, kernel_name: str = "python3") -> Path:
+@keyword_options
+def render_report(out, *, template=None, kernel_name: str = "python3") -> Path:
     """Write the one-page report ``out/report.html`` of an audit written to the folder ``out``.
 
     The template notebook (default :data:`REPORT_TEMPLATE`) is executed with papermill (parameter

@@ -25,7 +25,7 @@ from pathlib import Path
 
 
 from .._host import host_cpu
-from ..core._validate import check_int, check_choice
+from ..core._validate import check_choice, check_int, keyword_options
 from ..engine.linkpred import (HGCN_SPLIT, degree_product_scores, edge_split, feature_cosine_scores, pair_auc,
                                run_link_prediction, shuffle_feature_rows)
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
@@ -61,14 +61,15 @@ def baseline_scores(data, split, baseline):
             s = [degree_product_scores(split["train_pos"].numpy(), n, p) for p in (pos, neg)]
         elif baseline in ("feature cosine", "feature cosine, signed row-sum"):
             norm = "signed_rowsum" if baseline.endswith("row-sum") else None
-            s = [feature_cosine_scores(data.x, p, norm) for p in (pos, neg)]
+            s = [feature_cosine_scores(data.x, p, feature_norm=norm) for p in (pos, neg)]
         else:
             raise ValueError(f"baseline must be one of {BASELINES[:3]} (untrained), got {baseline!r}")
         out.append(pair_auc(*s))
     return tuple(out)
 
 
-def tuned_params(rows, dataset, model="mlp-dot"):
+@keyword_options
+def tuned_params(rows, dataset, *, model="mlp-dot"):
     """The evaluated configuration of the largest-budget study of ``model`` on ``dataset`` in link
     result rows (a DataFrame or a file), as a dict; ``None`` when there is none."""
     df = read_rows(rows) if isinstance(rows, (str, Path)) else rows
@@ -88,7 +89,8 @@ def _mlp_kwargs(params, max_epochs):
                 feature_norm=p["feature_norm"], max_epochs=int(max_epochs))
 
 
-def run_link_baselines(datasets, baselines=BASELINES, n_eval=5, *, protocol="edge split 70/10/20",
+@keyword_options
+def run_link_baselines(datasets, *, baselines=BASELINES, n_eval=5, protocol="edge split 70/10/20",
                        results_dir=None, link_rows=None, max_epochs=200, root=None, device="cpu", log=None):
     """Trivial baselines on the edge splits of the tuned link studies; rows to the results folder.
 
@@ -140,14 +142,14 @@ def run_link_baselines(datasets, baselines=BASELINES, n_eval=5, *, protocol="edg
             todo = [b for b in baselines if (data.name, b, protocol, s) not in have]
             if not todo:
                 continue
-            split = edge_split(data.edge_index, int(data.num_nodes), val_ratio, test_ratio, seed=s)
+            split = edge_split(data.edge_index, int(data.num_nodes), val_ratio=val_ratio, test_ratio=test_ratio, seed=s)
             rows = []
             for b in todo:
                 t0 = time.perf_counter()
                 if b == "shuffled-feature MLP":
                     shuffled, _ = shuffle_feature_rows(data, 1000 + s)
                     with _quiet(1):
-                        r = run_link_prediction(shuffled, "mlp", seed=s, split=split, device=device,
+                        r = run_link_prediction(shuffled, encoder="mlp", seed=s, split=split, device=device,
                                                 **_mlp_kwargs(params, max_epochs))
                     val, test, used = r["val_auc"], r["test_auc"], json.dumps(params or DEFAULT_MLP, sort_keys=True)
                 else:

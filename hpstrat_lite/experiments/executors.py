@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from ..core._validate import check_choice
+from ..core._validate import check_choice, keyword_options
 
 EXECUTORS = ("local", "ray")
 """The values of ``executor``."""
@@ -61,8 +61,9 @@ def check_executor(executor, *, ray_address=None, workers=1, fresh_process=False
     return executor
 
 
+@keyword_options
 @contextlib.contextmanager
-def ray_runtime(address=None, num_cpus=None):
+def ray_runtime(address=None, *, num_cpus=None):
     """Ray for the block: the one already initialised in this process, the cluster at ``address``
     (``"auto"``: the one ``ray start`` runs on this machine), or a local Ray of ``num_cpus`` CPUs
     (default: this machine's), started without a dashboard and shut down when the block ends.
@@ -83,7 +84,8 @@ def ray_runtime(address=None, num_cpus=None):
         ray.shutdown()
 
 
-def pair_resources(ray, device, cpus_per_pair=1) -> tuple[dict, str]:
+@keyword_options
+def pair_resources(ray, device, *, cpus_per_pair=1) -> tuple[dict, str]:
     """``(resources, device)``: the Ray resources one pair's task declares and the device it trains on.
 
     ``device="cpu"``: ``cpus_per_pair`` CPUs. ``"cuda"`` (or ``"cuda:<i>"``): one GPU as well, which Ray
@@ -149,8 +151,8 @@ def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpu
     from .sweep import RUN_KEY, _pair_keys
 
     grid["out"].parent.mkdir(parents=True, exist_ok=True)
-    with ray_runtime(address, num_cpus) as ray:
-        resources, device = pair_resources(ray, grid["device"], cpus_per_pair)
+    with ray_runtime(address, num_cpus=num_cpus) as ray:
+        resources, device = pair_resources(ray, grid["device"], cpus_per_pair=cpus_per_pair)
         total_cpus = int(ray.cluster_resources().get("CPU", 0))
         if cpus_per_pair > total_cpus:
             raise ValueError(f"cpus_per_pair={cpus_per_pair} is more than the Ray cluster's {total_cpus} CPUs.")

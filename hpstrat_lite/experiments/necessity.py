@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core._validate import check_int, check_choice
+from ..core._validate import check_choice, check_int, keyword_options
 from ..engine.models import check_precision
 from .._host import host_cpu
 from .results import append_rows, code_version, read_rows
@@ -148,7 +148,8 @@ def check_part2_dataset(name):
     return None
 
 
-def load_part2_dataset(name, root=None, seed=0):
+@keyword_options
+def load_part2_dataset(name, root=None, *, seed=0):
     """A dataset by name: ``"WS1000"``, ``"WS1000_<gamma>"`` (e.g. ``"WS1000_0.4"``) or any name
     :func:`hpstrat_lite.load_dataset` knows (Cora, Twitch-PTBR, Facebook...); see
     :func:`check_part2_dataset`.
@@ -165,7 +166,8 @@ def load_part2_dataset(name, root=None, seed=0):
     return load_dataset(name, root=root, sparse_features=True)  # feature subsets slice the sparse form
 
 
-def results_file(task, results_dir=None):
+@keyword_options
+def results_file(task, *, results_dir=None):
     """Path of the Part II results file of ``task``: ``"node"``, ``"link"``, ``"features"``, the
     paper-protocol files ``"node_protocols"`` and ``"link_hgcn"``, or ``"link_baselines"``
     (:data:`RESULTS_FILES`), in ``results_dir`` (default ``$HPSTRAT_RESULTS`` or the checkout's
@@ -175,7 +177,8 @@ def results_file(task, results_dir=None):
     return folder / RESULTS_FILES[task]
 
 
-def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=None, root=None,
+@keyword_options
+def run_tuning(dataset, *, task="node", model="mlp", n_trials=50, results_dir=None, root=None,
                results_task=None, **kwargs):
     """Tune and evaluate ``model`` on a named dataset, writing rows to the results folder.
 
@@ -207,23 +210,24 @@ def run_tuning(dataset, task="node", model="mlp", n_trials=50, *, results_dir=No
     if task not in ("node", "link"):
         raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
     data = load_part2_dataset(dataset, root=root)
-    path = results_file(results_task or task, results_dir)
+    path = results_file(results_task or task, results_dir=results_dir)
     if task == "node" and kwargs.get("protocol") == "planetoid":
         from .protocols import with_public_split
 
         data = with_public_split(data, root)
     if task == "node":
-        return tune_node_classifier(data, model, n_trials, results=path, dataset=data.name,
+        return tune_node_classifier(data, model=model, n_trials=n_trials, results=path, dataset=data.name,
                                     **kwargs)
-    return tune_link_predictor(data, model, n_trials, results=path, dataset=data.name, **kwargs)
+    return tune_link_predictor(data, encoder=model, n_trials=n_trials, results=path, dataset=data.name, **kwargs)
 
 
-def run_feature_study(dataset, model="mlp", n_trials=20, *, step=None, results_dir=None,
+@keyword_options
+def run_feature_study(dataset, *, model="mlp", n_trials=20, step=None, results_dir=None,
                       root=None, **kwargs):
     """:func:`feature_study` on a named dataset, rows in ``results/part2_features.csv`` (the file
     chapter 7 and :func:`hpstrat_lite.experiments.necessity.run_feature_studies` read and write)."""
     data = load_part2_dataset(dataset, root=root)
-    return feature_study(data, model, step, n_trials, results=results_file("features", results_dir),
+    return feature_study(data, model=model, step=step, n_trials=n_trials, results=results_file("features", results_dir=results_dir),
                          dataset=data.name, **kwargs)
 
 # ----------------------------------------------------------------------------------------------
@@ -310,7 +314,7 @@ def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> d
     t0 = time.perf_counter()
     try:
         with _quiet(threads):
-            out = run_tuning(dataset, task, model, budget, **tuning_kwargs)
+            out = run_tuning(dataset, task=task, model=model, n_trials=budget, **tuning_kwargs)
     except FileNotFoundError as err:
         row = _missing_row(dataset, model, err)
         if log:
@@ -325,7 +329,8 @@ def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> d
     return row
 
 
-def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=None, *,
+@keyword_options
+def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("mlp", "gcn"), n_trials=None, 
                         n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
                         eval_batch=None, precision="float32", storage=None, log=None):
@@ -385,7 +390,8 @@ def run_node_benchmarks(datasets=NODE_DATASETS, models=("mlp", "gcn"), n_trials=
     return pd.DataFrame(rows)
 
 
-def run_random_baseline(dataset, n_eval=5, *, val_ratio=0.1, test_ratio=0.2, results_dir=None,
+@keyword_options
+def run_random_baseline(dataset, *, n_eval=5, val_ratio=0.1, test_ratio=0.2, results_dir=None,
                         root=None):
     """Random link scores on ``n_eval`` edge splits (Table 3's "random" row); rows to the results.
 
@@ -400,7 +406,7 @@ def run_random_baseline(dataset, n_eval=5, *, val_ratio=0.1, test_ratio=0.2, res
     """
 
     check_int(n_eval, "n_eval")
-    path = results_file("link", results_dir)
+    path = results_file("link", results_dir=results_dir)
     with _quiet():
         data = load_part2_dataset(dataset, root=root)
     protocol = (f"edge split {round(100 * (1 - val_ratio - test_ratio))}/{round(100 * val_ratio)}/"
@@ -417,7 +423,7 @@ def run_random_baseline(dataset, n_eval=5, *, val_ratio=0.1, test_ratio=0.2, res
     for s in range(n_eval):
         if s in have:
             continue
-        r = run_link_prediction(data, "random", seed=s, val_ratio=val_ratio, test_ratio=test_ratio)
+        r = run_link_prediction(data, encoder="random", seed=s, val_ratio=val_ratio, test_ratio=test_ratio)
         new.append({**key, "eval_seed": s, "round": 0, "val": r["val_auc"], "test": r["test_auc"],
                     "best_epoch": 0, "seconds": r["seconds"], "host": host_cpu(),
                     "code_version": code_version()})
@@ -429,8 +435,9 @@ def run_random_baseline(dataset, n_eval=5, *, val_ratio=0.1, test_ratio=0.2, res
     return rows[rows["eval_seed"].astype(int) < n_eval].reset_index(drop=True)
 
 
-def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "gcn"),
-                        n_trials=None, *, n_eval=5, max_epochs=None, space=None, random=True,
+@keyword_options
+def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("mlp", "gcn"),
+                        n_trials=None, n_eval=5, max_epochs=None, space=None, random=True,
                         results_dir=None, root=None, device="auto", threads=None, storage=None, log=None):
     """Tune and evaluate MLP and GCN link predictors (chapters 8 and 9, Tables 3 and 4, Figure 2).
 
@@ -467,7 +474,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
     rows = []
     for ds in datasets:
         if random and ds == "WS1000":
-            r = run_random_baseline(ds, n_eval, results_dir=results_dir, root=root)
+            r = run_random_baseline(ds, n_eval=n_eval, results_dir=results_dir, root=root)
             rows.append({"dataset": ds, "model": "random", "status": "done",
                          "test_mean": float(r["test"].mean()), "test_std": float(r["test"].std(ddof=0)),
                          "n_trials": 0, "seconds": float(r["seconds"].sum())})
@@ -478,7 +485,8 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, encoders=("mlp", "
     return pd.DataFrame(rows)
 
 
-def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_trials=FEATURE_BUDGET, *,
+@keyword_options
+def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("mlp", "gcn"), n_trials=FEATURE_BUDGET, 
                         steps=None, n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
                         eval_batch=None, precision="float32", storage=None, log=None):
@@ -511,8 +519,8 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
             try:
                 with _quiet(threads):
                     data = load_part2_dataset(ds, root=root)
-                    df = feature_study(data, model, step, n_trials,
-                                       results=results_file("features", results_dir),
+                    df = feature_study(data, model=model, step=step, n_trials=n_trials,
+                                       results=results_file("features", results_dir=results_dir),
                                        dataset=data.name, protocol=protocol, k=k, n_eval=n_eval,
                                        max_epochs=max_epochs, space=space, device=device,
                                        eval_batch=eval_batch, precision=precision, storage=storage)
@@ -530,7 +538,8 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), models=("mlp", "gcn"), n_
 
 
 
-def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers"), models=("mlp", "gcn"), n_trials=None, *,
+@keyword_options
+def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers"), *, models=("mlp", "gcn"), n_trials=None, 
                        protocol=None, n_eval=5, max_epochs=NODE_MAX_EPOCHS, space=None, results_dir=None,
                        root=None, device="auto", threads=None, precision="float32", log=None):
     """Tune MLP and GCN on the paper's node-classification splits (paper Tables 1 and 2).
@@ -565,7 +574,8 @@ def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers"), mode
     return pd.DataFrame(rows)
 
 
-def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, encoders=("mlp", "gcn"), n_trials=None, *, n_eval=5,
+@keyword_options
+def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, *, encoders=("mlp", "gcn"), n_trials=None, n_eval=5,
                              max_epochs=None, space=None, results_dir=None, root=None, device="auto",
                              threads=None, log=None):
     """Tune MLP and GCN link predictors in the HGCN-style pipeline (paper Table 4's setting).

@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import optuna
 from .._io import file_lock
-from ..core._validate import check_int
+from ..core._validate import check_int, keyword_options
 
 from .tuning import N_STARTUP_TRIALS, _check_space, run_trial, space_distributions
 
@@ -70,7 +70,8 @@ class TrialSeededSampler(optuna.samplers.BaseSampler):
     trials spread over the space.
     """
 
-    def __init__(self, seed=0, n_startup_trials=N_STARTUP_TRIALS):
+    @keyword_options
+    def __init__(self, *, seed=0, n_startup_trials=N_STARTUP_TRIALS):
         self.seed = int(seed)
         self.n_startup_trials = n_startup_trials
         self._samplers = {}
@@ -101,7 +102,8 @@ class TrialSeededSampler(optuna.samplers.BaseSampler):
         self._tpe(trial).after_trial(study, trial, state, values)
 
 
-def open_study(storage, name, seed=0, n_startup_trials=N_STARTUP_TRIALS):
+@keyword_options
+def open_study(storage, name, *, seed=0, n_startup_trials=N_STARTUP_TRIALS):
     """The study ``name`` in the RDB ``storage`` (:func:`storage_url`), created when absent, with a
     :class:`TrialSeededSampler` and heartbeats (:data:`HEARTBEAT_SECONDS`) on its running trials."""
     if not isinstance(name, str) or not name:
@@ -123,7 +125,7 @@ def open_study(storage, name, seed=0, n_startup_trials=N_STARTUP_TRIALS):
                 rdb = optuna.storages.RDBStorage(url, engine_kwargs=engine, heartbeat_interval=HEARTBEAT_SECONDS,
                                                  grace_period=HEARTBEAT_GRACE)
                 return optuna.create_study(storage=rdb, study_name=name, direction="maximize", load_if_exists=True,
-                                           sampler=TrialSeededSampler(seed, n_startup_trials))
+                                           sampler=TrialSeededSampler(seed=seed, n_startup_trials=n_startup_trials))
             except sqlalchemy.exc.SQLAlchemyError:
                 if attempt == 4:
                     raise
@@ -150,7 +152,8 @@ def _rank(study, number):
     return free()
 
 
-def tune_shared(objective, n_trials, storage, name, seed=0, space=None, done=(), on_trial=None,
+@keyword_options
+def tune_shared(objective, n_trials, storage, name, *, seed=0, space=None, done=(), on_trial=None,
                 n_startup_trials=N_STARTUP_TRIALS):
     """:func:`tune` on a study shared through an RDB storage; returns ``(study, evaluate)``.
 
@@ -179,7 +182,7 @@ def tune_shared(objective, n_trials, storage, name, seed=0, space=None, done=(),
     try:
         with warnings.catch_warnings():
             warnings.filterwarnings("ignore", category=optuna.exceptions.ExperimentalWarning)
-            study = open_study(storage, name, seed, n_startup_trials)
+            study = open_study(storage, name, seed=seed, n_startup_trials=n_startup_trials)
             if done and not study.get_trials(deepcopy=False):
                 for rank, (cfg, res) in enumerate(done):
                     attrs = {k: v for k, v in res.items() if k != "val"}

@@ -82,7 +82,7 @@ import pandas as pd
 import scipy.sparse as sp
 import torch
 
-from ..core._validate import check_int, check_choice
+from ..core._validate import check_choice, check_int, keyword_options
 from ..engine.linkpred import edge_split, run_link_prediction
 from .._host import host_cpu
 from .results import append_rows, code_version, read_rows
@@ -201,7 +201,8 @@ def space_distributions(space=None):
     return dists
 
 
-def suggest_config(trial, space=None):
+@keyword_options
+def suggest_config(trial, *, space=None):
     """Draw one configuration from ``space`` (default :data:`SEARCH_SPACE`) with an Optuna trial."""
     space = _check_space(space)
     cfg = {}
@@ -227,7 +228,7 @@ def run_trial(trial, objective, space, on_trial, number) -> float:
     """One Optuna trial: draw a configuration of ``space``, score it with ``objective`` (its ``"val"`` must be
     finite; the other keys become the trial's user attributes), report it to ``on_trial(number, cfg,
     result)`` and return the validation score."""
-    cfg = suggest_config(trial, space)
+    cfg = suggest_config(trial, space=space)
     res = objective(cfg)
     val = float(res["val"])
     if not np.isfinite(val):
@@ -240,7 +241,8 @@ def run_trial(trial, objective, space, on_trial, number) -> float:
     return val
 
 
-def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_startup_trials=N_STARTUP_TRIALS,
+@keyword_options
+def tune(objective, n_trials, *, seed=0, space=None, done=(), on_trial=None, n_startup_trials=N_STARTUP_TRIALS,
          storage=None, study_name=None):
     """Maximise ``objective(config)["val"]`` over ``space`` with a seeded TPE sampler.
 
@@ -298,7 +300,7 @@ def tune(objective, n_trials, seed=0, space=None, done=(), on_trial=None, n_star
             # replay: the sampler draws again (same seed, same history, same draw), so a resumed
             # search continues exactly as an uninterrupted one; the recorded score is told back
             trial = study.ask()
-            drawn = suggest_config(trial, space)
+            drawn = suggest_config(trial, space=space)
             attrs = {k: v for k, v in res.items() if k != "val"}
             if _same_config(drawn, cfg):
                 for key, value in attrs.items():
@@ -466,7 +468,8 @@ def checkpoint_dir(results):
     return results.parent / f".{results.stem}.checkpoints"
 
 
-def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", k=5, seed=0,
+@keyword_options
+def tune_node_classifier(data, *, model="mlp", n_trials=50, protocol="hpstrat", k=5, seed=0,
                          n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
                          results=None, dataset=None, eval_batch=None, precision="float32", storage=None,
                          sampler_seed=None):
@@ -538,7 +541,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
     if getattr(data, "y", None) is None:
         raise ValueError("data has no labels y; node classification needs them")
     engine_model = model.upper()
-    tr, va, te, _, trial_round = protocol_masks(data, protocol, [seed], k, n_bins)
+    tr, va, te, _, trial_round = protocol_masks(data, protocol=protocol, seeds=[seed], k=k, n_bins=n_bins)
     checkpoint = checkpoint_dir(results)
     trained = {}  # params JSON -> (rows, seconds per run) of the trials this call trained
 
@@ -568,7 +571,7 @@ def tune_node_classifier(data, model="mlp", n_trials=50, *, protocol="hpstrat", 
         # and so the same checkpoint names, whether or not a killed evaluation is resumed by a new process.
         groups = [[seed] if seed in fresh else [], [s for s in fresh if s != seed]]
         for group in [g for g in groups if g]:
-            etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol, group, k, n_bins)
+            etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol=protocol, seeds=group, k=k, n_bins=n_bins)
             t0 = time.perf_counter()
             runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed],
                               checkpoint=checkpoint, precision=precision,
@@ -600,7 +603,8 @@ def _link_kwargs(cfg, max_epochs, device):
     return kw
 
 
-def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, max_epochs=1000,
+@keyword_options
+def tune_link_predictor(data, *, encoder="gcn", n_trials=50, seed=0, n_eval=5, max_epochs=1000,
                         space=None, val_ratio=0.1, test_ratio=0.2, decoder="dot", device="auto",
                         results=None, dataset=None, storage=None,
                         sampler_seed=None):
@@ -633,10 +637,10 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
     encoder = encoder.lower() if isinstance(encoder, str) else encoder
     check_choice(encoder, "encoder", LINK_ENCODERS)
     check_int(n_eval, "n_eval")
-    split = edge_split(data.edge_index, int(data.num_nodes), val_ratio, test_ratio, seed=seed)
+    split = edge_split(data.edge_index, int(data.num_nodes), val_ratio=val_ratio, test_ratio=test_ratio, seed=seed)
 
     def objective(cfg):
-        r = run_link_prediction(data, encoder, seed=seed, split=split, decoder=decoder,
+        r = run_link_prediction(data, encoder=encoder, seed=seed, split=split, decoder=decoder,
                                 **_link_kwargs(cfg, max_epochs, device))
         return {"val": r["val_auc"], "test": r["test_auc"], "best_epoch": r["best_epoch"],
                 "seconds": r["seconds"]}
@@ -644,7 +648,7 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
     def eval_fn(cfg, seeds):
         rows = []
         for s in seeds:  # a few runs, each on its own split
-            r = run_link_prediction(data, encoder, seed=int(s), val_ratio=val_ratio,
+            r = run_link_prediction(data, encoder=encoder, seed=int(s), val_ratio=val_ratio,
                                     test_ratio=test_ratio, decoder=decoder,
                                     **_link_kwargs(cfg, max_epochs, device))
             rows.append({"eval_seed": int(s), "round": 0, "val": r["val_auc"],
@@ -667,7 +671,8 @@ def tune_link_predictor(data, encoder="gcn", n_trials=50, *, seed=0, n_eval=5, m
 # Feature-subset study
 # ----------------------------------------------------------------------------------------------
 
-def feature_subsets(num_features, step, seed=None):
+@keyword_options
+def feature_subsets(num_features, step, *, seed=None):
     """Nested column subsets ``cols[:step], cols[:2*step], ...`` ending with all columns.
 
     Parameters
@@ -720,7 +725,8 @@ def subset_features(data, cols):
     return out
 
 
-def feature_study(data, model="mlp", step=None, n_trials=20, *, results=None, dataset=None,
+@keyword_options
+def feature_study(data, *, model="mlp", step=None, n_trials=20, results=None, dataset=None,
                   **tune_kwargs):
     """Tuned node classification on nested feature subsets (paper Section 4.2).
 
@@ -742,7 +748,7 @@ def feature_study(data, model="mlp", step=None, n_trials=20, *, results=None, da
         step = FEATURE_STEPS[name]
     rows = []
     for cols in feature_subsets(int(data.x.shape[1]), step):
-        out = tune_node_classifier(subset_features(data, cols), model, n_trials, results=results,
+        out = tune_node_classifier(subset_features(data, cols), model=model, n_trials=n_trials, results=results,
                                    dataset=name, **tune_kwargs)
         rows.append({"num_features": len(cols), "test_mean": out["test_mean"],
                      "test_std": out["test_std"], "best_val": out["best_val"],

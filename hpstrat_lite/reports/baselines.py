@@ -20,6 +20,7 @@ from .verdicts import verdict
 from .necessity import (LINK_DATASETS, NODE_DATASETS, PAPER_LINK, PAPER_NODE, PAPER_WS_GAMMA, WS_GAMMAS,
                         _as_summary, _baseline_rows, _cell, _fmt, _int, _model_family,
                         _paper_value, _rows, _vs_paper, link_table, results_file)
+from ..core._validate import keyword_options
 
 def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
     """Claims 7-9 of :func:`part2_claims`: the paper's numbers on the paper's protocols."""
@@ -83,7 +84,8 @@ def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
 # ----------------------------------------------------------------------------------------------
 
 
-def protocol_table(rows=None, datasets=NODE_DATASETS, book_rows=None, missing=()):
+@keyword_options
+def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing=()):
     """Chapter 6: MLP and GCN tuned on the paper's splits, beside the paper's Tables 1-2 and our HpStrat folds.
 
     The paper copies its GNN numbers from work that used 20 training / 30 validation nodes per class
@@ -134,7 +136,8 @@ def protocol_table(rows=None, datasets=NODE_DATASETS, book_rows=None, missing=()
     return pd.DataFrame(out).set_index("dataset")
 
 
-def budget_curve(rows=None, dataset="Cora", protocol=None, task="node_protocols"):
+@keyword_options
+def budget_curve(rows=None, *, dataset="Cora", protocol=None, task="node_protocols"):
     """How the best validation score moves with the trial budget, per study of ``dataset``.
 
     For each (model, protocol, sampler seed) study, trial t's row gives ``best_val`` (the highest
@@ -166,7 +169,8 @@ def budget_curve(rows=None, dataset="Cora", protocol=None, task="node_protocols"
     return pd.DataFrame(out, columns=cols)
 
 
-def identical_configurations(rows=None, task="node"):
+@keyword_options
+def identical_configurations(rows=None, *, task="node"):
     """Datasets whose MLP and GCN studies (same protocol) selected the identical configuration.
 
     With one shared sampler seed every study draws the same start-up sequence, so two models often
@@ -187,7 +191,8 @@ def identical_configurations(rows=None, task="node"):
     return pd.DataFrame(out)
 
 
-def link_baseline_table(baseline_rows=None, link_rows=None, datasets=LINK_DATASETS,
+@keyword_options
+def link_baseline_table(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASETS,
                         protocol="edge split 70/10/20"):
     """Trivial baselines beside every MLP link-prediction number (chapters 8 and 9), ROC AUC x 100.
 
@@ -224,7 +229,8 @@ def link_baseline_table(baseline_rows=None, link_rows=None, datasets=LINK_DATASE
     return pd.DataFrame(out).set_index("dataset")
 
 
-def graph_free_share(baseline_rows=None, link_rows=None, datasets=LINK_DATASETS, protocol="edge split 70/10/20"):
+@keyword_options
+def graph_free_share(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASETS, protocol="edge split 70/10/20"):
     """How much of the tuned MLP's score above chance a control without the node's own features reaches.
 
     ``share = (control - 50) / (MLP - 50)`` for the shuffled-feature MLP and the degree product (x 100
@@ -246,7 +252,8 @@ def graph_free_share(baseline_rows=None, link_rows=None, datasets=LINK_DATASETS,
     return pd.DataFrame(out)
 
 
-def hgcn_link_table(rows=None, datasets=LINK_DATASETS):
+@keyword_options
+def hgcn_link_table(rows=None, *, datasets=LINK_DATASETS):
     """Table 4 in the HGCN-style pipeline (85 / 5 / 10 edges, Fermi-Dirac decoder; rows of
     :func:`hpstrat_lite.experiments.necessity.run_hgcn_link_benchmarks`, default
     ``results/part2_link_hgcn.csv``), ours beside the paper's: :func:`link_table`'s layout plus each
@@ -254,7 +261,7 @@ def hgcn_link_table(rows=None, datasets=LINK_DATASETS):
     import json
 
     summary = _as_summary(rows if rows is not None else results_file("link_hgcn"), "link")
-    t = link_table(summary, datasets, ("mlp", "gcn"))
+    t = link_table(summary, datasets=datasets, models=("mlp", "gcn"))
     for m in ("mlp", "gcn"):
         norms, ps = [], []
         for ds in datasets:
@@ -268,7 +275,8 @@ def hgcn_link_table(rows=None, datasets=LINK_DATASETS):
     return t
 
 
-def ws_gamma_comparison(link_rows=None, baseline_rows=None, gammas=WS_GAMMAS):
+@keyword_options
+def ws_gamma_comparison(link_rows=None, baseline_rows=None, *, gammas=WS_GAMMAS):
     """Figure 2 beside ours: per gamma, our tuned MLP and GCN, the untrained feature cosine (raw and
     signed row-sum normalised) and the paper's statement (:data:`PAPER_WS_GAMMA`). ROC AUC x 100.
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import pandas as pd
 
 from ..core.ranking import friedman_test, rank_methods, rank_tables
+from ..core._validate import keyword_options
 
 RUN_ID = ["dataset", "model", "method", "k", "seed", "fold"]  # one run across results files of one protocol
 
@@ -18,7 +19,8 @@ PAPER_HPSTRAT_FIRST_DATASETS = (13, 15)
 """HpStrat paper, Table 4: HpStrat has the best mean rank on 13 of the 15 datasets."""
 
 
-def cross_fold_std(rows: pd.DataFrame, models=None) -> pd.DataFrame:
+@keyword_options
+def cross_fold_std(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
     """Std (ddof=1, in accuracy points x 100) and mean of test accuracy over folds, per
     (dataset, model, method), averaged over split seeds. Columns: dataset, model, method, std, mean, seeds."""
     df = rows if models is None else rows[rows["model"].isin(models)]
@@ -31,14 +33,15 @@ def cross_fold_std(rows: pd.DataFrame, models=None) -> pd.DataFrame:
     return out
 
 
-def rank_summary(rows: pd.DataFrame, models=None):
+@keyword_options
+def rank_summary(rows: pd.DataFrame, *, models=None):
     """Table 3 (mean rank per model), Table 4 (mean rank per dataset) and the global mean rank.
 
     Returns a dict with ``ranked`` (one row per (dataset, model, method) with its rank), ``per_model``,
     ``per_dataset``, ``global_mean``, and the Friedman test over all (dataset, model) blocks
     (``friedman_stat``, ``friedman_p``, ``n_blocks``) and per model (``friedman_per_model``).
     """
-    std = cross_fold_std(rows, models)
+    std = cross_fold_std(rows, models=models)
     ranked = rank_methods(std, "std", blocks=("dataset", "model"))
     per_model, per_dataset, global_mean = rank_tables(ranked)
     stat, p, n_blocks = friedman_test(std, "std", blocks=("dataset", "model"))
@@ -48,10 +51,11 @@ def rank_summary(rows: pd.DataFrame, models=None):
             "global_mean": global_mean, "friedman_stat": stat, "friedman_p": p, "n_blocks": n_blocks}
 
 
-def std_reduction_share(rows: pd.DataFrame, against: str = "random", models=None) -> pd.DataFrame:
+@keyword_options
+def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=None) -> pd.DataFrame:
     """Table C.4: for each model, the share of datasets where HpStrat's cross-fold std is lower than
     ``against``'s, plus the overall share of (dataset, model) pairs (row ``all``)."""
-    wide = cross_fold_std(rows, models).pivot_table(index=["dataset", "model"], columns="method", values="std")
+    wide = cross_fold_std(rows, models=models).pivot_table(index=["dataset", "model"], columns="method", values="std")
     if "hpstrat" not in wide or against not in wide:
         raise ValueError(f"rows must contain the methods 'hpstrat' and {against!r}; got {list(wide.columns)}.")
     lower = (wide["hpstrat"] < wide[against]).rename("lower")
@@ -60,17 +64,19 @@ def std_reduction_share(rows: pd.DataFrame, against: str = "random", models=None
     return per_model.rename(columns={"mean": f"share_hpstrat_lower_than_{against}", "size": "pairs"})
 
 
-def best_model_changes(rows: pd.DataFrame, models=None) -> pd.DataFrame:
+@keyword_options
+def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
     """Appendix E: the best model (highest mean test accuracy over folds) of each dataset under each
     split method, and whether it differs between methods (``changes``)."""
-    std = cross_fold_std(rows, models)
+    std = cross_fold_std(rows, models=models)
     best = std.loc[std.groupby(["dataset", "method"])["mean"].idxmax(), ["dataset", "method", "model"]]
     wide = best.pivot(index="dataset", columns="method", values="model")
     wide["changes"] = wide.nunique(axis=1) > 1
     return wide
 
 
-def rerun_comparison(committed: pd.DataFrame, rerun: pd.DataFrame, projection: pd.DataFrame | None = None,
+@keyword_options
+def rerun_comparison(committed: pd.DataFrame, rerun: pd.DataFrame, *, projection: pd.DataFrame | None = None,
                      methods=("hpstrat", "stratified", "random")) -> pd.DataFrame:
     """The same runs trained twice: the committed rows of a sweep against a rerun of some of its
     (dataset, model) pairs by another engine version, per pair.
@@ -135,7 +141,8 @@ def sweep_cost(rows: pd.DataFrame) -> pd.DataFrame:
     return minutes.rename_axis(index="dataset", columns=None)
 
 
-def sweep_wall_time(rows: pd.DataFrame, pause_min: float = 5.0) -> dict:
+@keyword_options
+def sweep_wall_time(rows: pd.DataFrame, *, pause_min: float = 5.0) -> dict:
     """Wall time of a sweep command, reconstructed from its rows' ``finished_at`` stamps.
 
     Rows finishing at the same stamp come from one training batch, whose wall time is the sum of their
@@ -185,7 +192,8 @@ def sweep_wall_time(rows: pd.DataFrame, pause_min: float = 5.0) -> dict:
             "code_versions": sorted(rows["code_version"].unique()) if "code_version" in rows else []}
 
 
-def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, pause_min: float = 5.0) -> dict:
+@keyword_options
+def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, *, pause_min: float = 5.0) -> dict:
     """A timed sweep's wall time with some pairs' training replaced by a re-timing of the same runs.
 
     When other jobs shared the machine while some (dataset, model) pairs of a timed sweep trained, those
@@ -223,7 +231,8 @@ def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, paus
             "retimed_min": float(retimed_min), "runs": len(retimed_rows), "same_results": same}
 
 
-def homophily_regression(rows: pd.DataFrame, x: str = "test_homophily", y: str = "test_acc") -> dict:
+@keyword_options
+def homophily_regression(rows: pd.DataFrame, *, x: str = "test_homophily", y: str = "test_acc") -> dict:
     """Appendix B: OLS of test accuracy on test-set mean homophily (statsmodels), one point per run.
 
     .. math:: \\mathrm{acc}_r = \\beta_0 + \\beta_1 \\bar h_{\\mathrm{test}, r} + \\varepsilon_r
@@ -300,7 +309,8 @@ def random_split_rows(rows: pd.DataFrame, *, datasets, models, k: int, n_seeds: 
 MIN_TEST_PAIRS = 6
 
 
-def stability_tests(rows: pd.DataFrame, models=None, alpha: float = 0.05) -> dict:
+@keyword_options
+def stability_tests(rows: pd.DataFrame, *, models=None, alpha: float = 0.05) -> dict:
     """Is HpStrat's cross-fold spread smaller than the other methods'? Paired tests over (dataset, model) pairs.
 
     For each other method X, a two-sided Wilcoxon signed-rank test on the paired cross-fold stds
@@ -317,7 +327,7 @@ def stability_tests(rows: pd.DataFrame, models=None, alpha: float = 0.05) -> dic
     """
     from scipy.stats import friedmanchisquare, wilcoxon
 
-    wide = cross_fold_std(rows, models).pivot_table(index=["dataset", "model"], columns="method", values="std")
+    wide = cross_fold_std(rows, models=models).pivot_table(index=["dataset", "model"], columns="method", values="std")
     if "hpstrat" not in wide:
         raise ValueError(f"rows must contain the method 'hpstrat'; got {list(wide.columns)}.")
     wide = wide.dropna()
@@ -346,7 +356,8 @@ def stability_tests(rows: pd.DataFrame, models=None, alpha: float = 0.05) -> dic
             "mean_std": wide[methods].mean()}
 
 
-def stability_verdict(tests: dict, alpha: float = 0.05) -> str:
+@keyword_options
+def stability_verdict(tests: dict, *, alpha: float = 0.05) -> str:
     """The sentence a page may state about HpStrat's spread, read from :func:`stability_tests`."""
     parts = []
     for other, t in tests["pairwise"].iterrows():

@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_int
+from ..core._validate import check_int, keyword_options
 from ..experiments.results import read_rows
 from .paper_values import PAPER, PAPER_LINK, PAPER_NODE, PAPER_NODE_MLP_ORIGINAL, PAPER_WS_GAMMA  # noqa: F401
 from .verdicts import verdict
@@ -42,7 +42,7 @@ def _paper_value(table, dataset, model):
 
 def _rows(rows, task):
     if rows is None:
-        rows = results_file(task, None)
+        rows = results_file(task, results_dir=None)
     if isinstance(rows, (str, Path)):
         rows = read_rows(rows)
     if rows is not None and not rows.empty:
@@ -54,7 +54,8 @@ STUDY_KEY = ["task", "dataset", "model", "protocol", "k", "tune_seed", "space_id
              "sampler_seed"]
 
 
-def summarize(rows=None, task="node"):
+@keyword_options
+def summarize(rows=None, *, task="node"):
     """One line per tuned study: the best configuration's test score over its evaluation seeds.
 
     A *study* is one (dataset, model, protocol, k, tune seed, search space, number of features)
@@ -153,7 +154,8 @@ def _largest_budget(res):
     return res.sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
 
 
-def selection_optimism(rows=None, task="node"):
+@keyword_options
+def selection_optimism(rows=None, *, task="node"):
     """How much the evaluation seed that repeats the tuning split flatters a study (points x 100).
 
     The tuning trials train on the split of seed ``tune_seed`` (0) and the best configuration is then
@@ -212,7 +214,8 @@ def _fmt(mean, std, digits=1):
     return f"{mean:.{digits}f} ± {std:.{digits}f}"
 
 
-def node_table(rows=None, datasets=NODE_DATASETS, missing=()):
+@keyword_options
+def node_table(rows=None, *, datasets=NODE_DATASETS, missing=()):
     """Chapter 6's table: tuned MLP and GCN accuracy (%), ours beside the paper's (Tables 1, 2).
 
     Parameters
@@ -251,7 +254,8 @@ def node_table(rows=None, datasets=NODE_DATASETS, missing=()):
     return pd.DataFrame(out).set_index("dataset")
 
 
-def part1_table(part1_rows=None, node_rows=None, datasets=NODE_DATASETS, k=5, seed=0):
+@keyword_options
+def part1_table(part1_rows=None, node_rows=None, *, datasets=NODE_DATASETS, k=5, seed=0):
     """Chapter 6's second table: the tuned MLP and GCN beside Part I's untuned MLP and seven GNNs.
 
     Part I's k = 5 sweep (``part1_rows``; default ``results/gnn_k5_seed0.csv``, the file of
@@ -314,10 +318,11 @@ def _as_summary(rows, task):
     df = _rows(rows, task)
     if df is not None and "phase" not in df.columns and "test_mean" in df.columns:
         return df
-    return summarize(df, task)
+    return summarize(df, task=task)
 
 
-def link_table(rows=None, datasets=LINK_DATASETS, models=("mlp", "gcn")):
+@keyword_options
+def link_table(rows=None, *, datasets=LINK_DATASETS, models=("mlp", "gcn")):
     """Chapters 8 and 9: link-prediction test ROC AUC (x 100), ours beside the paper's.
 
     Parameters
@@ -357,7 +362,8 @@ def link_table(rows=None, datasets=LINK_DATASETS, models=("mlp", "gcn")):
     return pd.DataFrame(out).set_index("dataset")
 
 
-def ws_gamma_table(rows=None, gammas=WS_GAMMAS, include_base=True):
+@keyword_options
+def ws_gamma_table(rows=None, *, gammas=WS_GAMMAS, include_base=True):
     """Figure 2's data: test ROC AUC of the tuned MLP and GCN against gamma.
 
     Returns
@@ -383,7 +389,8 @@ def ws_gamma_table(rows=None, gammas=WS_GAMMAS, include_base=True):
                                       "n_trials", "n_eval"])
 
 
-def feature_study_table(rows=None, datasets=None, min_eval: int = 1):
+@keyword_options
+def feature_study_table(rows=None, *, datasets=None, min_eval: int = 1):
     """Figures 1 and 3's data: accuracy against the number of features, MLP and GCN.
 
     ``rows``: feature-study rows (default ``results/part2_features.csv``), their file or a
@@ -419,7 +426,8 @@ def feature_study_table(rows=None, datasets=None, min_eval: int = 1):
 
 
 
-def ws_summary(gammas=(None,) + WS_GAMMAS, seed=0):
+@keyword_options
+def ws_summary(gammas=(None,) + WS_GAMMAS, *, seed=0):
     """The WS1000 family at a glance: graph size, degree and how much a node's features tell about
     its BFS parent.
 
@@ -467,7 +475,8 @@ def ws_summary(gammas=(None,) + WS_GAMMAS, seed=0):
 # Claims: the paper's statements checked on our rows (the scorecard's Part II rows)
 # ----------------------------------------------------------------------------------------------
 
-def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS,
+@keyword_options
+def paper_comparison(node_rows=None, link_rows=None, *, node_datasets=NODE_DATASETS,
                      link_datasets=("WS1000",) + LINK_DATASETS, missing=()):
     """Every number of Part II beside the paper's, with its source and our trial budget.
 
@@ -533,7 +542,8 @@ def paper_comparison(node_rows=None, link_rows=None, node_datasets=NODE_DATASETS
     return pd.DataFrame(out)
 
 
-def part2_claims(node_rows=None, link_rows=None, feature_rows=None, close=2.0, gap=2.0,
+@keyword_options
+def part2_claims(node_rows=None, link_rows=None, feature_rows=None, *, close=2.0, gap=2.0,
                  chance=0.03, min_eval: int = 1, protocol_rows=None, hgcn_rows=None, baseline_rows=None):
     """
 The paper's qualitative claims, checked on our numbers (the scorecard's Part II rows).

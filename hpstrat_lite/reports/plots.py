@@ -10,6 +10,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.homophily import homophily_bins, mean_homophily
+from ..core._validate import keyword_options
 
 #: Colour of each split method (Okabe-Ito palette: distinguishable with colour-vision deficiency).
 METHOD_COLORS = {"random": "#7f7f7f", "stratified": "#0072B2", "hpstrat": "#D55E00"}
@@ -21,7 +22,8 @@ METRIC_LABELS = {"sdd": "SDD (nodes)", "cdd": "CDD (nodes)", "chd": "CHD (homoph
 BOOK_WIDTH = 7.5
 
 
-def book_table(df, digits: int = 1, hide_index: bool = False):
+@keyword_options
+def book_table(df, *, digits: int = 1, hide_index: bool = False):
     """A table as the book shows it: ``digits`` decimals for measured values, integers without decimals
     (trial counts, seeds), p-values (columns named ``p`` or ``p ...`` / ``... p``) with two significant
     digits, and ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged)."""
@@ -76,7 +78,8 @@ def _plt():
 # Chapter 1: the method
 
 
-def homophily_histogram(homophily, n_bins: int = 10, title: str | None = None):
+@keyword_options
+def homophily_histogram(homophily, *, n_bins: int = 10, title: str | None = None):
     """Node homophily histogram over the B equal-width bins HpStrat stratifies on (paper Figure 2).
 
     Bars count the nodes of each bin ``[b/B, (b+1)/B)`` (h = 1 in the last bin); the dashed line is the
@@ -106,7 +109,8 @@ def homophily_histogram(homophily, n_bins: int = 10, title: str | None = None):
     return fig
 
 
-def stratum_spread(homophily, y, folds, k: int, n_bins: int = 10) -> pd.DataFrame:
+@keyword_options
+def stratum_spread(homophily, y, folds, k: int, *, n_bins: int = 10) -> pd.DataFrame:
     """Fold counts of every non-empty (homophily bin, class) stratum.
 
     One row per stratum in HpStrat's processing order: ``bin`` (``B`` = isolated nodes), ``class``,
@@ -178,7 +182,8 @@ def fold_homophily_table(homophily, folds_by_method: dict, k: int) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-def fold_homophily_distributions(homophily, folds_by_method: dict, k: int, n_bins: int = 10):
+@keyword_options
+def fold_homophily_distributions(homophily, folds_by_method: dict, k: int, *, n_bins: int = 10):
     """Each fold's homophily distribution, one column per split method, side by side.
 
     Top row: the share of each fold's nodes in every homophily bin (the B bins HpStrat uses), with
@@ -240,7 +245,8 @@ def fold_deviation_plot(table: pd.DataFrame):
 # Chapter 2: fold metrics
 
 
-def metric_summary(table: pd.DataFrame, metrics=("sdd", "cdd", "chd", "w1"), by=("dataset", "method"),
+@keyword_options
+def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), by=("dataset", "method"),
                    digits: int = 4) -> pd.DataFrame:
     """``mean ± std`` over seeds of each metric (HpStrat Appendix D layout), one row per ``by`` group."""
     by = list(by)
@@ -254,7 +260,8 @@ def metric_summary(table: pd.DataFrame, metrics=("sdd", "cdd", "chd", "w1"), by=
     return out
 
 
-def metrics_by_seed(table: pd.DataFrame, metrics=("sdd", "cdd", "chd", "w1")):
+@keyword_options
+def metrics_by_seed(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1")):
     """One panel per metric: the value of every seed (dots) and the mean (bar) for each method."""
     methods = _methods(table["method"].unique())
     fig, axes = _plt().subplots(1, len(metrics), figsize=(BOOK_WIDTH, 3.0))
@@ -271,7 +278,8 @@ def metrics_by_seed(table: pd.DataFrame, metrics=("sdd", "cdd", "chd", "w1")):
     return fig
 
 
-def metric_by_dataset(table: pd.DataFrame, metrics=("cdd", "chd")):
+@keyword_options
+def metric_by_dataset(table: pd.DataFrame, *, metrics=("cdd", "chd")):
     """Mean ± std over seeds of each metric per dataset and method; log x-axis, one panel per metric."""
     from matplotlib.ticker import NullFormatter
 
@@ -304,7 +312,8 @@ def metric_by_dataset(table: pd.DataFrame, metrics=("cdd", "chd")):
 # Chapter 5: Appendix G, the number of bins
 
 
-def bins_sensitivity(table: pd.DataFrame, metrics=("chd", "cdd", "w1"), baseline: str = "stratified"):
+@keyword_options
+def bins_sensitivity(table: pd.DataFrame, *, metrics=("chd", "cdd", "w1"), baseline: str = "stratified"):
     """HpStrat's fold metrics against the number of bins B, relative to ``baseline`` folds.
 
     ``table`` holds :func:`quality_table` rows of HpStrat for several ``n_bins`` and of ``baseline`` (whose
@@ -379,7 +388,8 @@ def cross_fold_std_plot(std: pd.DataFrame):
     return fig
 
 
-def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, paper: dict | None = None):
+@keyword_options
+def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, *, paper: dict | None = None):
     """Mean rank of each split method per model (Table 3) with the global mean rank, and the paper's
     global mean ranks as dashed lines (1 = the smallest cross-fold std of the three methods)."""
     methods = _methods([c for c in per_model.columns if c in METHOD_COLORS])
@@ -407,7 +417,8 @@ def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, paper: dict 
 # Chapter 4: Appendix B, accuracy against test-set homophily
 
 
-def homophily_scatter(rows: pd.DataFrame, fit: dict, title: str | None = None, ax=None, legend: bool = True):
+@keyword_options
+def homophily_scatter(rows: pd.DataFrame, fit: dict, *, title: str | None = None, ax=None, legend: bool = True):
     """Test accuracy against the test fold's mean node homophily, one dot per run, with the OLS line
     and its 95 % confidence band (``fit`` is :func:`hpstrat_lite.reports.hpstrat.homophily_regression` output).
     The slope (accuracy points per unit of homophily), p-value and R^2 are in the title."""
@@ -431,7 +442,8 @@ def homophily_scatter(rows: pd.DataFrame, fit: dict, title: str | None = None, a
     return fig if fig is not None else ax.figure
 
 
-def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, ncols: int = 2):
+@keyword_options
+def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, *, ncols: int = 2):
     """:func:`homophily_scatter` for every (dataset, model) pair of ``rows``, one legend below;
     ``fits`` maps each pair to its :func:`hpstrat_lite.reports.hpstrat.homophily_regression` output."""
     pairs = list(fits)
@@ -457,7 +469,8 @@ MODEL_COLORS = {"mlp": "#0072B2", "gcn": "#D55E00", "random": "#7f7f7f"}
 MODEL_LABELS = {"mlp": "tuned MLP (features only)", "gcn": "tuned GCN", "random": "random scores"}
 
 
-def plot_mlp_vs_gcn(rows=None, datasets=None, task="node"):
+@keyword_options
+def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node"):
     """Tuned MLP vs GCN per dataset, bars with one-std error bars (chapters 6 and 9).
 
     ``rows``: result rows, their file or a :func:`summarize` output; ``task`` ``"node"`` (test
@@ -493,7 +506,8 @@ def plot_mlp_vs_gcn(rows=None, datasets=None, task="node"):
     return fig
 
 
-def plot_ws_gamma(table, ax=None, random_level=0.5):
+@keyword_options
+def plot_ws_gamma(table, *, ax=None, random_level=0.5):
     """Figure 2 analogue: test ROC AUC against gamma, MLP and GCN, one-std error bars.
 
     ``table`` is :func:`ws_gamma_table`'s output (gamma 0 is WS1000's i.i.d. features).
@@ -520,7 +534,8 @@ def plot_ws_gamma(table, ax=None, random_level=0.5):
     return fig
 
 
-def plot_feature_study(table, datasets=None, ncols=2):
+@keyword_options
+def plot_feature_study(table, *, datasets=None, ncols=2):
     """Figures 1 / 3 analogue: accuracy against the number of features, one panel per dataset.
 
     Lines are the mean test accuracy of the tuned MLP and GCN, bands one standard deviation over

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_int
+from ..core._validate import check_int, keyword_options
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
@@ -20,7 +20,8 @@ def _full_feature_count(dataset, *seen) -> int:
     return max(FEATURE_COUNTS.get(dataset, 0), *(int(n) for n in seen))
 
 
-def feature_study_coverage(feature_rows=None, node_rows=None, datasets=tuple(FEATURE_STEPS),
+@keyword_options
+def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(FEATURE_STEPS),
                            models=("mlp", "gcn"), budget: int = FEATURE_BUDGET, min_eval: int = 1):
     """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
     how far, and what the others would cost here.
@@ -115,7 +116,8 @@ def _chapter6_point_minutes(node_rows, full, models, budget) -> dict:
             for m in models if m in finished}
 
 
-def full_features_vs_chapter6(feature_rows=None, node_rows=None, min_eval: int = 1):
+@keyword_options
+def full_features_vs_chapter6(feature_rows=None, node_rows=None, *, min_eval: int = 1):
     """Each feature-study curve's last point (all the feature columns) beside chapter 6's tuning of
     the same dataset and model on the same features.
 
@@ -144,7 +146,7 @@ def full_features_vs_chapter6(feature_rows=None, node_rows=None, min_eval: int =
             "chapter 6 trials", "difference (points)", "same configuration"]
     points = _as_summary(feature_rows, "features")  # the rows are read and summarised once
     curves = feature_study_table(points, min_eval=min_eval)
-    node = summarize(node_rows, "node")
+    node = summarize(node_rows, task="node")
     out = []
     for (ds, model), g in curves.groupby(["dataset", "model"]):
         n = node[(node["dataset"] == ds) & (node["model"] == model)]

@@ -11,6 +11,7 @@ import numpy as np
 
 from .necessity import (LINK_DATASETS, NODE_DATASETS, PAPER_LINK, PAPER_NODE, _as_summary, _baseline_rows, _cell,
                         _vs_paper, budget_curve, graph_free_share, results_file, ws_gamma_table)
+from ..core._validate import keyword_options
 
 __all__ = ["protocol_reading", "budget_reading", "graph_free_reading", "hgcn_reading", "ws_baseline_reading"]
 
@@ -45,7 +46,8 @@ def _sorted_clauses(parts):
     return ", ".join(out) if out else "not run yet"
 
 
-def protocol_reading(rows=None, book_rows=None, datasets=NODE_DATASETS, alpha=0.05) -> str:
+@keyword_options
+def protocol_reading(rows=None, *, book_rows=None, datasets=NODE_DATASETS, alpha=0.05) -> str:
     """Chapter 6: what the paper's splits reproduce (:func:`hpstrat_lite.reports.baselines.protocol_table`'s numbers).
 
     For each model, the datasets where ours on the paper's split equals the paper's value (Welch
@@ -76,7 +78,8 @@ def protocol_reading(rows=None, book_rows=None, datasets=NODE_DATASETS, alpha=0.
     return "\n".join(lines)
 
 
-def budget_reading(rows=None, dataset="Cora", protocol="planetoid", at=10) -> str:
+@keyword_options
+def budget_reading(rows=None, *, dataset="Cora", protocol="planetoid", at=10) -> str:
     """Chapter 6: how much the best validation accuracy moved after ``at`` trials, per model (from
     :func:`hpstrat_lite.reports.baselines.budget_curve`)."""
     curve = budget_curve(rows, dataset=dataset, protocol=protocol)
@@ -97,7 +100,8 @@ def budget_reading(rows=None, dataset="Cora", protocol="planetoid", at=10) -> st
     return f"On {dataset} ({protocol} split) " + "; ".join(parts) + "."
 
 
-def graph_free_reading(baseline_rows=None, link_rows=None, datasets=LINK_DATASETS) -> str:
+@keyword_options
+def graph_free_reading(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASETS) -> str:
     """Chapter 9: the share of the tuned MLP's margin over chance that the controls without the
     node's own features reach (:func:`hpstrat_lite.reports.baselines.graph_free_share`)."""
     share = graph_free_share(baseline_rows, link_rows, datasets=datasets).set_index("dataset")
@@ -121,7 +125,8 @@ def graph_free_reading(baseline_rows=None, link_rows=None, datasets=LINK_DATASET
             "paper's MLP value means that value cannot come from these features under this protocol.")
 
 
-def hgcn_reading(rows=None, datasets=LINK_DATASETS, alpha=0.05) -> str:
+@keyword_options
+def hgcn_reading(rows=None, *, datasets=LINK_DATASETS, alpha=0.05) -> str:
     """Chapter 9: the HGCN-style pipeline's MLP and GCN against the paper's Table 4."""
     summary = _as_summary(rows if rows is not None else results_file("link_hgcn"), "link")
     run = [ds for ds in datasets if np.isfinite(_cell(summary, ds, "mlp")[0])]

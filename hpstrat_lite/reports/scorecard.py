@@ -18,6 +18,7 @@ import pandas as pd
 
 from ..experiments.results import read_rows
 from .verdicts import verdict
+from ..core._validate import keyword_options
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -33,7 +34,8 @@ TABLE2_CLAIMS = {
 }
 
 
-def fold_metric_ranks(quality, metrics=("sdd", "cdd", "chd", "w1")):
+@keyword_options
+def fold_metric_ranks(quality, *, metrics=("sdd", "cdd", "chd", "w1")):
     """Ranks of the split methods on each fold metric (HpStrat Table 2).
 
     ``quality`` is :func:`hpstrat_lite.quality_table` output. The metric is averaged over seeds per
@@ -97,7 +99,8 @@ def fold_metric_claims(quality) -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
-def bins_table(graphs, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10)):
+@keyword_options
+def bins_table(graphs, *, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10)):
     """Fold metrics of HpStrat for each number of bins B, with random and class-stratified folds as
     references (HpStrat Appendix G).
 
@@ -113,7 +116,8 @@ def bins_table(graphs, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10)):
     return pd.concat(hp + [ref], ignore_index=True)
 
 
-def bins_ranks(table, metrics=("chd", "cdd", "w1")):
+@keyword_options
+def bins_ranks(table, *, metrics=("chd", "cdd", "w1")):
     """For each B: HpStrat's mean rank among the three methods (over datasets) on each metric, and the
     share of datasets where HpStrat is best (rank 1, ties included). ``table`` is :func:`bins_table` output."""
     import pandas as pd
@@ -169,7 +173,8 @@ GNN_SEEDS_RESULTS = [GNN_RESULTS, Path("results") / "gnn_k4_seeds1-5.csv"]
 APPENDIX_B_RESULTS = Path("results") / "appendix_b.csv"
 
 
-def complete_pairs(rows, methods=("random", "stratified", "hpstrat"), seeds=None):
+@keyword_options
+def complete_pairs(rows, *, methods=("random", "stratified", "hpstrat"), seeds=None):
     """The rows of the (dataset, model) pairs that have every fold of every split method and seed.
 
     A sweep in progress, or one stopped early, can leave a pair with some methods or seeds only;
@@ -206,7 +211,8 @@ def _first_count(table) -> tuple[int, list]:
     return int(first.sum()), list(table.index[~first])
 
 
-def gnn_claims(rows, datasets=None) -> "pd.DataFrame":
+@keyword_options
+def gnn_claims(rows, *, datasets=None) -> "pd.DataFrame":
     """Scorecard rows for the GNN experiment (HpStrat Section 5.2, Tables 3 and 4, C.4, Appendix E).
 
     ``rows`` are :func:`hpstrat_lite.experiments.sweep.run_experiment` rows; only complete (dataset, model)
@@ -313,7 +319,7 @@ def _paper_global_ranks() -> str:
 def _order_claim(rows, datasets, section: str, protocol: str, paper_note: str) -> "pd.DataFrame":
     """The global-mean-rank row of :func:`gnn_claims` for another protocol: agrees when the order
     HpStrat < class-stratified < random holds (the paper gives its figures for k = 4, seed 0 only)."""
-    first = gnn_claims(rows, datasets).iloc[:1].copy()
+    first = gnn_claims(rows, datasets=datasets).iloc[:1].copy()
     if first["verdict"].iloc[0] == "not run":
         return first.assign(section=section)
     return first.assign(section=section,
@@ -321,14 +327,16 @@ def _order_claim(rows, datasets, section: str, protocol: str, paper_note: str) -
                         paper=f"{_paper_global_ranks()} ({paper_note})")
 
 
-def gnn_k5_claims(rows, datasets=None) -> "pd.DataFrame":
+@keyword_options
+def gnn_k5_claims(rows, *, datasets=None) -> "pd.DataFrame":
     """Scorecard row for the k = 5 protocol: does the global mean rank keep the main text's order
     (HpStrat < class-stratified < random)? The paper quotes its figures for k = 4; this row checks that its
     conclusion carries over to five folds, on the (dataset, GNN) pairs of the k = 5 sweep."""
     return _order_claim(rows, datasets, "Table 3, k = 5", "with k = 5 folds", "k = 4; order only")
 
 
-def gnn_seeds_claims(rows, datasets=None) -> "pd.DataFrame":
+@keyword_options
+def gnn_seeds_claims(rows, *, datasets=None) -> "pd.DataFrame":
     """Scorecard row for the k = 4 protocol over several split seeds (seeds 0..5): the std
     of each (dataset, GNN, method) is averaged over seeds before ranking
     (:func:`hpstrat_lite.reports.hpstrat.cross_fold_std`), on the pairs that have every seed
@@ -338,7 +346,8 @@ def gnn_seeds_claims(rows, datasets=None) -> "pd.DataFrame":
     return _order_claim(rows, datasets, "Table 3, 6 seeds", label, "k = 4, seed 0; order only")
 
 
-def stability_claims(rows, protocol: str = "k = 4, seed 0") -> "pd.DataFrame":
+@keyword_options
+def stability_claims(rows, *, protocol: str = "k = 4, seed 0") -> "pd.DataFrame":
     """Scorecard rows for the paper's central claim (Section 5.2): HpStrat's cross-fold std of test accuracy is
     smaller than class-stratified's and random k-fold's. One row per other method, from the paired Wilcoxon
     signed-rank test over the complete (dataset, GNN) pairs (:func:`hpstrat_lite.reports.hpstrat.stability_tests`),
@@ -405,7 +414,8 @@ def unavailable_datasets(root=None):
     return table
 
 
-def scorecard(datasets, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 3, 5, 10, 20, 50), root=None,
+@keyword_options
+def scorecard(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 3, 5, 10, 20, 50), root=None,
               gnn_results=GNN_RESULTS, appendix_b_results=APPENDIX_B_RESULTS, gnn_k5_results=GNN_K5_RESULTS,
               gnn_seeds_results=GNN_SEEDS_RESULTS):
     """The reproduction scorecard: each testable quantitative claim of the paper, the paper's figure,

@@ -86,7 +86,7 @@ def projection_report(rows: pd.DataFrame, all_rows: pd.DataFrame, projection: pd
 def rerun_report(committed: pd.DataFrame, rerun_rows: pd.DataFrame, projection: pd.DataFrame) -> list:
     """One dataset's pairs trained again with today's engine, beside the committed rows and the projection
     (:func:`~hpstrat_lite.reports.hpstrat.rerun_comparison`)."""
-    check = rerun_comparison(committed, rerun_rows, projection)
+    check = rerun_comparison(committed, rerun_rows, projection=projection)
     timed, low, high = check["timed (min)"].sum(), check["projected low"].sum(), check["projected high"].sum()
     moved = check.loc[~check["same ranks"], "model"].tolist()
     text = (
@@ -162,7 +162,7 @@ def timed_sweep_report(timed_rows: pd.DataFrame, committed: pd.DataFrame, projec
 
     span = sweep_wall_time(timed_rows)
     on_gpu = bool(timed_rows["device"].astype(str).str.startswith("cuda").all())
-    check = rerun_comparison(committed, timed_rows, projection)
+    check = rerun_comparison(committed, timed_rows, projection=projection)
     items = [_timed_text(span, check, committed, on_gpu)]
     projected_on = set(projection.drop_duplicates(["dataset", "model"], keep="last")["host"].dropna())
     if projected_on and projected_on != set(span["hosts"]) and not on_gpu:  # ratios then compare CPUs too

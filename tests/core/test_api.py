@@ -86,3 +86,52 @@ def test_defaults_agree_between_function_splitter_and_transform():
     assert k_function == HomophilyStratifiedKFold().n_splits == HpStratSplit().k == 4
     assert inspect.signature(hpstrat_folds).parameters["n_bins"].default == HomophilyStratifiedKFold().n_bins \
         == HpStratSplit().n_bins == 10
+
+
+#: Parameter names that are data (a table of rows, a path, a folder, a graph size) even where they have a
+#: default (the rows default to the committed results file, the root to the data folder).
+DATA_NAMES = {"rows", "link_rows", "baseline_rows", "node_rows", "feature_rows", "part1_rows", "protocol_rows",
+              "hgcn_rows", "root", "names", "path", "repo", "argv", "html_dir", "out_dir", "config", "num_nodes",
+              "n_splits", "node_results", "link_results", "feature_results"}
+
+
+def _library_functions():
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.walk_packages(hpstrat_lite.__path__, "hpstrat_lite."):
+        if info.name.rsplit(".", 1)[-1].startswith("_") or info.name.endswith(".cli"):
+            continue
+        module = importlib.import_module(info.name)
+        for name, obj in vars(module).items():
+            if not name.startswith("_") and inspect.isfunction(obj) and obj.__module__ == module.__name__:
+                yield f"{info.name}.{name}", obj
+
+
+def test_every_library_function_takes_its_options_by_keyword():
+    """Beyond ``__all__``: in every module, a parameter with a default is keyword-only unless it is the
+    function's first (its subject: ``make_ws1000(gamma)``) or data (:data:`DATA_NAMES`)."""
+    functions = dict(_library_functions())
+    assert len(functions) > 150
+    wrong = {}
+    for name, fn in functions.items():
+        params = list(inspect.signature(fn).parameters.values())
+        bad = [p.name for i, p in enumerate(params) if i and p.kind is p.POSITIONAL_OR_KEYWORD
+               and p.default is not p.empty and p.name not in DATA_NAMES]
+        if bad:
+            wrong[name] = bad
+    assert wrong == {}
+
+
+def test_former_positional_options_of_runners_warn_and_agree():
+    from hpstrat_lite.data.synthetic import watts_strogatz_graph
+    from hpstrat_lite.engine.linkpred import edge_split
+
+    with pytest.warns(DeprecationWarning, match=r"watts_strogatz_graph\(\): passing k, beta by position"):
+        old = watts_strogatz_graph(60, 4, 0.3, seed=1)
+    new = watts_strogatz_graph(60, k=4, beta=0.3, seed=1)
+    assert np.array_equal(old.numpy(), new.numpy())
+    with pytest.warns(DeprecationWarning, match="val_ratio, test_ratio"):
+        a = edge_split(new, 60, 0.2, 0.3, seed=2)
+    b = edge_split(new, 60, val_ratio=0.2, test_ratio=0.3, seed=2)
+    assert all(np.array_equal(np.asarray(a[key]), np.asarray(b[key])) for key in b)

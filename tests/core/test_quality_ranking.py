@@ -109,7 +109,7 @@ def test_rerun_comparison_matches_runs_and_compares_ranks():
     rerun.loc[rerun["method"] == "random", "best_epoch"] = 60
     projection = pd.DataFrame({"dataset": ["Cora", "Cora"], "model": ["GCN", "GCN"], "low_min": [9.0, 1.0],
                                "high_min": [9.0, 2.0]})
-    t = rerun_comparison(committed, rerun, projection).iloc[0]
+    t = rerun_comparison(committed, rerun, projection=projection).iloc[0]
     assert t["runs"] == 12 and t["timed (min)"] == pytest.approx(12 * 6 / 60)
     assert (t["projected low"], t["projected high"]) == (1.0, 2.0)  # the newest projection row
     assert t["same best epoch"] == 8

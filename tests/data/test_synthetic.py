@@ -20,7 +20,7 @@ def _parent_corr(x, parent):
 
 @pytest.mark.parametrize("n,k,beta", [(1000, 4, 0.5), (50, 6, 0.0), (50, 6, 1.0), (11, 4, 0.3)])
 def test_ws_graph_is_simple_undirected_with_mean_degree_k(n, k, beta):
-    ei = watts_strogatz_graph(n, k, beta, seed=3)
+    ei = watts_strogatz_graph(n, k=k, beta=beta, seed=3)
     assert ei.dtype == torch.long and tuple(ei.shape) == (2, n * k)
     src, dst = ei.numpy()
     assert (src != dst).all()
@@ -36,17 +36,17 @@ def test_ws_beta_zero_is_the_ring_lattice_and_beta_half_keeps_half():
     n, k = 40, 4
     ring = {(u, (u + j) % n) for u in range(n) for j in (1, 2)}
     ring |= {(v, u) for u, v in ring}
-    assert _pairs(watts_strogatz_graph(n, k, 0.0, seed=0)) == ring
+    assert _pairs(watts_strogatz_graph(n, k=k, beta=0.0, seed=0)) == ring
     n = 2000
     lattice = {(min(u, (u + j) % n), max(u, (u + j) % n)) for u in range(n) for j in (1, 2)}
-    ei = watts_strogatz_graph(n, 4, 0.5, seed=1).numpy()
+    ei = watts_strogatz_graph(n, k=4, beta=0.5, seed=1).numpy()
     kept = {(u, v) for u, v in zip(*ei) if u < v} & lattice
     assert abs(len(kept) / len(lattice) - 0.5) < 0.03  # 4000 edges: sd of the share ~0.008
 
 
 def test_ws_degree_spread_matches_networkx_model():
     nx = pytest.importorskip("networkx")
-    ours = [np.bincount(watts_strogatz_graph(1000, 4, 0.5, seed=s)[0].numpy()).std()
+    ours = [np.bincount(watts_strogatz_graph(1000, k=4, beta=0.5, seed=s)[0].numpy()).std()
             for s in range(5)]
     ref = [np.std([d for _, d in nx.watts_strogatz_graph(1000, 4, 0.5, seed=s).degree()])
            for s in range(5)]
@@ -54,9 +54,9 @@ def test_ws_degree_spread_matches_networkx_model():
 
 
 def test_ws_is_seeded():
-    a = watts_strogatz_graph(300, 4, 0.5, seed=7)
-    assert torch.equal(a, watts_strogatz_graph(300, 4, 0.5, seed=7))
-    assert not torch.equal(a, watts_strogatz_graph(300, 4, 0.5, seed=8))
+    a = watts_strogatz_graph(300, k=4, beta=0.5, seed=7)
+    assert torch.equal(a, watts_strogatz_graph(300, k=4, beta=0.5, seed=7))
+    assert not torch.equal(a, watts_strogatz_graph(300, k=4, beta=0.5, seed=8))
     d1, d2 = make_ws1000(0.4, seed=2), make_ws1000(0.4, seed=2)
     assert torch.equal(d1.x, d2.x) and torch.equal(d1.edge_index, d2.edge_index)
     assert not torch.equal(d1.x, make_ws1000(0.4, seed=3).x)
@@ -76,7 +76,7 @@ def test_make_ws1000_sizes_names_and_shared_graph():
 
 
 def test_gamma_zero_features_are_independent_of_the_parent():
-    ei = watts_strogatz_graph(400, 4, 0.5, seed=0)
+    ei = watts_strogatz_graph(400, k=4, beta=0.5, seed=0)
     x0, parent = ws_features(ei, 400, dim=300, gamma=0.0, seed=1, return_parents=True)
     assert abs(_parent_corr(x0.numpy(), parent)) < 0.02
     # gamma = 0 with nu = 1 is the i.i.d. noise itself, the same draw as gamma=None
@@ -84,7 +84,7 @@ def test_gamma_zero_features_are_independent_of_the_parent():
 
 
 def test_parent_correlation_grows_with_gamma():
-    ei = watts_strogatz_graph(400, 4, 0.5, seed=0)
+    ei = watts_strogatz_graph(400, k=4, beta=0.5, seed=0)
     corr = []
     for g in (0.0, *WS_GAMMAS):
         x, parent = ws_features(ei, 400, dim=300, gamma=g, seed=1, return_parents=True)
@@ -135,7 +135,7 @@ def test_ws_graph_bad_inputs(kwargs, match):
 
 
 def test_ws_features_bad_inputs(tmp_path):
-    ei = watts_strogatz_graph(20, 4, 0.5)
+    ei = watts_strogatz_graph(20, k=4, beta=0.5)
     with pytest.raises(ValueError, match="gamma must be None or a finite float >= 0"):
         ws_features(ei, 20, dim=4, gamma=-0.5)
     with pytest.raises(ValueError, match="nu must be a finite float > 0"):

@@ -30,7 +30,7 @@ def _sbm(n=240, blocks=4, p_in=0.12, p_out=0.004, dim=16, seed=0):
 
 @pytest.fixture(scope="module")
 def ws_split():
-    ei = watts_strogatz_graph(200, 4, 0.5, seed=0)
+    ei = watts_strogatz_graph(200, k=4, beta=0.5, seed=0)
     return ei, edge_split(ei, 200, seed=0)
 
 
@@ -109,14 +109,14 @@ def test_gcn_adjacency_is_symmetric_normalised():
 
 def test_link_prediction_beats_chance_on_easy_graph():
     data = _sbm()
-    rnd = run_link_prediction(data, "random", seed=0)
+    rnd = run_link_prediction(data, encoder="random", seed=0)
     assert abs(rnd["test_auc"] - 0.5) < 0.1 and rnd["best_epoch"] == 0
     for enc in ("gcn", "mlp"):
-        r = run_link_prediction(data, enc, seed=0, max_epochs=60, patience=30, lr=0.01)
+        r = run_link_prediction(data, encoder=enc, seed=0, max_epochs=60, patience=30, lr=0.01)
         assert r["test_auc"] > 0.8, (enc, r)
         assert 1 <= r["best_epoch"] <= r["epochs"] <= 60
         assert r["epochs"] - r["best_epoch"] <= 30
-    r = run_link_prediction(data, "gcn", seed=0, max_epochs=60, lr=0.01, decoder="mlp",
+    r = run_link_prediction(data, encoder="gcn", seed=0, max_epochs=60, lr=0.01, decoder="mlp",
                             feature_norm="standard", num_layers=3, dropout=0.2)
     assert r["test_auc"] > 0.7
 
@@ -124,12 +124,12 @@ def test_link_prediction_beats_chance_on_easy_graph():
 def test_link_prediction_seeded_and_leaves_global_rng_alone():
     data = _sbm(n=120)
     state = torch.get_rng_state()
-    a = run_link_prediction(data, "gcn", seed=3, max_epochs=15, dropout=0.3, history=True)
+    a = run_link_prediction(data, encoder="gcn", seed=3, max_epochs=15, dropout=0.3, history=True)
     assert torch.equal(state, torch.get_rng_state())
-    b = run_link_prediction(data, "gcn", seed=3, max_epochs=15, dropout=0.3, history=True)
+    b = run_link_prediction(data, encoder="gcn", seed=3, max_epochs=15, dropout=0.3, history=True)
     assert a["history"] == b["history"] and a["test_auc"] == b["test_auc"]
     assert len(a["history"]["val_auc"]) == a["epochs"]
-    c = run_link_prediction(data, "gcn", seed=4, max_epochs=15, dropout=0.3)
+    c = run_link_prediction(data, encoder="gcn", seed=4, max_epochs=15, dropout=0.3)
     assert c["split_seed"] == 4 and c["test_auc"] != a["test_auc"]
 
 
@@ -140,8 +140,8 @@ def test_sparse_and_dense_features_agree():
     dense = Data(x=x, edge_index=data.edge_index, num_nodes=120)
     sparse = Data(x=x.to_sparse_csr(), edge_index=data.edge_index, num_nodes=120)
     for enc in ("mlp", "gcn"):
-        a = run_link_prediction(dense, enc, seed=0, max_epochs=20, feature_norm="row")
-        b = run_link_prediction(sparse, enc, seed=0, max_epochs=20, feature_norm="row")
+        a = run_link_prediction(dense, encoder=enc, seed=0, max_epochs=20, feature_norm="row")
+        b = run_link_prediction(sparse, encoder=enc, seed=0, max_epochs=20, feature_norm="row")
         assert a["best_epoch"] == b["best_epoch"]
         assert a["test_auc"] == pytest.approx(b["test_auc"], abs=2e-3)
 
@@ -149,10 +149,10 @@ def test_sparse_and_dense_features_agree():
 def test_reusing_a_split():
     data = _sbm(n=120)
     s = edge_split(data.edge_index, 120, seed=9)
-    r = run_link_prediction(data, "mlp", seed=0, split=s, max_epochs=5)
+    r = run_link_prediction(data, encoder="mlp", seed=0, split=s, max_epochs=5)
     assert r["num_test"] == s["test_pos"].shape[1]
     with pytest.raises(ValueError, match="split was made for num_nodes=120"):
-        run_link_prediction(_sbm(n=100), "mlp", split=s)
+        run_link_prediction(_sbm(n=100), encoder="mlp", split=s)
 
 
 @pytest.mark.parametrize("kwargs,match", [
@@ -162,7 +162,7 @@ def test_reusing_a_split():
     (dict(val_ratio=0.5, test_ratio=0.5), "val_ratio \\+ test_ratio must be < 1"),
 ])
 def test_edge_split_bad_inputs(kwargs, match):
-    ei = watts_strogatz_graph(20, 4, 0.5)
+    ei = watts_strogatz_graph(20, k=4, beta=0.5)
     args = {"num_nodes": 20, **kwargs}
     with pytest.raises(ValueError, match=match):
         edge_split(ei, **args)
@@ -191,7 +191,7 @@ def test_run_link_prediction_bad_inputs(kwargs, match):
     with pytest.raises(ValueError, match=match):
         run_link_prediction(_sbm(n=60), **kwargs)
     with pytest.raises(ValueError, match="no node features x"):
-        run_link_prediction(Data(edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=5), "gcn")
+        run_link_prediction(Data(edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=5), encoder="gcn")
 
 
 def test_link_prediction_trains_with_freed_memory_reused_and_the_same_numbers(monkeypatch):
@@ -253,7 +253,7 @@ def test_trivial_baselines_on_a_tiny_graph_with_a_known_answer():
     cos = feature_cosine_scores(x, np.array([[0, 0], [1, 2]]))
     assert np.allclose(cos, [1.0, 0.0])
     # signed row-sum flips the sign of a row with a negative sum: cos(0, 3) changes sign
-    assert feature_cosine_scores(x, np.array([[0], [3]]), "signed_rowsum")[0] == pytest.approx(np.sqrt(0.5))
+    assert feature_cosine_scores(x, np.array([[0], [3]]), feature_norm="signed_rowsum")[0] == pytest.approx(np.sqrt(0.5))
     assert signed_rowsum(x)[3].tolist() == [0.5, 0.5]
     assert pair_auc([0.9, 0.8], [0.1, 0.2]) == 1.0 and pair_auc([0.1], [0.9]) == 0.0
 
@@ -263,7 +263,7 @@ def test_fermi_dirac_decoder_and_hgcn_split():
     from hpstrat_lite.engine.linkpred import HGCN_SPLIT, run_link_prediction
 
     data = make_ws1000(1.0, seed=0)
-    r = run_link_prediction(data, "mlp", seed=0, val_ratio=HGCN_SPLIT[0], test_ratio=HGCN_SPLIT[1],
+    r = run_link_prediction(data, encoder="mlp", seed=0, val_ratio=HGCN_SPLIT[0], test_ratio=HGCN_SPLIT[1],
                             decoder="fd", feature_norm="signed_rowsum", max_epochs=5, hidden=16, out=16,
                             device="cpu")
     assert (r["num_train"], r["num_val"], r["num_test"]) == (1700, 100, 200)  # 85 / 5 / 10 of 2000 edges

@@ -928,9 +928,9 @@ def test_native_bfloat16_reads_the_cpu_flags(tmp_path):
     info.write_text("model name\t: AMD EPYC\nflags\t\t: fpu sse avx avx2 fma\n")
     host_cpu.cache_clear()
     assert host_cpu(info).endswith(" cpus, avx2") and host_cpu(tmp_path / "missing") == "unknown"
-    assert m.native_bfloat16("cpu", {"avx2", "amx_bf16"}) and m.native_bfloat16("cpu", {"avx512_bf16"})
-    assert not m.native_bfloat16("cpu", {"avx", "avx2", "fma"})  # an AVX2-only CPU emulates bfloat16
-    assert m.native_bfloat16("cuda", set())
+    assert m.native_bfloat16("cpu", flags={"avx2", "amx_bf16"}) and m.native_bfloat16("cpu", flags={"avx512_bf16"})
+    assert not m.native_bfloat16("cpu", flags={"avx", "avx2", "fma"})  # an AVX2-only CPU emulates bfloat16
+    assert m.native_bfloat16("cuda", flags=set())
 
 
 def test_bfloat16_on_a_cpu_without_native_support_warns(toy, monkeypatch):

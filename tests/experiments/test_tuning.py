@@ -47,7 +47,7 @@ def _fake_engine(calls):
 def test_selects_on_validation_never_on_test(monkeypatch):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
-    out = tune_node_classifier(_graph(), "mlp", n_trials=8, n_eval=3)
+    out = tune_node_classifier(_graph(), model="mlp", n_trials=8, n_eval=3)
     trials = out["trials"]
     lrs = trials["lr"].to_numpy()
     assert out["best_params"]["lr"] == lrs.min()  # best validation score
@@ -73,7 +73,7 @@ def test_evaluation_seed_of_the_tuning_trial_reuses_its_runs(monkeypatch):
         return [{**r, "val_acc": r["val_acc"] + 0.01 * i, "best_epoch": 10 * len(calls) + i} for i, r in enumerate(rows)]
 
     monkeypatch.setattr(tuning, "train_runs", per_run)
-    out = tune_node_classifier(_graph(), "mlp", n_trials=4, n_eval=3, seed=2)
+    out = tune_node_classifier(_graph(), model="mlp", n_trials=4, n_eval=3, seed=2)
     best_call = next(i for i, c in enumerate(calls[:4]) if c["lr"] == out["best_params"]["lr"])
     ev = out["eval"]
     reused = ev[ev["eval_seed"] == 2].sort_values("round")
@@ -102,13 +102,13 @@ def test_killed_evaluation_resumes_with_the_same_batches(monkeypatch, tmp_path):
     data, path = _graph(), tmp_path / "res.csv"
     monkeypatch.setattr(tuning, "train_runs", recording_masks(killed_in_evaluation=True))
     with pytest.raises(KeyboardInterrupt):
-        tune_node_classifier(data, "gcn", n_trials=3, n_eval=4, results=path)
+        tune_node_classifier(data, model="gcn", n_trials=3, n_eval=4, results=path)
     killed = calls[-1]
     assert killed["seeds"] == [1] * 5 + [2] * 5 + [3] * 5  # seed 0 was the best trial's own call, reused
     calls.clear()
 
     monkeypatch.setattr(tuning, "train_runs", recording_masks(killed_in_evaluation=False))
-    out = tune_node_classifier(data, "gcn", n_trials=3, n_eval=4, results=path)
+    out = tune_node_classifier(data, model="gcn", n_trials=3, n_eval=4, results=path)
     assert [c["seeds"] for c in calls] == [[0] * 5, killed["seeds"]]  # trials read back; seed 0 alone
     for before, now in zip(killed["masks"], calls[1]["masks"]):
         assert torch.equal(before, now)
@@ -120,8 +120,8 @@ def test_reused_evaluation_rows_are_what_training_again_gives():
     """On the real engine, the seed-0 evaluation rows taken from the tuning trial equal a fresh training
     of the same configuration on the same masks and run seeds."""
     data = _graph()
-    out = tune_node_classifier(data, "gcn", n_trials=2, n_eval=2, max_epochs=20, device="cpu")
-    tr, va, te, _, _ = protocol_masks(data, "hpstrat", [0], 5, 10)
+    out = tune_node_classifier(data, model="gcn", n_trials=2, n_eval=2, max_epochs=20, device="cpu")
+    tr, va, te, _, _ = protocol_masks(data, protocol="hpstrat", seeds=[0], k=5, n_bins=10)
     again = tuning.train_runs(data, "GCN", tr, va, te, [0] * 5, **tuning._engine_kwargs(out["best_params"], 20, "cpu"))
     ev = out["eval"][out["eval"]["eval_seed"] == 0].sort_values("round")
     assert ev["test"].to_list() == [r["test_acc"] for r in again]
@@ -151,12 +151,12 @@ def test_results_rows_and_resume(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
     data = _graph()
-    full = tune_node_classifier(data, "gcn", n_trials=6, protocol="random", n_eval=2,
+    full = tune_node_classifier(data, model="gcn", n_trials=6, protocol="random", n_eval=2,
                                 results=tmp_path / "full.csv")
     path = tmp_path / "res.csv"
-    tune_node_classifier(data, "gcn", n_trials=3, protocol="random", n_eval=2, results=path)
+    tune_node_classifier(data, model="gcn", n_trials=3, protocol="random", n_eval=2, results=path)
     calls.clear()
-    resumed = tune_node_classifier(data, "gcn", n_trials=6, protocol="random", n_eval=2,
+    resumed = tune_node_classifier(data, model="gcn", n_trials=6, protocol="random", n_eval=2,
                                    results=path)
     # a resumed search proposes the same configurations as an uninterrupted one
     pd.testing.assert_frame_equal(resumed["trials"].drop(columns="seconds"),
@@ -174,7 +174,7 @@ def test_results_rows_and_resume(monkeypatch, tmp_path):
     assert json.loads(rows["params"].iloc[0]).keys() == SEARCH_SPACE.keys()
     assert {c["checkpoint"] for c in calls} == {tmp_path / ".res.checkpoints"}  # long batches resume too
     calls.clear()
-    again = tune_node_classifier(data, "gcn", n_trials=6, protocol="random", n_eval=2, results=path)
+    again = tune_node_classifier(data, model="gcn", n_trials=6, protocol="random", n_eval=2, results=path)
     assert calls == [] and again["test_mean"] == resumed["test_mean"]  # nothing left to do
     assert len(pd.read_csv(path)) == len(rows)
 
@@ -191,27 +191,27 @@ def test_eval_batch_writes_each_batch_and_a_rerun_resumes_after_the_last(monkeyp
     data, path = _graph(), tmp_path / "res.csv"
     monkeypatch.setattr(tuning, "train_runs", dies_on_seed_2)
     with pytest.raises(KeyboardInterrupt):
-        tune_node_classifier(data, "mlp", n_trials=3, n_eval=4, eval_batch=1, results=path)
+        tune_node_classifier(data, model="mlp", n_trials=3, n_eval=4, eval_batch=1, results=path)
     rows = pd.read_csv(path)
     assert sorted(rows.loc[rows["phase"] == "eval", "eval_seed"].unique()) == [0, 1]  # two seeds landed
     assert [c["seeds"] for c in calls[3:]] == [[1] * 5]  # one seed (k = 5 rounds) per batch; seed 0 reused
     calls.clear()
     monkeypatch.setattr(tuning, "train_runs", fake)
-    out = tune_node_classifier(data, "mlp", n_trials=3, n_eval=4, eval_batch=3, results=path)
+    out = tune_node_classifier(data, model="mlp", n_trials=3, n_eval=4, eval_batch=3, results=path)
     assert [c["seeds"] for c in calls] == [[2] * 5 + [3] * 5]  # only the missing seeds, in one batch
     assert sorted(out["eval"]["eval_seed"].unique()) == [0, 1, 2, 3] and len(out["eval"]) == 20
-    everything = tune_node_classifier(data, "mlp", n_trials=3, n_eval=4, results=tmp_path / "all.csv")
+    everything = tune_node_classifier(data, model="mlp", n_trials=3, n_eval=4, results=tmp_path / "all.csv")
     assert out["test_mean"] == everything["test_mean"] and out["best_params"] == everything["best_params"]
 
 
 def test_protocol_masks():
     data = _graph(n=150)
-    tr, va, te, run_seed, run_round = protocol_masks(data, "hpstrat", seeds=[0, 1], k=5)
+    tr, va, te, run_seed, run_round = protocol_masks(data, protocol="hpstrat", seeds=[0, 1], k=5)
     assert tr.shape == (150, 10) and list(run_seed) == [0] * 5 + [1] * 5
     assert (tr.int() + va.int() + te.int() == 1).all()  # every node in exactly one part per run
     assert (te[:, :5].sum(1) == 1).all()  # each node tested once per seed
     assert torch.equal(va[:, 0], te[:, 1])  # round i validates on fold i + 1
-    tr, va, te, run_seed, _ = protocol_masks(data, "random", seeds=[3, 4])
+    tr, va, te, run_seed, _ = protocol_masks(data, protocol="random", seeds=[3, 4])
     assert tr.shape == (150, 2) and tr[:, 0].sum() == 90 and va[:, 0].sum() == 30
     assert (tr.int() + va.int() + te.int() == 1).all()
     assert not torch.equal(tr[:, 0], tr[:, 1])
@@ -224,10 +224,10 @@ def test_real_engine_node_and_link_smoke(tmp_path):
     space = {"lr": ("log", 0.01, 0.05), "hidden": ("cat", (16,)), "num_layers": ("cat", (2,)),
              "dropout": ("float", 0.0, 0.2), "feature_norm": ("cat", ("none", "standard")),
              "patience": ("cat", (10,))}
-    out = tune_node_classifier(data, "gcn", n_trials=2, n_eval=2, max_epochs=30, space=space,
+    out = tune_node_classifier(data, model="gcn", n_trials=2, n_eval=2, max_epochs=30, space=space,
                                k=3, device="cpu", results=tmp_path / "node.csv")
     assert out["k"] == 3 and 0.5 < out["test_mean"] <= 1 and len(out["eval"]) == 6
-    link = tune_link_predictor(data, "gcn", n_trials=2, n_eval=2, max_epochs=20, space=space,
+    link = tune_link_predictor(data, encoder="gcn", n_trials=2, n_eval=2, max_epochs=20, space=space,
                                device="cpu", results=tmp_path / "link.csv")
     # linked pairs share a class ring and informative features: well above chance
     assert link["protocol"] == "edge split 70/10/20" and 0.6 < link["test_mean"] <= 1
@@ -265,13 +265,13 @@ def test_cora_feature_subset_real_data(data_root):
 def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root, tmp_path):
     """The runner's rows go to part2_features.csv (chapter 7's file), never into the node table."""
     monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
-    table = runners.run_feature_study("Cora", "mlp", n_trials=1, n_eval=1, step=1000, max_epochs=2,
+    table = runners.run_feature_study("Cora", model="mlp", n_trials=1, n_eval=1, step=1000, max_epochs=2,
                                      results_dir=tmp_path, root=data_root)
     assert table["num_features"].to_list() == [1000, 1433]
     assert sorted(p.name for p in tmp_path.glob("*.csv")) == ["part2_features.csv"]
     rows = pd.read_csv(tmp_path / "part2_features.csv")
     assert rows["dataset"].eq("Cora").all() and sorted(rows["num_features"].unique()) == [1000, 1433]
-    assert runners.results_file("features", tmp_path) == tmp_path / "part2_features.csv"
+    assert runners.results_file("features", results_dir=tmp_path) == tmp_path / "part2_features.csv"
     with pytest.raises(ValueError, match=r"task must be one of \('node', 'link', 'features', .*\); got 'graph'"):
         runners.results_file("graph")
     with pytest.raises(ValueError, match=r"task must be one of \('node', 'link'\), got 'features'"):
@@ -294,7 +294,7 @@ def test_bad_inputs(monkeypatch, kwargs, match):
 
 def test_bad_inputs_other_helpers():
     with pytest.raises(ValueError, match="encoder must be one of"):
-        tune_link_predictor(_graph(), "random", n_trials=1)
+        tune_link_predictor(_graph(), encoder="random", n_trials=1)
     with pytest.raises(ValueError, match="step must be an integer >= 1"):
         feature_subsets(10, 0)
     with pytest.raises(ValueError, match=r"cols must lie in 0..11"):
@@ -308,14 +308,14 @@ def test_bad_inputs_other_helpers():
 def test_resume_keeps_recorded_trials_when_replay_differs(monkeypatch, tmp_path):
     monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
     path = tmp_path / "res.csv"
-    tune_node_classifier(_graph(), "mlp", n_trials=3, protocol="random", n_eval=1, results=path)
+    tune_node_classifier(_graph(), model="mlp", n_trials=3, protocol="random", n_eval=1, results=path)
     rows = pd.read_csv(path)
     params = json.loads(rows.loc[1, "params"])
     params["lr"] = 0.0011  # as if recorded under another history: the replay cannot match it
     rows.loc[1, "params"] = json.dumps(params, sort_keys=True)
     rows.loc[1, "val"] = 1 - 0.0011
     rows.to_csv(path, index=False)
-    out = tune_node_classifier(_graph(), "mlp", n_trials=4, protocol="random", n_eval=1,
+    out = tune_node_classifier(_graph(), model="mlp", n_trials=4, protocol="random", n_eval=1,
                                results=path)
     assert len(out["trials"]) == 4 and 0.0011 in out["trials"]["lr"].to_list()
     assert out["best_params"]["lr"] == out["trials"]["lr"].min()
@@ -350,7 +350,7 @@ def test_check_part2_dataset_rejects(name, message):
 def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
-    table = tuning.feature_study(_graph(), "gcn", step=5, n_trials=2, n_eval=2,
+    table = tuning.feature_study(_graph(), model="gcn", step=5, n_trials=2, n_eval=2,
                                  results=tmp_path / "fs.csv")
     assert table["num_features"].to_list() == [5, 10, 12]
     assert table["protocol"].eq("hpstrat").all() and table["test_std"].notna().all()
@@ -358,11 +358,11 @@ def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     assert sorted(rows["num_features"].unique()) == [5, 10, 12]
     assert (rows.groupby("num_features")["phase"].apply(lambda p: (p == "trial").sum()) == 2).all()
     calls.clear()
-    tuning.feature_study(_graph(), "gcn", step=5, n_trials=2, n_eval=2, results=tmp_path / "fs1.csv", eval_batch=1)
+    tuning.feature_study(_graph(), model="gcn", step=5, n_trials=2, n_eval=2, results=tmp_path / "fs1.csv", eval_batch=1)
     # per subset: 2 trials, then the 2 seeds one at a time, seed 0 being the best trial's own runs
     assert [c["runs"] for c in calls] == [5, 5, 5] * 3
     with pytest.raises(ValueError, match="step is needed for dataset 'toy'"):
-        tuning.feature_study(_graph(), "gcn", n_trials=1)
+        tuning.feature_study(_graph(), model="gcn", n_trials=1)
 
 
 def test_startup_trials_are_a_seeded_random_search():
@@ -389,17 +389,17 @@ def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
     data, path = _graph(), tmp_path / "res.csv"
-    tune_node_classifier(data, "mlp", n_trials=3, n_eval=2, results=path)
+    tune_node_classifier(data, model="mlp", n_trials=3, n_eval=2, results=path)
     assert {c["precision"] for c in calls} == {"float32"}
     rows = pd.read_csv(path)
     assert rows["precision"].eq("float32").all()
     # rows written before the column existed count as float32: the same call resumes them (trains nothing)
     rows.drop(columns="precision").to_csv(path, index=False)
     calls.clear()
-    tune_node_classifier(data, "mlp", n_trials=3, n_eval=2, results=path)
+    tune_node_classifier(data, model="mlp", n_trials=3, n_eval=2, results=path)
     assert calls == []
     # a bfloat16 study of the same configuration is a study of its own
-    out = tune_node_classifier(data, "mlp", n_trials=3, n_eval=2, results=path, precision="bfloat16")
+    out = tune_node_classifier(data, model="mlp", n_trials=3, n_eval=2, results=path, precision="bfloat16")
     assert len(calls) == 3 + 1 and {c["precision"] for c in calls} == {"bfloat16"}
     assert out["precision"] == "bfloat16"
     rows = pd.read_csv(path)
@@ -409,7 +409,7 @@ def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
     summary = summarize(rows[rows["precision"].eq("bfloat16")])
     assert summary["precision"].tolist() == ["bfloat16"]
     with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'half'"):
-        tune_node_classifier(data, "mlp", n_trials=1, precision="half")
+        tune_node_classifier(data, model="mlp", n_trials=1, precision="half")
 
 
 # ---------------------------------------------------------------------------------------------
@@ -445,10 +445,10 @@ def test_planetoid_public_split_sizes():
     from hpstrat_lite import load_dataset
 
     data = with_public_split(load_dataset("Cora"))
-    mtr, mva, mte, run_seed, _ = protocol_masks(data, "planetoid", [0, 1, 2])
+    mtr, mva, mte, run_seed, _ = protocol_masks(data, protocol="planetoid", seeds=[0, 1, 2])
     assert mtr.shape == (2708, 3) and (mtr[:, 1] == tr).all() and list(run_seed) == [0, 1, 2]
     with pytest.raises(ValueError, match="public split"):
-        protocol_masks(load_dataset("Cora"), "planetoid", [0])
+        protocol_masks(load_dataset("Cora"), protocol="planetoid", seeds=[0])
     with pytest.raises(ValueError, match="no public Planetoid split"):
         public_split("Photo")
 
@@ -467,8 +467,8 @@ def test_sampler_seed_differs_per_dataset_and_model(tmp_path):
     data.edge_index = torch.cat([data.edge_index, data.edge_index.flip(0)], 1)
     kw = dict(protocol="random", n_eval=1, max_epochs=3, device="cpu", results=tmp_path / "r.csv",
               space={"lr": ("log", 1e-3, 1e-1), "hidden": ("cat", (8, 16))})
-    a = tune_node_classifier(data, "mlp", 2, sampler_seed=study_sampler_seed("x", "mlp"), **kw)
-    b = tune_node_classifier(data, "gcn", 2, sampler_seed=study_sampler_seed("x", "gcn"), **kw)
+    a = tune_node_classifier(data, model="mlp", n_trials=2, sampler_seed=study_sampler_seed("x", "mlp"), **kw)
+    b = tune_node_classifier(data, model="gcn", n_trials=2, sampler_seed=study_sampler_seed("x", "gcn"), **kw)
     assert a["sampler_seed"] != b["sampler_seed"]
     assert list(a["trials"]["lr"]) != list(b["trials"]["lr"])  # different draws
     import pandas as pd

@@ -88,7 +88,7 @@ def test_selection_optimism_compares_the_tuning_seed_with_fresh_seeds():
 def test_summarize_strips_link_decoder_suffix():
     df = _frame(_rows("WS1000", "gcn-dot", [[0.6]], task="link", protocol="edge split 70/10/20",
                       k=1))
-    assert list(tables.summarize(df, "link")["model"]) == ["gcn"]
+    assert list(tables.summarize(df, task="link")["model"]) == ["gcn"]
 
 
 def test_node_table_puts_ours_beside_paper_with_budget_and_protocol(monkeypatch):
@@ -113,7 +113,7 @@ def test_link_table_ws_with_random_row():
         _rows("WS1000", "random", [[0.49], [0.51]], task="link", protocol="edge split 70/10/20",
               k=1, n_trials=0, trial_vals=()),
     )
-    t = tables.link_table(df, ["WS1000"], ("random", "mlp", "gcn"))
+    t = tables.link_table(df, datasets=["WS1000"], models=("random", "mlp", "gcn"))
     assert t.loc["WS1000", "RANDOM (ours)"] == "50.0 ± 1.0"
     assert t.loc["WS1000", "RANDOM (paper)"] == "50.0 ± 0.0"  # Table 3
     assert t.loc["WS1000", "gap ours"] == pytest.approx(20.0)
@@ -212,7 +212,7 @@ def test_feature_study_coverage_projects_a_partial_study_from_its_own_points():
     cov = progress.feature_study_coverage(only_mlp, node[node["model"] == "mlp"], datasets=("CiteSeer",)).iloc[0]
     assert np.isnan(cov["projected (h)"])
     # a summary (no seconds) or a complete study gets none either
-    summary = tables.summarize(feats, "features")
+    summary = tables.summarize(feats, task="features")
     assert np.isnan(progress.feature_study_coverage(summary, node, datasets=("CiteSeer",)).iloc[0]["projected (h)"])
 
 
@@ -374,62 +374,63 @@ def test_ws_summary_parent_correlation_grows_with_gamma():
 
 
 def test_link_runner_writes_resumable_rows_and_random_baseline(tmp_path):
-    out = runners.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=1, n_eval=2, max_epochs=3,
+    out = runners.run_link_benchmarks(["WS1000"], encoders=["mlp"], n_trials=1, n_eval=2, max_epochs=3,
                                     results_dir=tmp_path)
     assert list(out["model"]) == ["random", "mlp"] and set(out["status"]) == {"done"}
     rows = read_rows(tmp_path / "part2_link.csv")
     assert len(rows) == 2 + 1 + 2  # random evals, one trial, two evals
-    again = runners.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=1, n_eval=2, max_epochs=3,
+    again = runners.run_link_benchmarks(["WS1000"], encoders=["mlp"], n_trials=1, n_eval=2, max_epochs=3,
                                       results_dir=tmp_path)
     assert len(read_rows(tmp_path / "part2_link.csv")) == len(rows)  # resumed, nothing re-run
     assert again["test_mean"].tolist() == pytest.approx(out["test_mean"].tolist())
-    t = tables.link_table(tmp_path / "part2_link.csv", ["WS1000"], ("random", "mlp"))
+    t = tables.link_table(tmp_path / "part2_link.csv", datasets=["WS1000"], models=("random", "mlp"))
     assert t.loc["WS1000", "protocol"] == "edge split 70/10/20"
 
 
 def test_runner_reports_missing_dataset(tmp_path, monkeypatch):
     monkeypatch.setenv("HPSTRAT_OFFLINE", "1")
     monkeypatch.setenv("HPSTRAT_CACHE", str(tmp_path / "cache"))
-    out = runners.run_node_benchmarks(["PubMed"], ["mlp"], n_trials=1, root=str(tmp_path / "none"),
+    out = runners.run_node_benchmarks(["PubMed"], models=["mlp"], n_trials=1, root=str(tmp_path / "none"),
                                     results_dir=tmp_path)
     assert out.iloc[0]["status"] == "missing" and "PubMed" in out.iloc[0]["reason"]
 
 
 @pytest.mark.skipif(not mirror_has("Cora"), reason="needs Cora in the dataset mirror (HPSTRAT_DATA)")
 def test_node_runner_and_feature_study_on_cora(tmp_path, data_root):
-    out = runners.run_node_benchmarks(["Cora"], ["mlp"], n_trials=1, n_eval=1, max_epochs=3,
+    out = runners.run_node_benchmarks(["Cora"], models=["mlp"], n_trials=1, n_eval=1, max_epochs=3,
                                     results_dir=tmp_path, root=str(data_root))
     assert out.iloc[0]["status"] == "done" and 0 <= out.iloc[0]["test_mean"] <= 1
     s = tables.summarize(tmp_path / "part2_node.csv")
     assert s.iloc[0]["protocol"] == "hpstrat" and s.iloc[0]["k"] == 5 and s.iloc[0]["n_eval"] == 1
-    fs = runners.run_feature_studies(["Cora"], ["mlp"], n_trials=1, steps={"Cora": 1000}, n_eval=1,
+    fs = runners.run_feature_studies(["Cora"], models=["mlp"], n_trials=1, steps={"Cora": 1000}, n_eval=1,
                                    max_epochs=3, results_dir=tmp_path, root=str(data_root))
     assert list(fs["num_features"]) == [1000, 1433]
     t = tables.feature_study_table(tmp_path / "part2_features.csv")
-    assert tables.feature_study_table(runners.results_file("features", tmp_path)).equals(t)
+    assert tables.feature_study_table(runners.results_file("features", results_dir=tmp_path)).equals(t)
     assert sorted(t["num_features"]) == [1000, 1433]
 
 
 def test_bad_inputs_name_the_argument(tmp_path):
     with pytest.raises(ValueError, match="n_trials must be an integer >= 1"):
-        runners.run_link_benchmarks(["WS1000"], ["mlp"], n_trials=0, results_dir=tmp_path,
+        runners.run_link_benchmarks(["WS1000"], encoders=["mlp"], n_trials=0, results_dir=tmp_path,
                                   random=False)
     with pytest.raises(ValueError, match=r"encoders must be a non-empty sequence from \('mlp', 'gcn'\)"):
-        runners.run_link_benchmarks(["WS1000"], ["gat"], results_dir=tmp_path)
+        runners.run_link_benchmarks(["WS1000"], encoders=["gat"], results_dir=tmp_path)
     with pytest.raises(ValueError, match="models must be"):
-        runners.run_node_benchmarks(["Cora"], [], results_dir=tmp_path)
+        runners.run_node_benchmarks(["Cora"], models=[], results_dir=tmp_path)
     with pytest.raises(ValueError, match="task must be one of"):
         runners.results_file("graph")
     with pytest.raises(ValueError, match="n_eval must be an integer >= 1"):
-        runners.run_random_baseline("WS1000", 0, results_dir=tmp_path)
+        runners.run_random_baseline("WS1000", n_eval=0, results_dir=tmp_path)
     # checked before any work: the random baseline of WS1000 would otherwise run first
     with pytest.raises(ValueError, match=r"n_trials must be an integer >= 1 \(or a dict dataset -> integer; "
                                          r"dataset 'Twitch-EN'\); got 0\."):
-        runners.run_link_benchmarks(["WS1000", "Twitch-EN"], ["mlp"], n_trials={"Twitch-EN": 0},
+        runners.run_link_benchmarks(["WS1000", "Twitch-EN"], encoders=["mlp"], n_trials={"Twitch-EN": 0},
                                   results_dir=tmp_path)
     for run in (runners.run_link_benchmarks, runners.run_node_benchmarks, runners.run_feature_studies):
         with pytest.raises(ValueError, match=r"threads must be None or an integer >= 1; got 0\."):
-            run(["WS1000"] if run is runners.run_link_benchmarks else ["Cora"], ["mlp"], threads=0,
+            link = run is runners.run_link_benchmarks
+            run(["WS1000"] if link else ["Cora"], **{"encoders" if link else "models": ["mlp"]}, threads=0,
                 results_dir=tmp_path)
     assert not any(tmp_path.iterdir()), "a bad argument must stop the runner before it writes anything"
 
@@ -558,7 +559,7 @@ def test_protocol_table_and_budget_curve():
     t = tables.protocol_table(rows, datasets=("Cora",), book_rows=pd.DataFrame())
     assert t.loc["Cora", "protocol"] == "planetoid" and t.loc["Cora", "MLP (paper)"] == "69.4 ± 1.3"
     assert t.loc["Cora", "MLP (ours)"] == "59.0 ± 0.0" and t.loc["Cora", "GCN (paper)"] == "81.3 ± 0.8"
-    curve = tables.budget_curve(rows, "Cora")
+    curve = tables.budget_curve(rows, dataset="Cora")
     mlp = curve[curve["model"] == "mlp"]
     assert list(mlp["best_val"].round(6)) == [50.0, 60.0, 60.0] and list(mlp["trials"]) == [1, 2, 3]
 
