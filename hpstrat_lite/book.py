@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from ._io import atomic_write
-from .core._validate import check_choice, keyword_options
+from .core._validate import check_choice, check_int, keyword_options
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = Path("book") / "notebooks.yml"
@@ -448,8 +448,7 @@ def build_book(profile: str = "full", *, force: bool = False, build: bool = True
     executed version (and says so); any other failure raises ``RuntimeError``.
     """
     _check_profile(profile)
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be a positive integer; got {workers!r}.")
+    check_int(workers, "workers", 1)
     cfg = load_config()
     jobs = plan(profile, cfg)
     if only is not None:

@@ -6,6 +6,7 @@ allowed, so that a user never sees an ``assert`` or a traceback from deep inside
 from __future__ import annotations
 
 import numbers
+from pathlib import Path
 
 import numpy as np
 
@@ -203,13 +204,40 @@ def check_choice(value, name: str, allowed):
     return value
 
 
-def check_real(value, name: str, low: float, high: float, high_open: bool = False) -> float:
-    """``value`` as a float if it is a finite real number in ``[low, high]`` (``[low, high)`` with
-    ``high_open``), else a ``ValueError`` naming the argument and the range."""
+def check_real(value, name: str, low: float, high: float, high_open: bool = False,
+               low_open: bool = False, allow_none: bool = False) -> float | None:
+    """``value`` as a float if it is a finite real number in ``[low, high]`` (``high_open`` / ``low_open``
+    exclude an end: ``low=0, high=inf, low_open=True`` is "positive"), else a ``ValueError`` naming the
+    argument and the range: ``"dropout must be a number in [0, 1); got 1.0."``, ``"lr must be a number > 0;
+    got 0."``. ``None`` passes through when ``allow_none``."""
     import math
 
+    if value is None and allow_none:
+        return None
     ok = isinstance(value, numbers.Real) and not isinstance(value, bool) and math.isfinite(value)
-    ok = ok and low <= value and (value < high if high_open else value <= high)
+    ok = ok and (low < value if low_open else low <= value) and (value < high if high_open else value <= high)
     if not ok:
-        raise ValueError(f"{name} must be a number in [{low}, {high}{')' if high_open else ']'}; got {value!r}.")
+        if math.isinf(high):
+            allowed = f"{'>' if low_open else '>='} {low:g}"
+        else:
+            allowed = f"in {'(' if low_open else '['}{low:g}, {high:g}{')' if high_open else ']'}"
+        raise ValueError(f"{name} must be {'None or ' if allow_none else ''}a number {allowed}; got {value!r}.")
     return float(value)
+
+
+def check_bool(value, name: str) -> bool:
+    """``value`` if it is ``True`` or ``False`` (numpy's bool too), else a ``ValueError`` naming the argument."""
+    if not isinstance(value, (bool, np.bool_)):
+        raise ValueError(f"{name} must be True or False; got {value!r}.")
+    return bool(value)
+
+
+def check_path(value, name: str, what: str = "path") -> Path:
+    """``value`` as an expanded ``pathlib.Path`` if it is a ``str`` or ``os.PathLike`` (not empty), else a
+    ``ValueError`` naming the argument; ``what`` says which kind of path ("file path", "folder path")."""
+    import os
+
+    if not isinstance(value, (str, os.PathLike)) or not str(value):
+        shown = value if isinstance(value, (str, type(None), numbers.Number)) else type(value).__name__
+        raise ValueError(f"{name} must be a {what} (str or os.PathLike); got {shown!r}.")
+    return Path(value).expanduser()

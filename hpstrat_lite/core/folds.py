@@ -9,7 +9,8 @@ import warnings
 
 import numpy as np
 
-from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed, keyword_options
+from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed,
+                        keyword_options)
 from .homophily import homophily_bins
 
 SPLIT_METHODS = ("random", "stratified", "hpstrat")
@@ -51,8 +52,14 @@ def hpstrat_folds(homophily, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.n
     >>> hpstrat_folds([0.0, 0.0, 1.0, 1.0, 1.0, 0.5], [0, 0, 1, 1, 1, 0], k=3, seed=0).tolist()
     [1, 0, 2, 1, 0, 2]
     """
-    labels, h, k, n_bins, priority = _checked(homophily, y, k, n_bins, seed)
+    labels, h, k, n_bins, rng = _checked(homophily, y, k, n_bins, seed)
+    return _hpstrat_kernel(labels, h, k, n_bins, rng)
+
+
+def _hpstrat_kernel(labels, h, k, n_bins, rng) -> np.ndarray:
+    """:func:`hpstrat_folds` on checked inputs (int64 labels, float homophily, ints, a Generator)."""
     n = labels.shape[0]
+    priority = rng.permutation(n)  # the shuffled position of each node within its stratum
     bins = homophily_bins(h, n_bins=n_bins)
     n_classes = int(labels.max()) + 1
     strata = (n_bins + 1) * n_classes
@@ -69,27 +76,34 @@ def hpstrat_folds(homophily, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.n
 
 
 def _checked(homophily, y, k, n_bins, seed):
+    """The inputs of :func:`hpstrat_folds`, checked once: labels, homophily, k, n_bins and a Generator."""
     labels = check_labels(y)
     n = labels.shape[0]
     k = check_k(k, n)
     n_bins = check_n_bins(n_bins)
     h = check_homophily(homophily, n)
     rng = check_seed(seed)
+    _warn_if_all_isolated(h, stacklevel=5)
+    return labels, h, k, n_bins, rng
+
+
+def _warn_if_all_isolated(h, stacklevel):
     if np.isnan(h).all():
         warnings.warn("every node is isolated (homophily is NaN everywhere): HpStrat falls back to "
-                      "stratifying by class only.", UserWarning, stacklevel=3)
-    priority = rng.permutation(n)  # the shuffled position of each node within its stratum
-    return labels, h, k, n_bins, priority
+                      "stratifying by class only.", UserWarning, stacklevel=stacklevel)
 
 
 @keyword_options
 def random_folds(y, *, k: int = 4, seed=0) -> np.ndarray:
     """Random k-fold: scikit-learn ``KFold(n_splits=k, shuffle=True, random_state=seed)``, with
     ``3 <= k <= n`` (a round needs a train, a validation and a test fold)."""
+    labels = check_labels(y)
+    return _random_kernel(labels, check_k(k, labels.shape[0]), seed)
+
+
+def _random_kernel(labels, k, seed):
     from sklearn.model_selection import KFold
 
-    labels = check_labels(y)
-    k = check_k(k, labels.shape[0])
     return _folds_from_splitter(KFold(n_splits=k, shuffle=True, random_state=_sk_seed(seed)), labels)
 
 
@@ -97,10 +111,13 @@ def random_folds(y, *, k: int = 4, seed=0) -> np.ndarray:
 def stratified_folds(y, *, k: int = 4, seed=0) -> np.ndarray:
     """Class-stratified k-fold: scikit-learn ``StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)``,
     with ``3 <= k <= n`` (a round needs a train, a validation and a test fold)."""
+    labels = check_labels(y)
+    return _stratified_kernel(labels, check_k(k, labels.shape[0]), seed)
+
+
+def _stratified_kernel(labels, k, seed):
     from sklearn.model_selection import StratifiedKFold
 
-    labels = check_labels(y)
-    k = check_k(k, labels.shape[0])
     counts = np.bincount(labels)
     if counts.max() < k:
         raise ValueError(f"k={k} is larger than the size of every class (largest has {counts.max()} nodes); "
@@ -127,13 +144,21 @@ def _folds_from_splitter(splitter, labels):
 @keyword_options
 def make_folds(method: str, homophily, y, *, k: int = 4, seed=0, n_bins: int = 10) -> np.ndarray:
     """Fold ids for one of :data:`SPLIT_METHODS` ("random", "stratified", "hpstrat")."""
-    if method == "random":
-        return random_folds(y, k=k, seed=seed)
-    if method == "stratified":
-        return stratified_folds(y, k=k, seed=seed)
+    check_choice(method, "method", SPLIT_METHODS)
     if method == "hpstrat":
         return hpstrat_folds(homophily, y, k=k, n_bins=n_bins, seed=seed)
-    raise ValueError(f"method must be one of {SPLIT_METHODS}; got {method!r}.")
+    labels = check_labels(y)
+    return _method_kernel(method, None, labels, check_k(k, labels.shape[0]), seed, n_bins)
+
+
+def _method_kernel(method, h, labels, k, seed, n_bins):
+    """The folds of ``method`` on checked inputs (``seed`` an int or a Generator; ``h`` only for HpStrat):
+    what :func:`make_folds` and :func:`hpstrat_lite.core.quality.quality_table` run after their checks."""
+    if method == "random":
+        return _random_kernel(labels, k, seed)
+    if method == "stratified":
+        return _stratified_kernel(labels, k, seed)
+    return _hpstrat_kernel(labels, h, k, n_bins, check_seed(seed))
 
 
 @keyword_options

@@ -13,7 +13,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seeds, keyword_options
+from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seeds,
+                        keyword_options)
 
 METRICS = ("sdd", "cdd", "chd", "w1")
 
@@ -31,8 +32,12 @@ def fold_quality(folds, y, homophily, *, k: int) -> dict[str, float]:
     labels = check_labels(y)
     n = labels.shape[0]
     k = check_k(k, n)
-    f = check_folds(folds, k, n)
-    h = check_homophily(homophily, n)
+    return _quality_kernel(check_folds(folds, k, n), labels, check_homophily(homophily, n), k)
+
+
+def _quality_kernel(f, labels, h, k) -> dict[str, float]:
+    """:func:`fold_quality` on checked inputs."""
+    n = labels.shape[0]
     sizes = np.bincount(f, minlength=k)
     sdd = float(np.abs(sizes - n / k).mean())
     n_classes = int(labels.max()) + 1
@@ -72,22 +77,26 @@ def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, me
     import pandas as pd
     from tqdm.auto import tqdm
 
-    from .folds import SPLIT_METHODS, make_folds
+    from .folds import SPLIT_METHODS, _method_kernel, _warn_if_all_isolated
     from ..data.graphs import as_graph, is_single_graph
     from .homophily import node_homophily
 
-    methods = SPLIT_METHODS if methods is None else tuple(methods)
+    methods = SPLIT_METHODS if methods is None else tuple(check_choice(m, "methods", SPLIT_METHODS) for m in methods)
+    k = check_k(k, None)
     n_bins = check_n_bins(n_bins)
     seeds = check_seeds(seeds)
     rows = []
     datasets = [datasets] if is_single_graph(datasets) else list(datasets)
     for ds in tqdm(datasets, desc="datasets", disable=not progress):
-        data = as_graph(ds, root=root)
-        y = data.y.numpy()
+        data = as_graph(ds, root=root)  # labels checked, simple undirected
+        y = data.y.numpy().astype(np.int64, copy=False)
+        check_k(k, y.shape[0])
         h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
+        if "hpstrat" in methods:
+            _warn_if_all_isolated(h, stacklevel=3)
         for method in methods:
             for seed in seeds:
-                folds = make_folds(method, h, y, k=k, seed=seed, n_bins=n_bins)
+                folds = _method_kernel(method, h, y, k, seed, n_bins)
                 rows.append({"dataset": data.name, "method": method, "seed": seed, "k": k, "n_bins": n_bins,
-                             **fold_quality(folds, y, h, k=k)})
+                             **_quality_kernel(folds, y, h, k)})
     return pd.DataFrame(rows)

@@ -42,6 +42,7 @@ import torch
 from torch_geometric.data import Data
 from torch_geometric.utils import remove_self_loops, to_undirected
 
+from ..core._validate import check_bool, check_path
 from ..core.homophily import node_homophily
 from .._io import atomic_write, file_lock
 
@@ -203,9 +204,7 @@ def data_root(root=None) -> Path:
     ``HPSTRAT_DATA``; downloads go to the default root, or to the cache when another root is in use.
     """
     if root is not None:
-        if not isinstance(root, (str, os.PathLike)):
-            raise ValueError(f"root must be a folder path (str or os.PathLike) or None; got {root!r}.")
-        return Path(root).expanduser().absolute()
+        return check_path(root, "root", "folder path (or None)").absolute()
     return _env_path("HPSTRAT_DATA") or _default_data_root()
 
 
@@ -598,8 +597,7 @@ def load_dataset(name, root=None, *, download: bool = True, sparse_features: boo
         Raw files missing and not downloadable; names the dataset, the expected files and the URL.
     """
     spec = get_spec(name)
-    if not isinstance(sparse_features, bool):
-        raise ValueError(f"sparse_features must be True or False; got {sparse_features!r}.")
+    check_bool(sparse_features, "sparse_features")
     root = data_root(root)
     raw = _find_raw(spec, root)
     if raw is not None:  # fast path: a finished cache file is complete (it was moved into place whole)

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch_geometric.data import Data
 
-from ..core._validate import check_labels, keyword_options
+from ..core._validate import check_bool, check_labels, check_path, keyword_options
 
 #: File types :func:`load_graph` reads.
 GRAPH_SUFFIXES = (".pt", ".pth", ".npz")
@@ -173,9 +173,7 @@ def load_graph(path, *, name: str | None = None, sparse_features: bool = False) 
     >>> g.name, g.edge_index.tolist(), g.num_classes
     ('toy', [[0, 1, 1, 2], [1, 0, 2, 1]], 2)
     """
-    if not isinstance(path, (str, os.PathLike)):
-        raise ValueError(f"path must be a file path (str or os.PathLike); got {type(path).__name__}.")
-    path = Path(path).expanduser()
+    path = check_path(path, "path", "file path")
     suffix = path.suffix.lower()
     if not path.is_file():
         raise FileNotFoundError(f"graph file {str(path)!r} does not exist"
@@ -249,8 +247,7 @@ def canonical_graph(data: Data, *, name: str | None = None, sparse_features: boo
 
     if not isinstance(data, Data):
         raise ValueError(f"data must be a torch_geometric.data.Data; got {type(data).__name__}.")
-    if not isinstance(sparse_features, bool):
-        raise ValueError(f"sparse_features must be True or False; got {sparse_features!r}.")
+    check_bool(sparse_features, "sparse_features")
     y = getattr(data, "y", None)
     if y is None:
         raise ValueError("data has no node labels: data.y is missing; set data.y to one integer class label per "

@@ -22,7 +22,7 @@ like the paper's release; :func:`save_ws` / :func:`load_ws` write and read that 
 from __future__ import annotations
 
 import json
-from numbers import Integral, Real
+from numbers import Integral
 from pathlib import Path
 
 import numpy as np
@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, shor
 import torch
 from torch_geometric.data import Data
 
-from ..core._validate import check_edge_index, check_int, keyword_options
+from ..core._validate import check_edge_index, check_int, check_real, keyword_options
 from .._io import atomic_write
 
 __all__ = [
@@ -96,8 +96,7 @@ def watts_strogatz_graph(n=1000, *, k=4, beta=0.5, seed=0):
     if isinstance(k, bool) or not isinstance(k, Integral) or k < 2 or k % 2 or k >= n:
         raise ValueError(f"k must be an even integer with 2 <= k < n={n}, got {k!r}")
     k = int(k)
-    if isinstance(beta, bool) or not isinstance(beta, Real) or not 0.0 <= beta <= 1.0:
-        raise ValueError(f"beta must be a probability in [0, 1], got {beta!r}")
+    check_real(beta, "beta", 0.0, 1.0)
     rng = np.random.default_rng(seed)
 
     u = np.tile(np.arange(n, dtype=np.int64), k // 2)
@@ -214,12 +213,8 @@ def ws_features(edge_index, n, *, dim=1000, gamma=None, nu=1.0, seed=0, return_p
     """
     n = check_int(n, "n", 1)
     dim = check_int(dim, "dim", 1)
-    if gamma is not None and (
-        isinstance(gamma, bool) or not isinstance(gamma, Real) or not np.isfinite(gamma) or gamma < 0
-    ):
-        raise ValueError(f"gamma must be None or a finite float >= 0, got {gamma!r}")
-    if isinstance(nu, bool) or not isinstance(nu, Real) or not np.isfinite(nu) or nu <= 0:
-        raise ValueError(f"nu must be a finite float > 0, got {nu!r}")
+    check_real(gamma, "gamma", 0.0, np.inf, allow_none=True)
+    check_real(nu, "nu", 0.0, np.inf, low_open=True)
     ei = check_edge_index(edge_index, n)
     ss = seed if isinstance(seed, np.random.SeedSequence) else np.random.SeedSequence(seed)
     noise_seed, root_seed = ss.spawn(2)
@@ -261,8 +256,7 @@ def make_ws1000(gamma=None, *, seed=0, n=1000, k=4, beta=0.5, dim=1000, nu=1.0):
         ``name`` ("WS1000" or "WS1000_<gamma>") and the generator parameters ``gamma`` (NaN for
         WS1000), ``nu``, ``beta``, ``mean_degree``, ``seed``.
     """
-    if isinstance(seed, bool) or not isinstance(seed, Integral):
-        raise ValueError(f"seed must be an integer, got {seed!r}")
+    check_int(seed, "seed", 0)
     graph_seed, feat_seed = np.random.SeedSequence(int(seed)).spawn(2)
     edge_index = watts_strogatz_graph(n, k=k, beta=beta, seed=np.random.default_rng(graph_seed))
     x = ws_features(edge_index, n, dim=dim, gamma=gamma, nu=nu, seed=feat_seed)

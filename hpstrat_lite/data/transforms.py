@@ -1,13 +1,12 @@
 """PyTorch Geometric transforms: HpStrat k-fold masks written into a ``Data`` object."""
 from __future__ import annotations
 
-import numpy as np
 import torch
 from torch_geometric.data import Data
 from torch_geometric.data.datapipes import functional_transform
 from torch_geometric.transforms import BaseTransform
 
-from ..core._validate import check_n_bins, check_seed, keyword_options
+from ..core._validate import check_k, check_n_bins, check_seed, keyword_options
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
 
@@ -32,8 +31,7 @@ class HpStratSplit(BaseTransform):
 
     @keyword_options
     def __init__(self, *, k: int = 4, n_bins: int = 10, seed: int = 0):
-        if isinstance(k, bool) or not isinstance(k, (int, np.integer)) or k < 3:
-            raise ValueError(f"k must be an integer >= 3 (a round needs train, validation and test); got {k!r}.")
+        check_k(k, None)
         self.k, self.n_bins, self.seed = int(k), check_n_bins(n_bins), seed
         check_seed(seed)
 

@@ -36,14 +36,13 @@ from __future__ import annotations
 
 import copy
 import time
-from numbers import Real
 
 import numpy as np
 import torch
 import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
-from ..core._validate import check_choice, check_int, keyword_options
+from ..core._validate import check_choice, check_int, check_real, keyword_options
 from ..core.homophily import simple_undirected_pairs
 from .train import Features, reuse_freed_memory
 
@@ -179,8 +178,7 @@ def edge_split(edge_index, num_nodes, *, val_ratio=0.1, test_ratio=0.2, seed=0):
     """
     n = check_int(num_nodes, "num_nodes", 2)
     for name, r in (("val_ratio", val_ratio), ("test_ratio", test_ratio)):
-        if isinstance(r, bool) or not isinstance(r, Real) or not 0.0 < r < 1.0:
-            raise ValueError(f"{name} must be a float in (0, 1), got {r!r}")
+        check_real(r, name, 0.0, 1.0, low_open=True, high_open=True)
     if val_ratio + test_ratio >= 1.0:
         raise ValueError(
             f"val_ratio + test_ratio must be < 1 to leave training edges, got "
@@ -360,14 +358,9 @@ def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=N
     for name, v in (("hidden", hidden), ("out", out), ("num_layers", num_layers),
                     ("max_epochs", max_epochs), ("patience", patience)):
         check_int(v, name)
-    if isinstance(dropout, bool) or not isinstance(dropout, Real) or not 0.0 <= dropout < 1.0:
-        raise ValueError(f"dropout must be a float in [0, 1), got {dropout!r}")
-    for name, v in (("lr", lr), ("weight_decay", weight_decay)):
-        if isinstance(v, bool) or not isinstance(v, Real) or not np.isfinite(v) or v < 0 or (
-            name == "lr" and v == 0
-        ):
-            raise ValueError(f"{name} must be a finite float {'> 0' if name == 'lr' else '>= 0'}, "
-                             f"got {v!r}")
+    check_real(dropout, "dropout", 0.0, 1.0, high_open=True)
+    check_real(lr, "lr", 0.0, np.inf, low_open=True)
+    check_real(weight_decay, "weight_decay", 0.0, np.inf)
     if getattr(data, "edge_index", None) is None:
         raise ValueError("data has no edge_index; link prediction needs a graph")
     if encoder != "random" and getattr(data, "x", None) is None:

@@ -64,7 +64,7 @@ from torch import nn
 from .._host import cpu_flags
 from .operators import RunRows, _AttentionSpMM
 from .randomness import RunRandom, _glorot, _kaiming, _RunInit
-from ..core._validate import keyword_options
+from ..core._validate import check_choice, keyword_options
 
 MODELS = ("MLP", "GCN", "GAT", "GraphSAGE", "MixHop", "APPNP", "H2GCN", "GPRGNN")
 
@@ -97,9 +97,7 @@ _MATMUL_DTYPE = None  # None: float32 products; torch.bfloat16 inside matmul_pre
 
 def check_precision(precision) -> str:
     """``precision`` if it is one of :data:`PRECISIONS`, else a ValueError naming them."""
-    if not isinstance(precision, str) or precision not in PRECISIONS:
-        raise ValueError(f"precision must be one of {PRECISIONS}; got {precision!r}.")
-    return precision
+    return check_choice(precision, "precision", PRECISIONS)
 
 
 #: CPU flags (``/proc/cpuinfo``) of native bfloat16 matrix arithmetic: AMX tiles or AVX-512 BF16.

@@ -127,10 +127,7 @@ def _check_seeds(seeds, runs: int) -> list[int]:
     if len(seeds) != runs:
         raise ValueError(f"seeds has {len(seeds)} entries but the masks have {runs} run column(s); "
                          f"give one seed per run.")
-    for s in seeds:
-        if isinstance(s, bool) or not isinstance(s, numbers.Integral) or s < 0:
-            raise ValueError(f"seeds must hold non-negative integers; got {s!r}.")
-    return [int(s) for s in seeds]
+    return [check_int(s, "seeds", 0) for s in seeds]
 
 
 def _check_graph_runs(data, masks, seeds, device):
@@ -702,13 +699,11 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     model = check_model(model)
     hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
           "dropout": check_real(dropout, "dropout", 0.0, 1.0, high_open=True),
-          "lr": check_real(lr, "lr", 0.0, math.inf), "weight_decay": check_real(weight_decay, "weight_decay",
+          "lr": check_real(lr, "lr", 0.0, math.inf, low_open=True), "weight_decay": check_real(weight_decay, "weight_decay",
                                                                                     0.0, math.inf),
           "max_epochs": check_int(max_epochs, "max_epochs", 1),
           "patience": None if patience is None else check_int(patience, "patience", 1)}
     precision = check_precision(precision)
-    if hp["lr"] <= 0:
-        raise ValueError(f"lr must be a positive number; got {lr!r}.")
     if model == "GAT" and hp["num_layers"] > 1 and hp["hidden"] % 8:
         raise ValueError(f"hidden={hidden} must be divisible by the 8 GAT heads for model='GAT'.")
     if runs_per_batch is not None:

@@ -129,9 +129,7 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
         raise ValueError(f"factory must be a callable factory(in_channels, out_channels) -> torch.nn.Module; got "
                          f"the built-in name {factory!r} (use hpstrat_lite.engine.train.train_runs for it).")
     label = model_label(factory)
-    lr = check_real(lr, "lr", 0.0, math.inf)
-    if lr <= 0:
-        raise ValueError(f"lr must be a positive number; got {lr!r}.")
+    lr = check_real(lr, "lr", 0.0, math.inf, low_open=True)
     weight_decay = check_real(weight_decay, "weight_decay", 0.0, math.inf)
     max_epochs = check_int(max_epochs, "max_epochs", 1)
     patience = None if patience is None else check_int(patience, "patience", 1)

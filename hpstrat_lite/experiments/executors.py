@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from ..core._validate import check_choice, keyword_options
+from ..core._validate import check_bool, check_choice, check_int, keyword_options
 
 EXECUTORS = ("local", "ray")
 """The values of ``executor``."""
@@ -36,13 +36,9 @@ def check_executor(executor, *, ray_address=None, workers=1, fresh_process=False
     their own, else ``"local"``. Raises ``ValueError`` naming the argument for an unknown executor, an
     address or CPU count given to the local executor, or ``workers > 1`` with a cluster address
     (``workers`` sizes a local Ray)."""
-    if isinstance(workers, bool) or not isinstance(workers, int) or workers < 1:
-        raise ValueError(f"workers must be an integer >= 1; got {workers!r}.")
-    if not isinstance(fresh_process, bool):
-        raise ValueError(f"fresh_process must be True or False; got {fresh_process!r}.")
-    if cpus_per_pair is not None and (isinstance(cpus_per_pair, bool) or not isinstance(cpus_per_pair, int)
-                                      or cpus_per_pair < 1):
-        raise ValueError(f"cpus_per_pair must be an integer >= 1 or None; got {cpus_per_pair!r}.")
+    check_int(workers, "workers", 1)
+    check_bool(fresh_process, "fresh_process")
+    check_int(cpus_per_pair, "cpus_per_pair", 1, allow_none=True)
     if ray_address is not None and (not isinstance(ray_address, str) or not ray_address):
         raise ValueError(f"ray_address must be a non-empty string such as '10.0.0.1:6379' or 'auto'; "
                          f"got {ray_address!r}.")

@@ -11,7 +11,8 @@ def hpstrat_folds_reference(homophily, y, k: int, n_bins: int = 10, seed=0) -> n
     For each bin in order, for each class in order: take the stratum's nodes in shuffled order, start at
     the smallest fold with the lowest index, and assign nodes round-robin.
     """
-    labels, h, k, n_bins, priority = _checked(homophily, y, k, n_bins, seed)
+    labels, h, k, n_bins, rng = _checked(homophily, y, k, n_bins, seed)
+    priority = rng.permutation(labels.shape[0])
     bins = homophily_bins(h, n_bins=n_bins)
     folds = np.full(labels.shape[0], -1, dtype=np.int64)
     sizes = [0] * k

@@ -706,7 +706,7 @@ def test_bad_inputs_raise_clear_errors(toy):
         check_model(3)
     with pytest.raises(ValueError, match=r"seeds has 2 entries but the masks have 3 run"):
         train_runs(data, "GCN", tr, va, te, [0, 1])
-    with pytest.raises(ValueError, match=r"seeds must hold non-negative integers; got -1"):
+    with pytest.raises(ValueError, match=r"seeds must be an integer >= 0; got -1"):
         train_runs(data, "GCN", tr, va, te, [0, 1, -1])
     with pytest.raises(ValueError, match=r"same shape \[num_nodes, runs\]"):
         train_runs(data, "GCN", tr, va[:, :2], te, seeds)
@@ -726,7 +726,7 @@ def test_bad_inputs_raise_clear_errors(toy):
         train_runs(data, "GCN", tr, va, te, seeds, patience=0)
     with pytest.raises(ValueError, match=r"max_epochs must be an integer >= 1; got 2.5"):
         train_runs(data, "GCN", tr, va, te, seeds, max_epochs=2.5)
-    with pytest.raises(ValueError, match=r"lr must be a positive number; got 0"):
+    with pytest.raises(ValueError, match=r"lr must be a number > 0; got 0"):
         train_runs(data, "GCN", tr, va, te, seeds, lr=0)
     with pytest.raises(ValueError, match=r"feature_norm must be one of \(None, 'row', 'standard'\); got 'l2'"):
         train_runs(data, "GCN", tr, va, te, seeds, feature_norm="l2")

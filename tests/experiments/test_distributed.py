@@ -79,7 +79,7 @@ def test_executor_arguments_are_checked(data_root, tmp_path):
         run_experiment(executor="local", ray_address="h:6379", **x)
     with pytest.raises(ValueError, match=r"workers=2 sizes a local Ray"):
         run_experiment(executor="ray", workers=2, ray_address="h:6379", **x)
-    with pytest.raises(ValueError, match=r"cpus_per_pair must be an integer >= 1 or None; got 0"):
+    with pytest.raises(ValueError, match=r"cpus_per_pair must be None or an integer >= 1; got 0"):
         run_experiment(executor="ray", cpus_per_pair=0, **x)
     assert not read_rows(x["out"]).shape[0]
 
