@@ -127,7 +127,7 @@ def test_save_load_roundtrip(tmp_path):
     (dict(n=2), "n must be"),
     (dict(n=10, k=3), "k must be an even integer"),
     (dict(n=10, k=10), "k must be an even integer"),
-    (dict(n=10, beta=1.5), "beta must be a number in \[0, 1\]"),
+    (dict(n=10, beta=1.5), r"beta must be a number in \[0, 1\]"),
 ])
 def test_ws_graph_bad_inputs(kwargs, match):
     with pytest.raises(ValueError, match=match):

@@ -720,7 +720,7 @@ def test_bad_inputs_raise_clear_errors(toy):
         train_runs(data, "GCN", empty, va, te, seeds)
     with pytest.raises(ValueError, match=r"overlap in run 0"):
         train_runs(data, "GCN", tr, tr, te, seeds)
-    with pytest.raises(ValueError, match=r"dropout must be a number in \[0.0, 1.0\); got 1.0"):
+    with pytest.raises(ValueError, match=r"dropout must be a number in \[0, 1\); got 1.0"):
         train_runs(data, "GCN", tr, va, te, seeds, dropout=1.0)
     with pytest.raises(ValueError, match=r"patience must be an integer >= 1; got 0"):
         train_runs(data, "GCN", tr, va, te, seeds, patience=0)
