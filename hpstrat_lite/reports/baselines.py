@@ -140,7 +140,8 @@ def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing
 def budget_curve(rows=None, *, dataset="Cora", protocol=None, task="node_protocols"):
     """How the best validation score moves with the trial budget, per study of ``dataset``.
 
-    For each (model, protocol, sampler seed) study, trial t's row gives ``best_val`` (the highest
+    For each (model, protocol, sampler seed) study (one study, however often its budget was extended),
+    trial t's row gives ``best_val`` (the highest
     validation score among trials 1..t: the configuration a budget of t would select) and
     ``incumbent_test`` (that configuration's test score on the tuning split). Scores x 100.
 
@@ -157,8 +158,10 @@ def budget_curve(rows=None, *, dataset="Cora", protocol=None, task="node_protoco
     if protocol is not None:
         t = t[t["protocol"] == protocol]
     out = []
-    for (model, prot, ss, nt), g in t.groupby(["model", "protocol", "sampler_seed", "n_trials"], sort=True):
-        g = g.sort_values("trial").drop_duplicates("trial")
+    for (model, prot, ss), g in t.groupby(["model", "protocol", "sampler_seed"], sort=True):
+        # a study extended to a larger budget keeps its first trials' rows (written under the smaller budget)
+        g = g.sort_values(["trial", "n_trials"]).drop_duplicates("trial", keep="last")
+        nt = g["n_trials"].max()
         best, inc = -np.inf, np.nan
         for i, r in enumerate(g.itertuples(), 1):
             if r.val > best:

@@ -79,10 +79,10 @@ def protocol_reading(rows=None, *, book_rows=None, datasets=NODE_DATASETS, alpha
 
 
 @keyword_options
-def budget_reading(rows=None, *, dataset="Cora", protocol="planetoid", at=10) -> str:
+def budget_reading(rows=None, *, dataset="Cora", protocol="planetoid", at=10, task="node_protocols") -> str:
     """Chapter 6: how much the best validation accuracy moved after ``at`` trials, per model (from
-    :func:`hpstrat_lite.reports.baselines.budget_curve`)."""
-    curve = budget_curve(rows, dataset=dataset, protocol=protocol)
+    :func:`hpstrat_lite.reports.baselines.budget_curve` of the rows, by default those of ``task``'s file)."""
+    curve = budget_curve(rows, dataset=dataset, protocol=protocol, task=task)
     if curve.empty:
         return f"No {protocol} trials of {dataset} in the results yet."
     parts = []
@@ -97,7 +97,9 @@ def budget_reading(rows=None, *, dataset="Cora", protocol="planetoid", at=10) ->
         parts.append(f"the {model.upper()}'s best validation accuracy moves from {g.loc[at, 'best_val']:.1f} "
                      f"({at} trial{'s' if at != 1 else ''}) to {g.loc[last, 'best_val']:.1f} ({last}; {gain:+.1f} points, last gain at "
                      f"trial {when})")
-    return f"On {dataset} ({protocol} split) " + "; ".join(parts) + "."
+    split = {"planetoid": "public split", "hpstrat": "HpStrat folds", "per_class": "20 / 30 per class"}.get(
+        protocol, f"{protocol} split")
+    return f"On {dataset} ({split}) " + "; ".join(parts) + "."
 
 
 @keyword_options

@@ -562,6 +562,13 @@ def test_protocol_table_and_budget_curve():
     curve = tables.budget_curve(rows, dataset="Cora")
     mlp = curve[curve["model"] == "mlp"]
     assert list(mlp["best_val"].round(6)) == [50.0, 60.0, 60.0] and list(mlp["trials"]) == [1, 2, 3]
+    # a study extended from 2 to 3 trials: its first rows say n_trials 2, the last 3; still one curve
+    extended = rows.copy()
+    first = (extended["phase"] == "trial") & (extended["trial"] < 2)
+    extended.loc[first, "n_trials"] = 2
+    again = tables.budget_curve(extended, dataset="Cora")
+    assert again[again["model"] == "mlp"]["best_val"].round(6).tolist() == [50.0, 60.0, 60.0]
+    assert set(again["n_trials"]) == {3}
 
 
 def test_link_baseline_table_reads_baseline_rows():
