@@ -98,7 +98,7 @@ def _cmd_tune(args) -> int:
     if args.protocol in ("per_class", "planetoid") and args.what != "node-protocols":
         raise ValueError(f"--protocol {args.protocol} is one of the paper's splits: use 'hpstrat tune node-protocols'")
     protocol = args.protocol or "hpstrat"
-    _check_models(args.models, ("mlp", "gcn"))
+    _check_models(args.models, ("MLP", "GCN"))
     if args.what.startswith("link") and args.precision != "float32":
         raise ValueError("--precision applies to node and features; link prediction trains in float32")
     if args.eval_batch is not None and args.eval_batch < 1:
@@ -138,7 +138,7 @@ def _cmd_tune(args) -> int:
                                 n_eval=args.n_eval, max_epochs=args.max_epochs, results_dir=args.results_dir,
                                 device=args.device, storage=storage, log=log)
         elif args.what == "node-protocols":
-            run_node_protocols(datasets or ("Cora", "CiteSeer", "Photo", "Computers"), models=args.models, n_trials=args.n_trials,
+            run_node_protocols(datasets or ("Cora", "CiteSeer", "Photo", "Computers", "CS", "Physics"), models=args.models, n_trials=args.n_trials,
                                protocol=args.protocol, n_eval=args.n_eval,
                                max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
                                device=args.device, precision=args.precision, log=log)
@@ -265,7 +265,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--datasets", nargs="+", default=None,
                    help="node/features: e.g. Computers Photo CS Physics...; link: WS1000, WS1000_<gamma>, "
                         "Twitch-PTBR, Twitch-EN, Facebook (default: all of the task's)")
-    p.add_argument("--models", nargs="+", default=["mlp", "gcn"], help="mlp and/or gcn (default both)")
+    p.add_argument("--models", nargs="+", default=["MLP", "GCN"], help="MLP and/or GCN (default both; any case)")
     p.add_argument("--n-trials", type=int, default=None,
                    help="Optuna trial budget (default: per dataset, experiments.necessity.NODE_BUDGETS / "
                         "LINK_BUDGETS; features: FEATURE_BUDGET)")

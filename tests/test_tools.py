@@ -87,45 +87,45 @@ def test_progress_prints_pairs_hours_and_the_commands(tmp_path, capsys):
 def test_study_progress_counts_trials_and_evaluation_runs(monkeypatch, data_root):
     for ds in ("Cora", "CiteSeer", "PubMed"):
         monkeypatch.setitem(runners.NODE_BUDGETS, ds, 3)
-    df = _frame(_rows("Cora", "mlp", [[0.7, 0.8], [0.6, 0.7]], k=2),        # 3/3 trials, 2 seeds x 2 rounds
-                _rows("Cora", "gcn", [], k=2, n_trials=2, trial_vals=(0.5, 0.6)),  # 2 of 3 trials
-                _rows("CiteSeer", "mlp", [[0.7, 0.8]], k=2),                 # one seed of two
-                _rows("CiteSeer", "gcn", [[0.7, 0.8], [0.7, 0.8]], k=3))      # another k: not this study
+    df = _frame(_rows("Cora", "MLP", [[0.7, 0.8], [0.6, 0.7]], k=2),        # 3/3 trials, 2 seeds x 2 rounds
+                _rows("Cora", "GCN", [], k=2, n_trials=2, trial_vals=(0.5, 0.6)),  # 2 of 3 trials
+                _rows("CiteSeer", "MLP", [[0.7, 0.8]], k=2),                 # one seed of two
+                _rows("CiteSeer", "GCN", [[0.7, 0.8], [0.7, 0.8]], k=3))      # another k: not this study
     p = progress.study_progress("node", df, datasets=["Cora", "CiteSeer", "PubMed"], n_eval=2, k=2,
                              root=data_root).set_index(["dataset", "model"])
-    assert p.loc[("Cora", "mlp"), ["trials", "eval runs", "status", "command"]].tolist() == ["3/3", "4/4", "done", ""]
-    assert p.loc[("Cora", "gcn"), ["trials", "status"]].tolist() == ["2/3", "tuning"]
-    assert p.loc[("CiteSeer", "mlp"), ["eval runs", "status"]].tolist() == ["2/4", "evaluating"]
-    assert p.loc[("CiteSeer", "mlp"), "command"].endswith("--datasets CiteSeer --models mlp --eval-batch 1")
-    assert p.loc[("CiteSeer", "gcn"), "status"] == "not started"
-    assert p.loc[("CiteSeer", "gcn"), "command"] == "hpstrat tune node --datasets CiteSeer --models gcn"
+    assert p.loc[("Cora", "MLP"), ["trials", "eval runs", "status", "command"]].tolist() == ["3/3", "4/4", "done", ""]
+    assert p.loc[("Cora", "GCN"), ["trials", "status"]].tolist() == ["2/3", "tuning"]
+    assert p.loc[("CiteSeer", "MLP"), ["eval runs", "status"]].tolist() == ["2/4", "evaluating"]
+    assert p.loc[("CiteSeer", "MLP"), "command"].endswith("--datasets CiteSeer --models MLP --eval-batch 1")
+    assert p.loc[("CiteSeer", "GCN"), "status"] == "not started"
+    assert p.loc[("CiteSeer", "GCN"), "command"] == "hpstrat tune node --datasets CiteSeer --models GCN"
     if not mirror_has("PubMed"):
-        assert p.loc[("PubMed", "mlp"), "status"] == "raw files absent"
-    link = _frame(_rows("WS1000", "mlp-dot", [[0.5]] * 5, task="link", k=1, protocol="edge split 70/10/20",
+        assert p.loc[("PubMed", "MLP"), "status"] == "raw files absent"
+    link = _frame(_rows("WS1000", "MLP-dot", [[0.5]] * 5, task="link", k=1, protocol="edge split 70/10/20",
                         n_trials=12, trial_vals=(0.5,) * 12))
     p = progress.study_progress("link", link, datasets=["WS1000"]).set_index("model")
-    assert p.loc["mlp", ["trials", "eval runs", "status"]].tolist() == ["12/12", "5/5", "done"]
-    assert p.loc["gcn", "status"] == "not started"
+    assert p.loc["MLP", ["trials", "eval runs", "status"]].tolist() == ["12/12", "5/5", "done"]
+    assert p.loc["GCN", "status"] == "not started"
     with pytest.raises(ValueError, match="feature_study_coverage"):
         progress.study_progress("features")
 
 
 def test_command_line_progress_lists_what_is_left(tmp_path, capsys, data_root):
-    node = _frame(_rows("Cora", "mlp", [[0.7] * 5] * 5, n_trials=10, trial_vals=(0.5,) * 10))
+    node = _frame(_rows("Cora", "MLP", [[0.7] * 5] * 5, n_trials=30, trial_vals=(0.5,) * 30))
     node.to_csv(tmp_path / "part2_node.csv", index=False)
     assert progress.main(["studies", "--results-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "node: 1 of 14 studies done" in out and "link: 0 of 18 studies done" in out
-    assert "hpstrat tune node --datasets Cora --models gcn" in out
-    assert "--datasets Cora --models mlp" not in out
+    assert "hpstrat tune node --datasets Cora --models GCN" in out
+    assert "--datasets Cora --models MLP" not in out
     # feature studies not started: a command for each dataset whose raw files are here, none for PubMed
     assert "hpstrat tune features --datasets Computers\n" in out
     assert "features --datasets PubMed" not in out
     # a partial feature study: the command that resumes it, with the hours its own points project
-    feats = _frame(*[_rows("Cora", m, [[0.7] * 5] * 5, num_features=200) for m in ("mlp", "gcn")])
+    feats = _frame(*[_rows("Cora", m, [[0.7] * 5] * 5, num_features=200) for m in ("MLP", "GCN")])
     feats["seconds"] = 60.0  # 3 trial rows + 25 evaluation rows: 28 minutes a point and model
     feats.to_csv(tmp_path / "part2_features.csv", index=False)
     assert progress.main(["studies", "--results-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
-    assert "partial (mlp 1/8, gcn 1/8)" in out
+    assert "partial (MLP 1/8, GCN 1/8)" in out
     assert "features --datasets Cora  # about 6.5 h left here" in out  # 2 x 7 points x 28 min

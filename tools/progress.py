@@ -108,7 +108,7 @@ def seed_commands(progress: pd.DataFrame, k: int, seeds) -> list[tuple[str, floa
     return commands
 
 
-def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"), *, n_eval=5, k=5,
+def study_progress(task="node", rows=None, datasets=None, models=("MLP", "GCN"), *, n_eval=5, k=5,
                    root=None):
     """How far the Part II studies of ``task`` are with the default budgets, and the command that
     finishes each (the runners resume: finished trials and evaluation runs are read back).
@@ -126,7 +126,7 @@ def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"),
         Result rows or their file (default ``results/part2_<task>.csv``).
     datasets : sequence of str, optional
         Default: the task's datasets (:data:`NODE_DATASETS`; :data:`WS_DATASETS` + :data:`LINK_DATASETS`).
-    models : sequence of {"mlp", "gcn"}
+    models : sequence of {"MLP", "GCN"}
     n_eval, k : int
         Evaluation seeds and folds per seed of the default runs.
     root : str or os.PathLike, optional
@@ -145,7 +145,7 @@ def study_progress(task="node", rows=None, datasets=None, models=("mlp", "gcn"),
     budgets = NODE_BUDGETS if task == "node" else LINK_BUDGETS
     datasets = _check_datasets(datasets if datasets is not None else
                                NODE_DATASETS if task == "node" else WS_DATASETS + LINK_DATASETS)
-    models = _check_models(models, ("mlp", "gcn"))
+    models = _check_models(models, ("MLP", "GCN"))
     present = set(available_datasets(root))
     df = _rows(rows, task)
     if df is None or df.empty:

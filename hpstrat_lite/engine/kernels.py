@@ -191,9 +191,9 @@ def _forward_factored(crow, src, x, e_src, f_dst, mask, use_mask, k, out, total,
     since :math:`e^{\\max(s, 0.2 s)} = \\max(e^s, e^{0.2 s})`. Every factor and weight is at most 1, and,
     LeakyReLU being increasing and 1-Lipschitz, every weight is at least :math:`e^{-(c - \\min_j a^{src}_j)}`,
     which the span check of :data:`FACTORED_SPAN` keeps inside float32's normal range. The edge loop gathers
-    only the source's features and one cache line of its factors (no scores, no exponentials): on
-    Coauthor-CS (12 runs x 8 heads) 1.4-1.5x faster than :func:`_forward` in evaluation, 1.3x in training and
-    1.1x for both outputs at once. The same weights up to float rounding.
+    only the source's features and one cache line of its factors (no scores, no exponentials), so it is
+    faster than :func:`_forward`, whose edge loop computes one exponential per edge (figures:
+    ``benchmarks/README.md``, ``bench_train.py``). The same weights up to float rounding.
     """
     R, N, H, C = x.shape
     for r in range(R):
@@ -434,8 +434,8 @@ def _masked(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
 
 class MaskMul(torch.autograd.Function):
     """``h * keep`` for a float32 CPU tensor ``h`` and a uint8 0/1 mask of the same shape, forward and
-    backward as one vectorised loop each (PyTorch's mixed-dtype ``mul`` casts every element through a
-    slow path: about 5x slower measured on ``[12, 18333, 448]``)."""
+    backward as one vectorised loop each: PyTorch's mixed-dtype ``mul`` casts every element through a
+    slow path (figures: ``benchmarks/README.md``, ``bench_train.py``)."""
 
     @staticmethod
     def forward(ctx, h, keep):
@@ -618,12 +618,11 @@ def spmm(csr: tuple, shape: tuple, h: torch.Tensor) -> torch.Tensor:
     ``h`` ``[R, n_in, d]`` (float32, CPU) -> ``[R, n_out, d]``.
 
     :math:`o_{r i} = \\sum_{e \\in \\mathrm{row}(i)} a_e h_{r, \\mathrm{col}(e)}`, one thread per output row,
-    one run after the other. About 1.7x faster than PyTorch's CSR matmul on this CPU for 64-wide operands
-    (the 2-hop operator of Amazon-Computers, 25 M entries: 0.18 s against 0.32 s on one thread), because
-    no index conversion or output zeroing pass is needed. The row's sum is accumulated in a local array
-    four entries per pass (left to right, so bit-identical to one entry at a time): 1.5-1.7x faster again
-    than accumulating into ``out`` one entry at a time, for 64- and 128-wide operands of H2GCN's 2-hop
-    surplus matrix on Amazon-Computers (``benchmarks/bench_spmm.py``).
+    one run after the other. Faster than PyTorch's CSR matmul for 64-wide operands, because no index
+    conversion or output zeroing pass is needed. The row's sum is accumulated in a local array four
+    entries per pass (left to right, so bit-identical to one entry at a time), which keeps the partial sum
+    in registers instead of reading and writing ``out`` for every entry (figures: ``benchmarks/README.md``,
+    ``bench_spmm.py``).
     """
     _match_torch_threads()
     h = h.contiguous()

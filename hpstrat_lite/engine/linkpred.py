@@ -352,7 +352,7 @@ def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=N
         (epochs run), ``seconds``, ``encoder``, ``decoder``, ``seed``, ``split_seed`` and the
         numbers of positive edges ``num_train``, ``num_val``, ``num_test``.
     """
-    check_choice(encoder, "encoder", ENCODERS)
+    encoder = check_choice(encoder.lower() if isinstance(encoder, str) else encoder, "encoder", ENCODERS)  # "GCN" too
     check_choice(decoder, "decoder", DECODERS)
     _check_feature_norm(feature_norm)
     for name, v in (("hidden", hidden), ("out", out), ("num_layers", num_layers),

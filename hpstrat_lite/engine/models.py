@@ -50,7 +50,8 @@ Mixed precision (``precision="bfloat16"``, see :func:`matmul_precision`): the de
 MixHop's power blocks) take bfloat16 operands and accumulate in float32, and an MLP's hidden
 activations stay bfloat16 between its products, while parameters, optimiser state, sparse propagation
 and losses stay float32 -- the usual mixed-precision training. On CPUs with AMX tiles (Intel Sapphire
-Rapids and later) these products run about 5x faster; bfloat16 keeps 8 significant bits, so numbers
+Rapids and later) these products run natively in bfloat16 and several times faster than in float32
+(``benchmarks/README.md``, ``bench_precision.py``); bfloat16 keeps 8 significant bits, so numbers
 differ from float32 training at the level of run-to-run noise, not bit for bit.
 """
 from __future__ import annotations

@@ -37,12 +37,11 @@ def _bmm_sparse(a: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
 
     Hidden layers use one product per run rather than one on the ``[n_in, R * d]`` channel stack:
     the products are memory-bound, and a ``[n_in, d]`` operand stays in cache while ``[n_in, R * d]``
-    does not (about 2x faster on the 2-core CPU here, from Cora to Coauthor-Physics). Narrow inputs
-    (logits: at most :data:`_NARROW_COLUMNS` per run, or :data:`_STACK_COLUMNS` in all) use one product
-    on the stack: a row of a few floats per run costs an index lookup each, so the per-run kernel is
-    3-8x slower there (Coauthor-CS, 12 runs x 15 classes: 57 ms against 7-18 ms stacked, one thread).
-    On CPU the products are :func:`hpstrat_lite.engine.kernels.spmm` (1.3-2x faster than PyTorch's CSR matmul
-    here), on CUDA ``torch.mm``.
+    does not. Narrow inputs (logits: at most :data:`_NARROW_COLUMNS` per run, or :data:`_STACK_COLUMNS`
+    in all) use one product on the stack: a row of a few floats per run costs an index lookup each, so
+    there the per-run kernel spends its time on indices rather than arithmetic. On CPU the products are
+    :func:`hpstrat_lite.engine.kernels.spmm` (faster than PyTorch's CSR matmul), on CUDA ``torch.mm``.
+    Figures: ``benchmarks/README.md``, ``bench_spmm.py``.
     """
     R, n, d = h.shape
     if 1 < R and (R * d <= _STACK_COLUMNS or d <= _NARROW_COLUMNS):
@@ -110,8 +109,8 @@ def _bmm_sparse_t(a: torch.Tensor, a_t: torch.Tensor, g: torch.Tensor) -> torch.
     """``a^T @ g[r]`` for every run r (``a_t`` is ``a^T`` in CSR): the gradient of a sparse product.
 
     On CPU, with at least two runs per thread and wide rows, :func:`hpstrat_lite.engine.kernels.spmm_t` scatters
-    from ``a``'s rows, parallel over runs (the same floats, 1.25x faster for the sparse-feature projection
-    on Coauthor-CS); otherwise :func:`_bmm_sparse` on ``a_t``."""
+    from ``a``'s rows, parallel over runs (the same floats; each thread owns whole runs, so the scatter never
+    races, and the rows of ``g`` stream in order); otherwise :func:`_bmm_sparse` on ``a_t``."""
     R, _, d = g.shape
     if NUMBA_SPMM and g.device.type == "cpu" and d > _NARROW_COLUMNS and R >= 2 * torch.get_num_threads():
         from .kernels import csr_arrays, spmm_t

@@ -39,9 +39,10 @@ How R runs become one model
   state every :data:`CHECKPOINT_SECONDS` and a repeated call continues from it with the same numbers.
 * ``precision="bfloat16"`` is mixed-precision training (:func:`hpstrat_lite.engine.models.matmul_precision`):
   the dense matrix products take bfloat16 operands (float32 accumulation), an MLP's hidden
-  activations stay bfloat16, and parameters, Adam, sparse products and losses stay float32. On CPUs
-  with AMX units it is 1.5-2x faster for the wide MLPs and GCNs of Part II
-  (``benchmarks/bench_precision.py``); the default float32 is the reference the committed results use.
+  activations stay bfloat16, and parameters, Adam, sparse products and losses stay float32. It pays on
+  CPUs with AMX units (or GPUs) for the wide MLPs and GCNs of Part II, whose time is dense products
+  (figures: ``benchmarks/README.md``, ``bench_precision.py``); the default float32 is the reference the
+  committed results use.
 * Features and graph operators (normalised adjacency, H2GCN's 2-hop matrix, GAT's edge blocks) are
   built once per dataset and device and cached, keyed by the identity of ``data.x`` /
   ``data.edge_index``.
@@ -80,7 +81,7 @@ ACTIVATION_BUDGET = 2 ** 27
 
 #: ``num_threads="auto"`` trains on one thread while a batch's hidden state ``[R, N, hidden]`` has fewer
 #: entries than this: on small graphs every op is too small to share, and an OpenMP barrier waiting for a
-#: descheduled second thread costs milliseconds per op on a busy 2-core machine (5x slower measured).
+#: descheduled second thread costs milliseconds per op on a busy 2-core machine (``benchmarks/README.md``, Hosts).
 SMALL_BATCH_ENTRIES = 2 ** 22
 
 

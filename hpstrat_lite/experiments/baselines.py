@@ -69,7 +69,7 @@ def baseline_scores(data, split, baseline):
 
 
 @keyword_options
-def tuned_params(rows, dataset, *, model="mlp-dot"):
+def tuned_params(rows, dataset, *, model="MLP-dot"):
     """The evaluated configuration of the largest-budget study of ``model`` on ``dataset`` in link
     result rows (a DataFrame or a file), as a dict; ``None`` when there is none."""
     df = read_rows(rows) if isinstance(rows, (str, Path)) else rows
@@ -149,7 +149,7 @@ def run_link_baselines(datasets, *, baselines=BASELINES, n_eval=5, protocol="edg
                 if b == "shuffled-feature MLP":
                     shuffled, _ = shuffle_feature_rows(data, 1000 + s)
                     with _quiet(1):
-                        r = run_link_prediction(shuffled, encoder="mlp", seed=s, split=split, device=device,
+                        r = run_link_prediction(shuffled, encoder="MLP", seed=s, split=split, device=device,
                                                 **_mlp_kwargs(params, max_epochs))
                     val, test, used = r["val_auc"], r["test_auc"], json.dumps(params or DEFAULT_MLP, sort_keys=True)
                 else:

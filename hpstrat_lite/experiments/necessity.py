@@ -31,7 +31,7 @@ import pandas as pd
 from ..core._validate import check_choice, check_int, keyword_options
 from ..engine.models import check_precision
 from .._host import host_cpu
-from .results import append_rows, code_version, read_rows
+from .results import append_rows, code_version, model_name, read_rows
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
@@ -179,7 +179,7 @@ def results_file(task, *, results_dir=None):
 
 
 @keyword_options
-def run_tuning(dataset, *, task="node", model="mlp", n_trials=50, results_dir=None, root=None,
+def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=None, root=None,
                results_task=None, **kwargs):
     """Tune and evaluate ``model`` on a named dataset, writing rows to the results folder.
 
@@ -190,7 +190,7 @@ def run_tuning(dataset, *, task="node", model="mlp", n_trials=50, results_dir=No
     task : {"node", "link"}
         Node classification (:func:`tune_node_classifier`, rows in ``part2_node.csv``) or link
         prediction (:func:`tune_link_predictor`, rows in ``part2_link.csv``).
-    model : {"mlp", "gcn"}
+    model : {"MLP", "GCN"}
     n_trials : int
         Trial budget.
     results_dir : str or os.PathLike, optional
@@ -223,7 +223,7 @@ def run_tuning(dataset, *, task="node", model="mlp", n_trials=50, results_dir=No
 
 
 @keyword_options
-def run_feature_study(dataset, *, model="mlp", n_trials=20, step=None, results_dir=None,
+def run_feature_study(dataset, *, model="MLP", n_trials=20, step=None, results_dir=None,
                       root=None, **kwargs):
     """:func:`feature_study` on a named dataset, rows in ``results/part2_features.csv`` (the file
     chapter 7 and :func:`hpstrat_lite.experiments.necessity.run_feature_studies` read and write)."""
@@ -270,15 +270,16 @@ def _runner_plan(datasets, models, threads, n_trials, budgets, space, default_sp
     """The checked arguments every Part II runner starts from: ``(datasets, models, budget per dataset,
     search space)``."""
     datasets = _check_datasets(datasets, labelled=labelled)
-    models = _check_models(models, ("mlp", "gcn"), name)
+    models = _check_models(models, ("MLP", "GCN"), name)
     check_int(threads, "threads", allow_none=True)
     return datasets, models, {ds: _budget(n_trials, ds, budgets) for ds in datasets}, \
         default_space if space is None else space
 
 
 def _check_models(models, allowed, name="models"):
-    """``models`` as a tuple of lower-case names from ``allowed`` (matched case-insensitively)."""
-    models = tuple(m.lower() if isinstance(m, str) else m for m in models)
+    """``models`` as a tuple of names from ``allowed`` in :func:`~hpstrat_lite.experiments.results.model_name`'s
+    spelling (``"gcn"`` and ``"GCN"`` both give ``"GCN"``)."""
+    models = tuple(model_name(m) for m in models)
     bad = [m for m in models if m not in allowed]
     if bad or not models:
         raise ValueError(f"{name} must be a non-empty sequence from {allowed}, got {models!r}")
@@ -331,7 +332,7 @@ def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> d
 
 
 @keyword_options
-def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("mlp", "gcn"), n_trials=None, 
+def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("MLP", "GCN"), n_trials=None, 
                         n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
                         eval_batch=None, precision="float32", storage=None, log=None):
@@ -344,7 +345,7 @@ def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("mlp", "gcn"), n_tria
     Parameters
     ----------
     datasets : sequence of str
-    models : sequence of {"mlp", "gcn"}
+    models : sequence of {"MLP", "GCN"}
     n_trials : int, dict or None
         Trial budget; a dict per dataset; ``None``: :data:`NODE_BUDGETS`.
     n_eval : int
@@ -376,7 +377,7 @@ def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("mlp", "gcn"), n_tria
         ``test_std``, ``n_trials``, ``seconds``.
     """
     datasets = _check_datasets(datasets, labelled=True)
-    models = _check_models(models, ("mlp", "gcn"))
+    models = _check_models(models, ("MLP", "GCN"))
     check_int(threads, "threads", allow_none=True)
     check_precision(precision)
     budgets = {ds: _budget(n_trials, ds, NODE_BUDGETS) for ds in datasets}
@@ -437,7 +438,7 @@ def run_random_baseline(dataset, *, n_eval=5, val_ratio=0.1, test_ratio=0.2, res
 
 
 @keyword_options
-def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("mlp", "gcn"),
+def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("MLP", "GCN"),
                         n_trials=None, n_eval=5, max_epochs=None, space=None, random=True,
                         results_dir=None, root=None, device="auto", threads=None, storage=None, log=None):
     """Tune and evaluate MLP and GCN link predictors (chapters 8 and 9, Tables 3 and 4, Figure 2).
@@ -451,7 +452,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("mlp"
     ----------
     datasets : sequence of str
         WS names (``"WS1000"``, ``"WS1000_<gamma>"``) or MUSAE names.
-    encoders : sequence of {"mlp", "gcn"}
+    encoders : sequence of {"MLP", "GCN"}
     n_trials : int, dict or None
         Trial budget (``None``: :data:`LINK_BUDGETS`).
     n_eval : int
@@ -487,7 +488,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("mlp"
 
 
 @keyword_options
-def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("mlp", "gcn"), n_trials=FEATURE_BUDGET, 
+def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"), n_trials=FEATURE_BUDGET, 
                         steps=None, n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
                         eval_batch=None, precision="float32", storage=None, log=None):
@@ -507,7 +508,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("mlp", "gcn"),
         Datasets whose files are missing get one ``status = "missing"`` row.
     """
     datasets = _check_datasets(datasets, labelled=True)
-    models = _check_models(models, ("mlp", "gcn"))
+    models = _check_models(models, ("MLP", "GCN"))
     check_int(threads, "threads", allow_none=True)
     check_precision(precision)
     space = NODE_SPACE if space is None else space
@@ -540,7 +541,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("mlp", "gcn"),
 
 
 @keyword_options
-def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers"), *, models=("mlp", "gcn"), n_trials=None, 
+def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers", "CS", "Physics"), *, models=("MLP", "GCN"), n_trials=None, 
                        protocol=None, n_eval=5, max_epochs=NODE_MAX_EPOCHS, space=None, results_dir=None,
                        root=None, device="auto", threads=None, precision="float32", log=None):
     """Tune MLP and GCN on the paper's node-classification splits (paper Tables 1 and 2).
@@ -576,7 +577,7 @@ def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers"), *, m
 
 
 @keyword_options
-def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, *, encoders=("mlp", "gcn"), n_trials=None, n_eval=5,
+def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, *, encoders=("MLP", "GCN"), n_trials=None, n_eval=5,
                              max_epochs=None, space=None, results_dir=None, root=None, device="auto",
                              threads=None, log=None):
     """Tune MLP and GCN link predictors in the HGCN-style pipeline (paper Table 4's setting).

@@ -61,8 +61,39 @@ def resolve_path(path) -> Path:
     return REPO / path
 
 
+def model_name(name) -> str:
+    """The one spelling of a model in rows and tables: the name of :data:`hpstrat_lite.engine.models.MODELS`
+    it matches case-insensitively (``"gcn"`` -> ``"GCN"``), a link decoder kept after a hyphen
+    (``"mlp-dot"`` -> ``"MLP-dot"``); other names (``"random"``, a user's model) unchanged.
+
+    >>> model_name("gcn"), model_name("mlp-fd"), model_name("GraphSAGE"), model_name("random")
+    ('GCN', 'MLP-fd', 'GraphSAGE', 'random')
+    """
+    from ..engine.models import MODELS
+
+    if not isinstance(name, str):
+        return name
+    base, dash, decoder = name.partition("-")
+    canonical = {m.lower(): m for m in MODELS}.get(base.lower())
+    return name if canonical is None else canonical + dash + decoder
+
+
+def with_model_names(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its ``model`` column in :func:`model_name`'s spelling (rows written with ``"gcn"`` read as
+    ``"GCN"``); ``df`` itself when there is nothing to change."""
+    if df is None or "model" not in getattr(df, "columns", ()) or df.empty:
+        return df
+    names = {m: model_name(m) for m in df["model"].dropna().unique()}
+    if all(k == v for k, v in names.items()):
+        return df
+    df = df.copy()
+    df["model"] = df["model"].map(lambda m: names.get(m, m))
+    return df
+
+
 def read_rows(path) -> pd.DataFrame:
-    """Rows of a results CSV, or an empty frame when the file does not exist yet.
+    """Rows of a results CSV, or an empty frame when the file does not exist yet. Model names read in
+    :func:`model_name`'s spelling (``"GCN"`` in both parts, whichever spelling a row was written with).
 
     ``path`` may also be a list of files (say the seed-0 sweep and the seeds 1-5 sweep of one
     protocol): their rows, concatenated in order; missing files add none. A relative path is read from the
@@ -73,7 +104,7 @@ def read_rows(path) -> pd.DataFrame:
     path = resolve_path(path)
     if not path.exists():
         return pd.DataFrame()
-    return pd.read_csv(path)
+    return with_model_names(pd.read_csv(path))
 
 
 def check_protocol(path, **protocol) -> None:

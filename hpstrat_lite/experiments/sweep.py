@@ -89,9 +89,9 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
         ``n > 1``: shorthand for ``executor="ray"`` on a local Ray of ``n`` CPUs, one thread per pair.
         Worth it for small graphs, whose batches train on one thread anyway (``num_threads="auto"`` of
         :func:`hpstrat_lite.engine.train.train_runs`). No gain for the large ones on a 2-core machine,
-        whose batches already use both threads well: two one-thread processes running side by side
-        were each 1.9-2.2x slower per epoch than one two-thread process (measured 2026-11-30 with the
-        12 runs of the k = 4 sweep, `project_sweep_time`).
+        whose batches already use both threads well: two one-thread processes side by side share the
+        memory bandwidth and caches that bound these products, so each runs at about half the speed of
+        one two-thread process and no more pairs finish per hour (``benchmarks/README.md``, ``bench_sweep.py``).
     fresh_process : bool
         Train every pair in a new Ray worker process (``max_calls=1``), so that no pair inherits the heap
         of the pairs before it: in one long process glibc's heap fragments, and H2GCN on

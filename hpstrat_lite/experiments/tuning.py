@@ -85,7 +85,7 @@ import torch
 from ..core._validate import check_choice, check_int, keyword_options
 from ..engine.linkpred import edge_split, run_link_prediction
 from .._host import host_cpu
-from .results import append_rows, code_version, read_rows
+from .results import append_rows, code_version, model_name, read_rows
 from ..engine.models import check_precision
 from ..engine.train import train_runs
 from .protocols import (PER_CLASS, PROTOCOLS, per_class_split_masks, protocol_masks,  # noqa: F401 (re-exported)
@@ -130,8 +130,8 @@ SEARCH_SPACE = {
 #: trials is a seeded random search over the space; TPE guides the trials after it.
 N_STARTUP_TRIALS = 10
 
-NODE_MODELS = ("mlp", "gcn")
-LINK_ENCODERS = ("mlp", "gcn")
+NODE_MODELS = ("MLP", "GCN")
+LINK_ENCODERS = ("MLP", "GCN")
 
 #: Feature-subset increments of the paper (Section 4.2).
 FEATURE_STEPS = {"Computers": 100, "Photo": 100, "Cora": 200, "CiteSeer": 600, "CS": 1000,
@@ -469,7 +469,7 @@ def checkpoint_dir(results):
 
 
 @keyword_options
-def tune_node_classifier(data, *, model="mlp", n_trials=50, protocol="hpstrat", k=5, seed=0,
+def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", k=5, seed=0,
                          n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
                          results=None, dataset=None, eval_batch=None, precision="float32", storage=None,
                          sampler_seed=None):
@@ -479,7 +479,7 @@ def tune_node_classifier(data, *, model="mlp", n_trials=50, protocol="hpstrat", 
     ----------
     data : torch_geometric.data.Data
         Graph with ``x`` (dense or sparse CSR), ``edge_index`` and ``y``.
-    model : {"mlp", "gcn"}
+    model : {"MLP", "GCN"}
         Feature-only MLP or GCN (the batched engine :func:`hpstrat_lite.engine.train.train_runs`).
     n_trials : int
         Trial budget of the search.
@@ -532,15 +532,13 @@ def tune_node_classifier(data, *, model="mlp", n_trials=50, protocol="hpstrat", 
         mean over rounds), ``test_per_seed``, ``protocol``, ``k``, ``n_trials``, ``trials`` (a
         DataFrame, one row per trial) and ``eval`` (one row per evaluation run).
     """
-    model = model.lower() if isinstance(model, str) else model  # "GCN" as in Part I, or "gcn"
-    check_choice(model, "model", NODE_MODELS)
+    model = check_choice(model_name(model), "model", NODE_MODELS)  # "GCN" or "gcn": rows say "GCN"
     check_choice(protocol, "protocol", PROTOCOLS)
     check_int(n_eval, "n_eval")
     check_int(eval_batch, "eval_batch", allow_none=True)
     check_precision(precision)
     if getattr(data, "y", None) is None:
         raise ValueError("data has no labels y; node classification needs them")
-    engine_model = model.upper()
     tr, va, te, _, trial_round = protocol_masks(data, protocol=protocol, seeds=[seed], k=k, n_bins=n_bins)
     checkpoint = checkpoint_dir(results)
     trained = {}  # params JSON -> (rows, seconds per run) of the trials this call trained
@@ -551,7 +549,7 @@ def tune_node_classifier(data, *, model="mlp", n_trials=50, protocol="hpstrat", 
 
     def objective(cfg):
         t0 = time.perf_counter()
-        runs = train_runs(data, engine_model, tr, va, te, [seed] * tr.shape[1], checkpoint=checkpoint,
+        runs = train_runs(data, model, tr, va, te, [seed] * tr.shape[1], checkpoint=checkpoint,
                           precision=precision, **_engine_kwargs(cfg, max_epochs, device))
         seconds = time.perf_counter() - t0
         # evaluation seed `seed` is this very call (same masks and run seeds): kept for eval_fn
@@ -573,7 +571,7 @@ def tune_node_classifier(data, *, model="mlp", n_trials=50, protocol="hpstrat", 
         for group in [g for g in groups if g]:
             etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol=protocol, seeds=group, k=k, n_bins=n_bins)
             t0 = time.perf_counter()
-            runs = train_runs(data, engine_model, etr, eva, ete, [int(s) for s in run_seed],
+            runs = train_runs(data, model, etr, eva, ete, [int(s) for s in run_seed],
                               checkpoint=checkpoint, precision=precision,
                               **_engine_kwargs(cfg, max_epochs, device))
             sec = (time.perf_counter() - t0) / len(runs)
@@ -604,7 +602,7 @@ def _link_kwargs(cfg, max_epochs, device):
 
 
 @keyword_options
-def tune_link_predictor(data, *, encoder="gcn", n_trials=50, seed=0, n_eval=5, max_epochs=1000,
+def tune_link_predictor(data, *, encoder="GCN", n_trials=50, seed=0, n_eval=5, max_epochs=1000,
                         space=None, val_ratio=0.1, test_ratio=0.2, decoder="dot", device="auto",
                         results=None, dataset=None, storage=None,
                         sampler_seed=None):
@@ -618,12 +616,12 @@ def tune_link_predictor(data, *, encoder="gcn", n_trials=50, seed=0, n_eval=5, m
     ----------
     data : torch_geometric.data.Data
         Graph with ``x`` and ``edge_index``.
-    encoder : {"mlp", "gcn"}
+    encoder : {"MLP", "GCN"}
     n_trials, seed, n_eval, max_epochs, space, device, results, dataset, storage
         As in :func:`tune_node_classifier`.
     val_ratio, test_ratio : float
         Edge split fractions.
-    decoder : {"dot", "mlp", "fd"}
+    decoder : {"dot", "MLP", "fd"}
         ``"fd"``: HGCN's Fermi-Dirac distance decoder (:mod:`hpstrat_lite.engine.linkpred`).
     sampler_seed : int, optional
         As in :func:`tune_node_classifier`.
@@ -634,8 +632,7 @@ def tune_link_predictor(data, *, encoder="gcn", n_trials=50, seed=0, n_eval=5, m
         As :func:`tune_node_classifier`, scores are ROC AUC; ``protocol`` is
         ``"edge split <train>/<val>/<test>"``.
     """
-    encoder = encoder.lower() if isinstance(encoder, str) else encoder
-    check_choice(encoder, "encoder", LINK_ENCODERS)
+    encoder = check_choice(model_name(encoder), "encoder", LINK_ENCODERS)  # rows say "GCN-dot"
     check_int(n_eval, "n_eval")
     split = edge_split(data.edge_index, int(data.num_nodes), val_ratio=val_ratio, test_ratio=test_ratio, seed=seed)
 
@@ -726,7 +723,7 @@ def subset_features(data, cols):
 
 
 @keyword_options
-def feature_study(data, *, model="mlp", step=None, n_trials=20, results=None, dataset=None,
+def feature_study(data, *, model="MLP", step=None, n_trials=20, results=None, dataset=None,
                   **tune_kwargs):
     """Tuned node classification on nested feature subsets (paper Section 4.2).
 

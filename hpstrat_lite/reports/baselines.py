@@ -30,7 +30,7 @@ def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
     hgcn = _as_summary(hgcn_rows if hgcn_rows is not None else results_file("link_hgcn"), "link")
     base = _baseline_rows(baseline_rows)
     rows = []
-    for m, label in (("gcn", "GCN (copied from prior work)"), ("mlp", "tuned MLP")):
+    for m, label in (("GCN", "GCN (copied from prior work)"), ("MLP", "tuned MLP")):
         ev, oks, have = [], [], []
         for ds, split in NODE_PROTOCOLS.items():
             s = prot[prot["protocol"] == split] if not prot.empty else prot
@@ -51,10 +51,10 @@ def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
                      "verdict": verdict(all(oks) if oks else None)})
     ev, oks, have = [], [], []
     for ds in LINK_DATASETS:
-        paper = PAPER_LINK[ds]["mlp"]
+        paper = PAPER_LINK[ds]["MLP"]
         cells = []
         for name, summary in (("book 70/10/20", link), ("HGCN-style 85/5/10", hgcn)):
-            mean, std, nt, *_ = _cell(summary, ds, "mlp")
+            mean, std, nt, *_ = _cell(summary, ds, "MLP")
             if np.isfinite(mean):
                 cells.append(f"{name} {mean:.1f} ± {std:.1f} ({_int(nt)} trials)")
                 oks.append(abs(mean - paper[0]) <= close)
@@ -70,7 +70,7 @@ def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
         ev.append(f"{ds}: paper {paper[0]:.1f}; ours " + ", ".join(cells) + (f"; controls: {', '.join(ctrl)}" if ctrl else ""))
     rows.append({"claim": f"Table 4's tuned MLP numbers reproduced within {close:g} points",
                  "source": "Section 6, Table 4",
-                 "paper": "; ".join(f"{d} MLP {PAPER_LINK[d]['mlp'][0]:.1f} ± {PAPER_LINK[d]['mlp'][1]:.1f}"
+                 "paper": "; ".join(f"{d} MLP {PAPER_LINK[d]['MLP'][0]:.1f} ± {PAPER_LINK[d]['MLP'][1]:.1f}"
                                     for d in LINK_DATASETS),
                  "evidence": "; ".join(ev), "missing": [d for d in LINK_DATASETS if d not in have],
                  "verdict": verdict(all(oks) if oks else None)})
@@ -118,7 +118,7 @@ def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing
     for ds in datasets:
         rec = {"dataset": ds, "protocol": NODE_PROTOCOLS.get(ds, "")}
         trials = []
-        for m in ("mlp", "gcn"):
+        for m in ("MLP", "GCN"):
             s = summary[summary["protocol"] == rec["protocol"]] if not summary.empty else summary
             mean, std, nt, n, _, _ = _cell(s, ds, m)
             paper = PAPER_NODE.get(ds, {}).get(m)
@@ -127,7 +127,7 @@ def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing
             rec[f"p {m.upper()}"] = _vs_paper(mean, std, n, paper)
             trials.append(_int(nt))
         rec["trials MLP/GCN"] = "/".join(trials)
-        for m in ("mlp", "gcn"):
+        for m in ("MLP", "GCN"):
             mean, std, nt, *_ = _cell(book, ds, m)
             rec[f"{m.upper()} (HpStrat 60/20/20)"] = _fmt(mean, std) + (f" [{_int(nt)} trials]" if np.isfinite(mean) else "")
         rec["note"] = ("raw files absent offline: not run" if ds in missing else
@@ -186,11 +186,11 @@ def identical_configurations(rows=None, *, task="node"):
     full = summary[summary["num_features"] == summary.groupby("dataset")["num_features"].transform("max")]
     for (ds, prot), g in full.groupby(["dataset", "protocol"], sort=True):
         g = g.sort_values("n_trials").groupby("model").tail(1).set_index("model")
-        if {"mlp", "gcn"} <= set(g.index):
+        if {"MLP", "GCN"} <= set(g.index):
             out.append({"dataset": ds, "protocol": prot,
-                        "n_trials": f"{int(g.loc['mlp', 'n_trials'])}/{int(g.loc['gcn', 'n_trials'])}",
-                        "same_params": g.loc["mlp", "params"] == g.loc["gcn", "params"],
-                        "sampler_seeds": f"{int(g.loc['mlp', 'sampler_seed'])}/{int(g.loc['gcn', 'sampler_seed'])}"})
+                        "n_trials": f"{int(g.loc['MLP', 'n_trials'])}/{int(g.loc['GCN', 'n_trials'])}",
+                        "same_params": g.loc["MLP", "params"] == g.loc["GCN", "params"],
+                        "sampler_seeds": f"{int(g.loc['MLP', 'sampler_seed'])}/{int(g.loc['GCN', 'sampler_seed'])}"})
     return pd.DataFrame(out)
 
 
@@ -216,9 +216,9 @@ def link_baseline_table(baseline_rows=None, link_rows=None, *, datasets=LINK_DAT
     summary = _as_summary(link_rows, "link")
     out = []
     for ds in datasets:
-        mm, ms, mt, *_ = _cell(summary, ds, "mlp")
-        gm, gs, gt, *_ = _cell(summary, ds, "gcn")
-        rec = {"dataset": ds, "MLP (paper)": _fmt(*_paper_value(PAPER_LINK, ds, "mlp")),
+        mm, ms, mt, *_ = _cell(summary, ds, "MLP")
+        gm, gs, gt, *_ = _cell(summary, ds, "GCN")
+        rec = {"dataset": ds, "MLP (paper)": _fmt(*_paper_value(PAPER_LINK, ds, "MLP")),
                "MLP (ours)": _fmt(mm, ms) + (f" [{_int(mt)} trials]" if np.isfinite(mm) else "")}
         splits = []
         for name in BASELINES:
@@ -226,7 +226,7 @@ def link_baseline_table(baseline_rows=None, link_rows=None, *, datasets=LINK_DAT
             rec[name] = _fmt(100 * g["test"].mean(), 100 * g["test"].std(ddof=0)) if len(g) else "n/a"
             splits.append(str(len(g)))
         rec["GCN (ours)"] = _fmt(gm, gs) + (f" [{_int(gt)} trials]" if np.isfinite(gm) else "")
-        rec["GCN (paper)"] = _fmt(*_paper_value(PAPER_LINK, ds, "gcn"))
+        rec["GCN (paper)"] = _fmt(*_paper_value(PAPER_LINK, ds, "GCN"))
         rec["splits"] = "/".join(splits)
         out.append(rec)
     return pd.DataFrame(out).set_index("dataset")
@@ -244,12 +244,12 @@ def graph_free_share(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASE
     summary = _as_summary(link_rows, "link")
     out = []
     for ds in datasets:
-        mlp = _cell(summary, ds, "mlp")[0]
+        mlp = _cell(summary, ds, "MLP")[0]
         vals = {}
         for key, name in (("shuffled", "shuffled-feature MLP"), ("degree", "degree product")):
             g = b[(b["dataset"] == ds) & (b["baseline"] == name) & (b["protocol"] == protocol)] if len(b) else b
             vals[key] = 100 * g["test"].mean() if len(g) else np.nan
-        out.append({"dataset": ds, "mlp": mlp, **vals,
+        out.append({"dataset": ds, "MLP": mlp, **vals,
                     "shuffled_share": (vals["shuffled"] - 50) / (mlp - 50),
                     "degree_share": (vals["degree"] - 50) / (mlp - 50)})
     return pd.DataFrame(out)
@@ -264,8 +264,8 @@ def hgcn_link_table(rows=None, *, datasets=LINK_DATASETS):
     import json
 
     summary = _as_summary(rows if rows is not None else results_file("link_hgcn"), "link")
-    t = link_table(summary, datasets=datasets, models=("mlp", "gcn"))
-    for m in ("mlp", "gcn"):
+    t = link_table(summary, datasets=datasets, models=("MLP", "GCN"))
+    for m in ("MLP", "GCN"):
         norms, ps = [], []
         for ds in datasets:
             s = summary[(summary["dataset"] == ds) & (summary["model"] == m)]
@@ -293,15 +293,15 @@ def ws_gamma_comparison(link_rows=None, baseline_rows=None, *, gammas=WS_GAMMAS)
     b = _baseline_rows(baseline_rows)
     out = []
     for name, g in [("WS1000", 0.0)] + [(f"WS1000_{x}", float(x)) for x in gammas]:
-        mm, ms, mt, *_ = _cell(summary, name, "mlp")
-        gm, gs, gt, *_ = _cell(summary, name, "gcn")
+        mm, ms, mt, *_ = _cell(summary, name, "MLP")
+        gm, gs, gt, *_ = _cell(summary, name, "GCN")
         rec = {"gamma": g, "MLP (ours)": _fmt(mm, ms), "GCN (ours)": _fmt(gm, gs),
                "trials MLP/GCN": f"{_int(mt)}/{_int(gt)}"}
         for base in ("feature cosine", "feature cosine, signed row-sum"):
             sel = b[(b["dataset"] == name) & (b["baseline"] == base)] if len(b) else b
             rec[base] = _fmt(100 * sel["test"].mean(), 100 * sel["test"].std(ddof=0)) if len(sel) else "n/a"
         if g == 0.0:
-            rec["MLP (paper, Figure 2)"] = _fmt(*PAPER_LINK["WS1000"]["mlp"]) + " (Table 3)"
+            rec["MLP (paper, Figure 2)"] = _fmt(*PAPER_LINK["WS1000"]["MLP"]) + " (Table 3)"
         elif g >= PAPER_WS_GAMMA["from_gamma"]:
             rec["MLP (paper, Figure 2)"] = f"≈ {PAPER_WS_GAMMA['max_mlp']:.0f} (text: highest, for γ ≥ 0.6)"
         else:

@@ -16,7 +16,7 @@ import numpy as np
 import pandas as pd
 
 from ..core._validate import check_int, keyword_options
-from ..experiments.results import read_rows
+from ..experiments.results import model_name, read_rows, with_model_names
 from .paper_values import PAPER, PAPER_LINK, PAPER_NODE, PAPER_NODE_MLP_ORIGINAL, PAPER_WS_GAMMA  # noqa: F401
 from .verdicts import verdict
 
@@ -27,7 +27,7 @@ with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a ker
     from ..experiments.tuning import FEATURE_STEPS, with_column_defaults
 
 def _paper_value(table, dataset, model):
-    v = table.get(dataset, {}).get(model)
+    v = table.get(dataset, {}).get(model_name(model))
     if v is None:
         return np.nan, np.nan
     if isinstance(v, tuple):
@@ -46,7 +46,7 @@ def _rows(rows, task):
     if isinstance(rows, (str, Path)):
         rows = read_rows(rows)
     if rows is not None and not rows.empty:
-        rows = with_column_defaults(rows)  # rows older than the precision column trained in float32
+        rows = with_column_defaults(with_model_names(rows))  # older rows: float32, "gcn" for GCN
     return rows
 
 
@@ -78,7 +78,7 @@ def summarize(rows=None, *, task="node"):
     pandas.DataFrame
         Columns ``dataset, model, protocol, k, num_features, n_trials, trials_done, n_eval,
         test_mean, test_std, best_val, params, precision, sampler_seed``; scores as fractions (accuracy or ROC AUC).
-        ``model`` is ``mlp`` / ``gcn`` / ``random`` (the link decoder suffix is dropped).
+        ``model`` is ``MLP`` / ``GCN`` / ``random`` (the link decoder suffix is dropped).
     """
     df = _rows(rows, task)
     cols = ["dataset", "model", "protocol", "k", "num_features", "n_trials", "trials_done",
@@ -138,7 +138,7 @@ def _studies(df):
 
 
 def _model_family(models: pd.Series) -> pd.Series:
-    """``mlp`` / ``gcn`` / ``random``: link model names lose their decoder suffix (``gcn-dot`` -> ``gcn``)."""
+    """``MLP`` / ``GCN`` / ``random``: link model names lose their decoder suffix (``GCN-dot`` -> ``GCN``)."""
     return models.astype(str).str.replace(r"-(dot|mlp|fd)$", "", regex=True)
 
 
@@ -195,7 +195,7 @@ def selection_optimism(rows=None, *, task="node"):
 
 
 def _pct(summary, dataset, model, num_features=None):
-    s = summary[(summary["dataset"] == dataset) & (summary["model"] == model)]
+    s = summary[(summary["dataset"] == dataset) & (summary["model"] == model_name(model))]
     if num_features is not None:
         s = s[s["num_features"] == num_features]
     elif len(s):
@@ -238,10 +238,10 @@ def node_table(rows=None, *, datasets=NODE_DATASETS, missing=()):
     summary = _as_summary(rows, "node")
     out = []
     for ds in datasets:
-        mm, ms, mt, mp = _pct(summary, ds, "mlp")
-        gm, gs, gt, gp = _pct(summary, ds, "gcn")
-        pm, pms = _paper_value(PAPER_NODE, ds, "mlp")
-        pg, pgs = _paper_value(PAPER_NODE, ds, "gcn")
+        mm, ms, mt, mp = _pct(summary, ds, "MLP")
+        gm, gs, gt, gp = _pct(summary, ds, "GCN")
+        pm, pms = _paper_value(PAPER_NODE, ds, "MLP")
+        pg, pgs = _paper_value(PAPER_NODE, ds, "GCN")
         note = ""
         if ds in missing:
             note = "raw files absent offline: not run"
@@ -290,8 +290,8 @@ def part1_table(part1_rows=None, node_rows=None, *, datasets=NODE_DATASETS, k=5,
         cells = cells[cells["folds"] == k]
     out = []
     for ds in datasets:
-        mm, ms, *_ = _pct(summary, ds, "mlp")
-        gm, gs, *_ = _pct(summary, ds, "gcn")
+        mm, ms, *_ = _pct(summary, ds, "MLP")
+        gm, gs, *_ = _pct(summary, ds, "GCN")
         row = {"dataset": ds, "MLP tuned": _fmt(mm, ms), "GCN tuned": _fmt(gm, gs)}
         gnn, part1_mlp = {}, np.nan
         for m in MODELS:
@@ -322,7 +322,7 @@ def _as_summary(rows, task):
 
 
 @keyword_options
-def link_table(rows=None, *, datasets=LINK_DATASETS, models=("mlp", "gcn")):
+def link_table(rows=None, *, datasets=LINK_DATASETS, models=("MLP", "GCN")):
     """Chapters 8 and 9: link-prediction test ROC AUC (x 100), ours beside the paper's.
 
     Parameters
@@ -330,7 +330,7 @@ def link_table(rows=None, *, datasets=LINK_DATASETS, models=("mlp", "gcn")):
     rows : DataFrame, path or None
         Link result rows (default ``results/part2_link.csv``) or a :func:`summarize` output.
     datasets : sequence of str
-        Table 3: ``("WS1000",)`` with ``models=("random", "mlp", "gcn")``; Table 4:
+        Table 3: ``("WS1000",)`` with ``models=("random", "MLP", "GCN")``; Table 4:
         :data:`LINK_DATASETS`.
     models : sequence of str
 
@@ -341,6 +341,7 @@ def link_table(rows=None, *, datasets=LINK_DATASETS, models=("mlp", "gcn")):
         ``gap ours`` (GCN - MLP, points), ``trials`` and ``protocol``.
     """
     summary = _as_summary(rows, "link")
+    models = tuple(model_name(m) for m in models)
     out = []
     for ds in datasets:
         rec = {"dataset": ds}
@@ -354,8 +355,8 @@ def link_table(rows=None, *, datasets=LINK_DATASETS, models=("mlp", "gcn")):
             if m != "random":
                 trials.append(_int(nt))
             protocol = protocol or p
-        if "mlp" in vals and "gcn" in vals:
-            rec["gap ours"] = vals["gcn"] - vals["mlp"]
+        if "MLP" in vals and "GCN" in vals:
+            rec["gap ours"] = vals["GCN"] - vals["MLP"]
         rec["trials " + "/".join(m.upper() for m in models if m != "random")] = "/".join(trials)
         rec["protocol"] = protocol
         out.append(rec)
@@ -377,7 +378,7 @@ def ws_gamma_table(rows=None, *, gammas=WS_GAMMAS, include_base=True):
     names = ([("WS1000", 0.0)] if include_base else []) + [(f"WS1000_{g}", float(g)) for g in gammas]
     out = []
     for name, g in names:
-        for m in ("mlp", "gcn"):
+        for m in ("MLP", "GCN"):
             s = summary[(summary["dataset"] == name) & (summary["model"] == m)]
             if s.empty:
                 continue
@@ -501,8 +502,8 @@ def paper_comparison(node_rows=None, link_rows=None, *, node_datasets=NODE_DATAS
     node = _as_summary(node_rows, "node")
     link = _as_summary(link_rows, "link")
     for task, summary, datasets, ref, models in (
-        ("node", node, node_datasets, PAPER_NODE, ("mlp", "gcn")),
-        ("link", link, link_datasets, PAPER_LINK, ("random", "mlp", "gcn")),
+        ("node", node, node_datasets, PAPER_NODE, ("MLP", "GCN")),
+        ("link", link, link_datasets, PAPER_LINK, ("random", "MLP", "GCN")),
     ):
         for ds in datasets:
             for m in models:
@@ -525,7 +526,7 @@ def paper_comparison(node_rows=None, link_rows=None, *, node_datasets=NODE_DATAS
                     notes.append("dataset absent offline: not run")
                 elif not np.isfinite(mean):
                     notes.append("no result yet")
-                if not np.isfinite(pm) and ds.startswith("WS1000_") and m == "mlp":
+                if not np.isfinite(pm) and ds.startswith("WS1000_") and m == "MLP":
                     g = float(ds.split("_")[1])
                     if g >= PAPER_WS_GAMMA["from_gamma"]:
                         pm = PAPER_WS_GAMMA["max_mlp"]
@@ -606,8 +607,8 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     def gaps(summary, datasets):
         out = {}
         for ds in datasets:
-            mm, ms, _, mn, *_ = _cell(summary, ds, "mlp")
-            gm, gs, _, gn, *_ = _cell(summary, ds, "gcn")
+            mm, ms, _, mn, *_ = _cell(summary, ds, "MLP")
+            gm, gs, _, gn, *_ = _cell(summary, ds, "GCN")
             if np.isfinite(mm) and np.isfinite(gm):
                 out[ds] = (mm, gm, gm - mm)
                 pvals[(id(summary), ds)] = welch_p(mm, _sample_std(ms, mn), mn, gm, _sample_std(gs, gn), gn)
@@ -623,13 +624,13 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
         return "; ".join(parts)
 
     def paper_gaps(ref, datasets):
-        return {d: (ref[d]["mlp"][0], ref[d]["gcn"][0], ref[d]["gcn"][0] - ref[d]["mlp"][0]) for d in datasets
-                if ref.get(d, {}).get("mlp") and ref.get(d, {}).get("gcn")}
+        return {d: (ref[d]["MLP"][0], ref[d]["GCN"][0], ref[d]["GCN"][0] - ref[d]["MLP"][0]) for d in datasets
+                if ref.get(d, {}).get("MLP") and ref.get(d, {}).get("GCN")}
 
     def paper_text(ref, datasets, rule):
         g = paper_gaps(ref, datasets)
-        body = "; ".join(f"{d}: MLP {ref[d]['mlp'][0]:.1f} ± {ref[d]['mlp'][1]:.1f}, GCN {ref[d]['gcn'][0]:.1f} "
-                         f"± {ref[d]['gcn'][1]:.1f} (gap {x:+.1f})" for d, (_, _, x) in g.items())
+        body = "; ".join(f"{d}: MLP {ref[d]['MLP'][0]:.1f} ± {ref[d]['MLP'][1]:.1f}, GCN {ref[d]['GCN'][0]:.1f} "
+                         f"± {ref[d]['GCN'][1]:.1f} (gap {x:+.1f})" for d, (_, _, x) in g.items())
         ok = all(rule(x) for *_, x in g.values())
         return f"{body}; the paper's own numbers {'meet' if ok else 'do not meet'} this rule"
 
@@ -661,7 +662,7 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                           "meet this rule",
                  "evidence": text(g3), "missing": absent(("WS1000",), g3), "verdict": verdict(ok3)})
     wt = ws_gamma_table(link)
-    mlp = wt[wt["model"] == "mlp"].sort_values("gamma")
+    mlp = wt[wt["model"] == "MLP"].sort_values("gamma")
     ok4, ev4 = None, ""
     if len(mlp) >= 2:
         m, sd = mlp["test_mean"].to_numpy(), mlp["test_std"].fillna(0).to_numpy()
@@ -690,8 +691,8 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     ev6, oks, studied = [], [], set()
     for ds, g in ft.groupby("dataset", sort=False):
         wide = g.pivot(index="num_features", columns="model", values="test_mean").dropna()
-        if {"mlp", "gcn"} <= set(wide.columns) and len(wide) >= 2:
-            d = 100 * (wide["gcn"] - wide["mlp"])
+        if {"MLP", "GCN"} <= set(wide.columns) and len(wide) >= 2:
+            d = 100 * (wide["GCN"] - wide["MLP"])
             gap_text = (f"gap {d.iloc[0]:+.1f} at {d.index[0]} features, {d.iloc[-1]:+.1f} at "
                         f"{d.index[-1]}")
             full = _full_feature_count(ds, d.index[-1])
@@ -735,7 +736,7 @@ def _sample_std(std, n):
 
 def _cell(summary, ds, model):
     """``(mean %, population std %, n_trials, n_eval, protocol, sampler_seed)`` of the largest-budget study."""
-    s = summary[(summary["dataset"] == ds) & (summary["model"] == model)]
+    s = summary[(summary["dataset"] == ds) & (summary["model"] == model_name(model))]
     if s.empty:
         return np.nan, np.nan, np.nan, 0, "", np.nan
     r = s.sort_values("n_trials").iloc[-1]

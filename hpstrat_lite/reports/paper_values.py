@@ -31,13 +31,13 @@ PAPER = {
 #: Paper Tables 1 and 2: test accuracy (%) of the tuned MLP ("MLP (tuned)") and of the GCN (Kipf &
 #: Welling, copied from prior work), ``(mean, std)`` over 5 trials.
 PAPER_NODE = {
-    "Computers": {"mlp": (82.6, 0.6), "gcn": (82.6, 2.4)},
-    "Photo": {"mlp": (88.0, 1.0), "gcn": (91.2, 1.2)},
-    "CS": {"mlp": (92.8, 0.2), "gcn": (91.1, 0.5)},
-    "Physics": {"mlp": (94.8, 0.4), "gcn": (92.8, 1.0)},
-    "Cora": {"mlp": (69.4, 1.3), "gcn": (81.3, 0.8)},
-    "CiteSeer": {"mlp": (66.0, 0.5), "gcn": (71.1, 0.7)},
-    "PubMed": {"mlp": (86.8, 0.4), "gcn": (78.8, 0.6)},
+    "Computers": {"MLP": (82.6, 0.6), "GCN": (82.6, 2.4)},
+    "Photo": {"MLP": (88.0, 1.0), "GCN": (91.2, 1.2)},
+    "CS": {"MLP": (92.8, 0.2), "GCN": (91.1, 0.5)},
+    "Physics": {"MLP": (94.8, 0.4), "GCN": (92.8, 1.0)},
+    "Cora": {"MLP": (69.4, 1.3), "GCN": (81.3, 0.8)},
+    "CiteSeer": {"MLP": (66.0, 0.5), "GCN": (71.1, 0.7)},
+    "PubMed": {"MLP": (86.8, 0.4), "GCN": (78.8, 0.6)},
 }
 #: Paper Tables 1 and 2, "MLP (original)" row (Liu et al., 2020): the untuned MLP the paper improves on.
 PAPER_NODE_MLP_ORIGINAL = {"Computers": (44.9, 5.8), "Photo": (69.6, 3.8), "CS": (88.3, 0.7),
@@ -49,11 +49,11 @@ PAPER_NODE_MLP_ORIGINAL = {"Computers": (44.9, 5.8), "Photo": (69.6, 3.8), "CS":
 #: "Musae-Facebook" is Facebook. Figure 2 has no numbers in the text (:data:`PAPER_WS_GAMMA` holds its
 #: statements), so the WS1000_gamma entries are ``None``.
 PAPER_LINK = {
-    "WS1000": {"random": (50.0, 0.0), "mlp": (49.1, 2.2), "gcn": (54.7, 0.4)},
-    **{f"WS1000_{g}": {"mlp": None, "gcn": None} for g in WS_GAMMAS},
-    "Twitch-PTBR": {"mlp": (60.1, 4.3), "gcn": (85.4, 0.4)},
-    "Twitch-EN": {"mlp": (56.5, 4.1), "gcn": (82.8, 0.8)},
-    "Facebook": {"mlp": (50.3, 0.5), "gcn": (90.6, 0.4)},
+    "WS1000": {"random": (50.0, 0.0), "MLP": (49.1, 2.2), "GCN": (54.7, 0.4)},
+    **{f"WS1000_{g}": {"MLP": None, "GCN": None} for g in WS_GAMMAS},
+    "Twitch-PTBR": {"MLP": (60.1, 4.3), "GCN": (85.4, 0.4)},
+    "Twitch-EN": {"MLP": (56.5, 4.1), "GCN": (82.8, 0.8)},
+    "Facebook": {"MLP": (50.3, 0.5), "GCN": (90.6, 0.4)},
 }
 
 #: Figure 2 (WS1000_gamma, MLP only) in the paper's words (Section 5): the MLP improves as gamma grows;

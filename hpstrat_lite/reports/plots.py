@@ -465,8 +465,8 @@ def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, *, ncols: int = 2):
 # Figures
 # ----------------------------------------------------------------------------------------------
 
-MODEL_COLORS = {"mlp": "#0072B2", "gcn": "#D55E00", "random": "#7f7f7f"}
-MODEL_LABELS = {"mlp": "tuned MLP (features only)", "gcn": "tuned GCN", "random": "random scores"}
+MODEL_COLORS = {"MLP": "#0072B2", "GCN": "#D55E00", "random": "#7f7f7f"}
+MODEL_LABELS = {"MLP": "tuned MLP (features only)", "GCN": "tuned GCN", "random": "random scores"}
 
 
 @keyword_options
@@ -485,7 +485,7 @@ def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node"):
     if task not in ("node", "link"):
         raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
     summary = _as_summary(rows, task)
-    names = [d for d in datasets if all(np.isfinite(_pct(summary, d, m)[0]) for m in ("mlp", "gcn"))]
+    names = [d for d in datasets if all(np.isfinite(_pct(summary, d, m)[0]) for m in ("MLP", "GCN"))]
     fig, ax = plt.subplots(figsize=(7.5, 3.4))
     label = "test accuracy (%)" if task == "node" else "test ROC AUC (x 100)"
     ax.set_ylabel(label)
@@ -495,11 +495,11 @@ def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node"):
         ax.text(0.5, 0.5, "no results yet", ha="center", va="center", transform=ax.transAxes)
         return fig
     xs = np.arange(len(names))
-    for j, m in enumerate(("mlp", "gcn")):
+    for j, m in enumerate(("MLP", "GCN")):
         vals = [_pct(summary, d, m) for d in names]
         ax.bar(xs + (j - 0.5) * 0.38, [v[0] for v in vals], width=0.38, yerr=[v[1] for v in vals],
                capsize=3, color=MODEL_COLORS[m], label=MODEL_LABELS[m])
-    lo = min(_pct(summary, d, m)[0] for d in names for m in ("mlp", "gcn"))
+    lo = min(_pct(summary, d, m)[0] for d in names for m in ("MLP", "GCN"))
     ax.set_ylim(max(0, 10 * np.floor(lo / 10) - 10), 100)
     ax.set_xticks(xs, names)
     ax.legend(loc="lower right")
@@ -518,7 +518,7 @@ def plot_ws_gamma(table, *, ax=None, random_level=0.5):
         fig, ax = plt.subplots(figsize=(7.5, 3.4))
     else:
         fig = ax.figure
-    for m in ("mlp", "gcn"):
+    for m in ("MLP", "GCN"):
         t = table[table["model"] == m].sort_values("gamma")
         if t.empty:
             continue
@@ -550,7 +550,7 @@ def plot_feature_study(table, *, datasets=None, ncols=2):
     nrows = int(np.ceil(len(names) / ncols))
     fig, axes = plt.subplots(nrows, ncols, figsize=(7.5, 3.0 * nrows), squeeze=False)
     for ax, ds in zip(axes.ravel(), names):
-        for m in ("mlp", "gcn"):
+        for m in ("MLP", "GCN"):
             t = table[(table["dataset"] == ds) & (table["model"] == m)].sort_values("num_features")
             if t.empty:
                 continue

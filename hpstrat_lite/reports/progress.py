@@ -22,7 +22,7 @@ def _full_feature_count(dataset, *seen) -> int:
 
 @keyword_options
 def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(FEATURE_STEPS),
-                           models=("mlp", "gcn"), budget: int = FEATURE_BUDGET, min_eval: int = 1):
+                           models=("MLP", "GCN"), budget: int = FEATURE_BUDGET, min_eval: int = 1):
     """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
     how far, and what the others would cost here.
 
@@ -30,9 +30,9 @@ def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(
     increment (smallest subset), points (subsets with an evaluated point), the trials and evaluation
     seeds of its points, and its status: "complete" when every model of ``models`` has every subset
     ``s, 2s, ..., F`` (``F`` the feature count: :data:`hpstrat_lite.experiments.tuning.FEATURE_COUNTS` where
-    known, else the largest subset of its rows or of chapter 6's full-feature tuning), else "partial" with the points per model (e.g. ``mlp 7/7, gcn 2/7``).
+    known, else the largest subset of its rows or of chapter 6's full-feature tuning), else "partial" with the points per model (e.g. ``MLP 7/7, GCN 2/7``).
     A point counts once ``min_eval`` evaluation seeds have landed; a point with fewer is named in the
-    status as still evaluating (e.g. ``evaluating gcn 200 (1/5 seeds)``).
+    status as still evaluating (e.g. ``evaluating GCN 200 (1/5 seeds)``).
     For one not studied, the paper's increment (:data:`hpstrat_lite.experiments.tuning.FEATURE_STEPS`) and, when
     chapter 6 finished tuning both its MLP and its GCN (``node_rows``, default
     ``results/part2_node.csv``), an estimate from the recorded ``seconds`` of that tuning on the full

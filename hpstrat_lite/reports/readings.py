@@ -58,13 +58,13 @@ def protocol_reading(rows=None, *, book_rows=None, datasets=NODE_DATASETS, alpha
     book = _as_summary(book_rows, "node")
     book = book[book["protocol"] == "hpstrat"] if not book.empty else book
     lines = []
-    for model, name in (("gcn", "GCN"), ("mlp", "tuned MLP")):
+    for model, name in (("GCN", "GCN"), ("MLP", "tuned MLP")):
         parts = [_versus(summary, PAPER_NODE, ds, model, alpha) for ds in datasets]
         lines.append(f"- **{name}** on the paper's splits: {_sorted_clauses(parts)}.")
     between, outside = [], []
     for ds in datasets:
-        sparse, dense = _cell(summary, ds, "mlp")[0], _cell(book, ds, "mlp")[0]
-        paper = PAPER_NODE.get(ds, {}).get("mlp")
+        sparse, dense = _cell(summary, ds, "MLP")[0], _cell(book, ds, "MLP")[0]
+        paper = PAPER_NODE.get(ds, {}).get("MLP")
         if paper is None or not (np.isfinite(sparse) and np.isfinite(dense)):
             continue
         (between if sparse < paper[0] < dense else outside).append(
@@ -109,14 +109,14 @@ def graph_free_reading(baseline_rows=None, link_rows=None, *, datasets=LINK_DATA
     share = graph_free_share(baseline_rows, link_rows, datasets=datasets).set_index("dataset")
     parts = []
     for ds, r in share.iterrows():
-        if not np.isfinite(r["mlp"]):
+        if not np.isfinite(r["MLP"]):
             continue
-        bits = [f"tuned MLP {r['mlp']:.1f}"]
+        bits = [f"tuned MLP {r['MLP']:.1f}"]
         if np.isfinite(r["degree"]):
             bits.append(f"degree product {r['degree']:.1f} ({100 * r['degree_share']:.0f} % of the MLP's margin)")
         if np.isfinite(r["shuffled"]):
             bits.append(f"shuffled-feature MLP {r['shuffled']:.1f} ({100 * r['shuffled_share']:.0f} %)")
-        paper = PAPER_LINK.get(ds, {}).get("mlp")
+        paper = PAPER_LINK.get(ds, {}).get("MLP")
         if paper is not None:
             bits.append(f"paper's MLP {paper[0]:.1f}")
         parts.append(f"{ds}: " + ", ".join(bits))
@@ -131,11 +131,11 @@ def graph_free_reading(baseline_rows=None, link_rows=None, *, datasets=LINK_DATA
 def hgcn_reading(rows=None, *, datasets=LINK_DATASETS, alpha=0.05) -> str:
     """Chapter 9: the HGCN-style pipeline's MLP and GCN against the paper's Table 4."""
     summary = _as_summary(rows if rows is not None else results_file("link_hgcn"), "link")
-    run = [ds for ds in datasets if np.isfinite(_cell(summary, ds, "mlp")[0])]
+    run = [ds for ds in datasets if np.isfinite(_cell(summary, ds, "MLP")[0])]
     if not run:
         return "The HGCN-style pipeline has no rows yet."
     lines = []
-    for model, name in (("mlp", "MLP"), ("gcn", "GCN")):
+    for model, name in (("MLP", "MLP"), ("GCN", "GCN")):
         parts = [_versus(summary, PAPER_LINK, ds, model, alpha) for ds in run]
         lines.append(f"- **{name}** in the HGCN-style pipeline (ROC AUC x 100): {_sorted_clauses(parts)}.")
     absent = [ds for ds in datasets if ds not in run]
@@ -149,7 +149,7 @@ def ws_baseline_reading(link_rows=None, baseline_rows=None) -> str:
     on WS1000_gamma, and WS1000 against Table 3."""
     wt = ws_gamma_table(link_rows)
     b = _baseline_rows(baseline_rows)
-    mlp = wt[(wt["model"] == "mlp") & (wt["gamma"] > 0)].sort_values("gamma")
+    mlp = wt[(wt["model"] == "MLP") & (wt["gamma"] > 0)].sort_values("gamma")
     if mlp.empty or b is None or len(b) == 0:
         return "No WS1000_gamma rows yet."
 

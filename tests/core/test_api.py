@@ -135,3 +135,20 @@ def test_former_positional_options_of_runners_warn_and_agree():
         a = edge_split(new, 60, 0.2, 0.3, seed=2)
     b = edge_split(new, 60, val_ratio=0.2, test_ratio=0.3, seed=2)
     assert all(np.array_equal(np.asarray(a[key]), np.asarray(b[key])) for key in b)
+
+
+def test_one_name_per_model_across_both_parts(tmp_path):
+    """Part I's spelling ("GCN") in rows and tables of both parts; "gcn" accepted as input, and rows written
+    with it read back as "GCN"."""
+    import pandas as pd
+
+    from hpstrat_lite.engine.models import MODELS
+    from hpstrat_lite.experiments.necessity import _check_models
+    from hpstrat_lite.experiments.results import model_name, read_rows
+
+    assert [model_name(m.lower()) for m in MODELS] == list(MODELS)
+    assert model_name("gcn-dot") == "GCN-dot" and model_name("random") == "random" and model_name("MyNet") == "MyNet"
+    assert _check_models(["gcn", "MLP"], ("MLP", "GCN")) == ("GCN", "MLP")
+    pd.DataFrame({"model": ["mlp", "gcn-fd", "random"], "test": [0.1, 0.2, 0.3]}).to_csv(tmp_path / "r.csv",
+                                                                                       index=False)
+    assert read_rows(tmp_path / "r.csv")["model"].tolist() == ["MLP", "GCN-fd", "random"]

@@ -53,13 +53,13 @@ def _frame(*studies):
 
 def test_summarize_means_rounds_then_seeds_and_keeps_largest_budget():
     df = _frame(
-        _rows("Cora", "mlp", [[0.7, 0.9], [0.6, 0.6]]),              # seeds 0.8 and 0.6
-        _rows("Cora", "mlp", [[0.1, 0.1]], n_trials=1, trial_vals=(0.5,)),  # smaller budget: dropped
-        _rows("Cora", "gcn", [[0.8], [0.9]]),
+        _rows("Cora", "MLP", [[0.7, 0.9], [0.6, 0.6]]),              # seeds 0.8 and 0.6
+        _rows("Cora", "MLP", [[0.1, 0.1]], n_trials=1, trial_vals=(0.5,)),  # smaller budget: dropped
+        _rows("Cora", "GCN", [[0.8], [0.9]]),
     )
     s = tables.summarize(df)
     assert len(s) == 2
-    mlp = s[s["model"] == "mlp"].iloc[0]
+    mlp = s[s["model"] == "MLP"].iloc[0]
     assert mlp["test_mean"] == pytest.approx(0.7) and mlp["test_std"] == pytest.approx(0.1)
     assert mlp["n_trials"] == 3 and mlp["trials_done"] == 3 and mlp["n_eval"] == 2
     assert mlp["best_val"] == pytest.approx(0.7)  # the trial whose params were evaluated
@@ -67,13 +67,13 @@ def test_summarize_means_rounds_then_seeds_and_keeps_largest_budget():
 
 
 def test_selection_optimism_compares_the_tuning_seed_with_fresh_seeds():
-    rows = _rows("Cora", "mlp", [[0.8, 0.9], [0.7, 0.7], [0.6, 0.8]])  # tuning seed 0: 0.85; seeds 1, 2: 0.7
+    rows = _rows("Cora", "MLP", [[0.8, 0.9], [0.7, 0.7], [0.6, 0.8]])  # tuning seed 0: 0.85; seeds 1, 2: 0.7
     for r in rows:  # the best trial (val 0.7) recorded test 0.85, as its re-training at seed 0 does
         if r["phase"] == "trial" and r["val"] == 0.7:
             r["test"] = 0.85
-    df = _frame(rows, _rows("Cora", "gcn", [[0.9]]))  # one seed only: nothing to compare, no row
+    df = _frame(rows, _rows("Cora", "GCN", [[0.9]]))  # one seed only: nothing to compare, no row
     out = tables.selection_optimism(df)
-    assert out["model"].tolist() == ["mlp"]
+    assert out["model"].tolist() == ["MLP"]
     row = out.iloc[0]
     assert row["tuning_seed_test"] == pytest.approx(85.0) and row["other_seeds_test"] == pytest.approx(70.0)
     assert row["optimism"] == pytest.approx(15.0) and row["best_trial_test"] == pytest.approx(85.0)
@@ -86,14 +86,14 @@ def test_selection_optimism_compares_the_tuning_seed_with_fresh_seeds():
 
 
 def test_summarize_strips_link_decoder_suffix():
-    df = _frame(_rows("WS1000", "gcn-dot", [[0.6]], task="link", protocol="edge split 70/10/20",
+    df = _frame(_rows("WS1000", "GCN-dot", [[0.6]], task="link", protocol="edge split 70/10/20",
                       k=1))
-    assert list(tables.summarize(df, task="link")["model"]) == ["gcn"]
+    assert list(tables.summarize(df, task="link")["model"]) == ["GCN"]
 
 
 def test_node_table_puts_ours_beside_paper_with_budget_and_protocol(monkeypatch):
-    monkeypatch.setitem(tables.PAPER_NODE, "Cora", {"mlp": (75.0, 1.0), "gcn": None})
-    df = _frame(_rows("Cora", "mlp", [[0.7], [0.8]]), _rows("Cora", "gcn", [[0.85], [0.87]]))
+    monkeypatch.setitem(tables.PAPER_NODE, "Cora", {"MLP": (75.0, 1.0), "GCN": None})
+    df = _frame(_rows("Cora", "MLP", [[0.7], [0.8]]), _rows("Cora", "GCN", [[0.85], [0.87]]))
     t = tables.node_table(df, datasets=("Cora", "PubMed"), missing=("PubMed",))
     assert list(t.columns[:4]) == ["MLP (ours)", "MLP (paper)", "GCN (ours)", "GCN (paper)"]
     assert t.loc["Cora", "MLP (ours)"] == "75.0 ± 5.0"
@@ -106,14 +106,14 @@ def test_node_table_puts_ours_beside_paper_with_budget_and_protocol(monkeypatch)
 
 def test_link_table_ws_with_random_row():
     df = _frame(
-        _rows("WS1000", "mlp-dot", [[0.5], [0.52]], task="link", protocol="edge split 70/10/20",
+        _rows("WS1000", "MLP-dot", [[0.5], [0.52]], task="link", protocol="edge split 70/10/20",
               k=1),
-        _rows("WS1000", "gcn-dot", [[0.7], [0.72]], task="link", protocol="edge split 70/10/20",
+        _rows("WS1000", "GCN-dot", [[0.7], [0.72]], task="link", protocol="edge split 70/10/20",
               k=1),
         _rows("WS1000", "random", [[0.49], [0.51]], task="link", protocol="edge split 70/10/20",
               k=1, n_trials=0, trial_vals=()),
     )
-    t = tables.link_table(df, datasets=["WS1000"], models=("random", "mlp", "gcn"))
+    t = tables.link_table(df, datasets=["WS1000"], models=("random", "MLP", "GCN"))
     assert t.loc["WS1000", "RANDOM (ours)"] == "50.0 ± 1.0"
     assert t.loc["WS1000", "RANDOM (paper)"] == "50.0 ± 0.0"  # Table 3
     assert t.loc["WS1000", "gap ours"] == pytest.approx(20.0)
@@ -121,7 +121,7 @@ def test_link_table_ws_with_random_row():
     comp = tables.paper_comparison(pd.DataFrame(), df, node_datasets=(), link_datasets=("WS1000",))
     rnd = comp[comp["model"] == "random"].iloc[0]
     assert rnd["difference"] == pytest.approx(0.0) and "Table 3" in rnd["source"]
-    mlp = comp[comp["model"] == "mlp"].iloc[0]
+    mlp = comp[comp["model"] == "MLP"].iloc[0]
     assert (mlp["paper"], mlp["paper std"]) == (49.1, 2.2) and np.isfinite(mlp["Welch p"])
 
 
@@ -129,10 +129,10 @@ def test_ws_gamma_table_and_figure():
     studies = [_rows(name, m, [[auc]], task="link", protocol="edge split 70/10/20", k=1)
                for name, aucs in (("WS1000", (0.5, 0.6)), ("WS1000_0.4", (0.7, 0.8)),
                                   ("WS1000_1.0", (0.9, 0.95)))
-               for m, auc in zip(("mlp-dot", "gcn-dot"), aucs)]
+               for m, auc in zip(("MLP-dot", "GCN-dot"), aucs)]
     t = tables.ws_gamma_table(_frame(*studies))
-    assert list(t[t["model"] == "mlp"]["gamma"]) == [0.0, 0.4, 1.0]
-    assert list(t[t["model"] == "gcn"]["test_mean"]) == [0.6, 0.8, 0.95]
+    assert list(t[t["model"] == "MLP"]["gamma"]) == [0.0, 0.4, 1.0]
+    assert list(t[t["model"] == "GCN"]["test_mean"]) == [0.6, 0.8, 0.95]
     fig = plots.plot_ws_gamma(t)
     ax = fig.axes[0]
     assert ax.get_ylabel() == "test ROC AUC" and "gamma" in ax.get_xlabel()
@@ -140,13 +140,13 @@ def test_ws_gamma_table_and_figure():
 
 
 def test_feature_study_table_needs_two_subsets_and_plots_bands():
-    df = _frame(_rows("Cora", "mlp", [[0.5]], num_features=200),
-                _rows("Cora", "mlp", [[0.6]], num_features=400),
-                _rows("Cora", "gcn", [[0.8]], num_features=400),  # one point only: not a curve
-                _rows("Photo", "mlp", [[0.9]], num_features=745))
+    df = _frame(_rows("Cora", "MLP", [[0.5]], num_features=200),
+                _rows("Cora", "MLP", [[0.6]], num_features=400),
+                _rows("Cora", "GCN", [[0.8]], num_features=400),  # one point only: not a curve
+                _rows("Photo", "MLP", [[0.9]], num_features=745))
     t = tables.feature_study_table(df)
-    assert list(zip(t["dataset"], t["model"], t["num_features"])) == [("Cora", "mlp", 200),
-                                                                      ("Cora", "mlp", 400)]
+    assert list(zip(t["dataset"], t["model"], t["num_features"])) == [("Cora", "MLP", 200),
+                                                                      ("Cora", "MLP", 400)]
     fig = plots.plot_feature_study(t)
     assert fig.axes[0].get_title() == "Cora" and "features" in fig.axes[0].get_xlabel()
     with pytest.raises(ValueError, match="no feature-study rows"):
@@ -154,14 +154,14 @@ def test_feature_study_table_needs_two_subsets_and_plots_bands():
 
 
 def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
-    feats = _frame(*[_rows("Cora", m, [[0.7]], num_features=f) for f in (200, 400, 1433) for m in ("mlp", "gcn")])
-    node = _frame(_rows("CiteSeer", "mlp", [[0.7]], num_features=3703),
-                  _rows("CiteSeer", "gcn", [[0.8]], num_features=3703),
-                  _rows("CS", "mlp", [[0.9]], num_features=6805))  # CS: the GCN is not tuned yet
+    feats = _frame(*[_rows("Cora", m, [[0.7]], num_features=f) for f in (200, 400, 1433) for m in ("MLP", "GCN")])
+    node = _frame(_rows("CiteSeer", "MLP", [[0.7]], num_features=3703),
+                  _rows("CiteSeer", "GCN", [[0.8]], num_features=3703),
+                  _rows("CS", "MLP", [[0.9]], num_features=6805))  # CS: the GCN is not tuned yet
     node["seconds"] = 60.0  # 3 trial rows + 1 eval row per study
     cov = progress.feature_study_coverage(feats, node, datasets=("Cora", "CiteSeer", "CS", "Physics")).set_index("dataset")
     # Cora: 200, 400, ..., 1400, 1433 are 8 subsets; 3 of them ran
-    assert cov.loc["Cora", "status"] == "partial (mlp 3/8, gcn 3/8)"
+    assert cov.loc["Cora", "status"] == "partial (MLP 3/8, GCN 3/8)"
     assert (cov.loc["Cora", "increment"], cov.loc["Cora", "points"], cov.loc["Cora", "trials"]) == (200, 3, "3")
     assert cov.loc["CiteSeer", "status"] == "not run" and cov.loc["CiteSeer", "increment"] == 600
     assert cov.loc["CiteSeer", "points"] == 7  # 600, 1200, ..., 3600, 3703
@@ -175,41 +175,41 @@ def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
 
 def test_feature_study_coverage_complete_and_partial_per_model():
     sizes = (600, 1200, 1800, 2400, 3000, 3600, 3703)
-    feats = _frame(*[_rows("CiteSeer", "mlp", [[0.7]], num_features=f) for f in sizes],
-                   *[_rows("CiteSeer", "gcn", [[0.7]], num_features=f) for f in sizes[:2]],
-                   *[_rows("Cora", m, [[0.7]], num_features=f) for m in ("mlp", "gcn") for f in (700, 1400, 1433)])
+    feats = _frame(*[_rows("CiteSeer", "MLP", [[0.7]], num_features=f) for f in sizes],
+                   *[_rows("CiteSeer", "GCN", [[0.7]], num_features=f) for f in sizes[:2]],
+                   *[_rows("Cora", m, [[0.7]], num_features=f) for m in ("MLP", "GCN") for f in (700, 1400, 1433)])
     # the full-feature size of CiteSeer comes from chapter 6's tuning when its own rows stop short
-    node = _frame(_rows("CiteSeer", "mlp", [[0.7]], num_features=3703))
+    node = _frame(_rows("CiteSeer", "MLP", [[0.7]], num_features=3703))
     cov = progress.feature_study_coverage(feats, node, datasets=("CiteSeer", "Cora")).set_index("dataset")
-    assert cov.loc["CiteSeer", "status"] == "partial (mlp 7/7, gcn 2/7)"
+    assert cov.loc["CiteSeer", "status"] == "partial (MLP 7/7, GCN 2/7)"
     assert cov.loc["Cora", "status"] == "complete" and cov.loc["Cora", "increment"] == 700
-    feats = _frame(*[_rows("CiteSeer", "mlp", [[0.7]], num_features=f) for f in sizes[:3]])
+    feats = _frame(*[_rows("CiteSeer", "MLP", [[0.7]], num_features=f) for f in sizes[:3]])
     cov = progress.feature_study_coverage(feats, node, datasets=("CiteSeer",)).set_index("dataset")
-    assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
+    assert cov.loc["CiteSeer", "status"] == "partial (MLP 3/7, GCN 0/7)"
     # without chapter 6's rows the full count comes from tuning.FEATURE_COUNTS (3703 columns)
     cov = progress.feature_study_coverage(feats, pd.DataFrame(), datasets=("CiteSeer",)).set_index("dataset")
-    assert cov.loc["CiteSeer", "status"] == "partial (mlp 3/7, gcn 0/7)"
+    assert cov.loc["CiteSeer", "status"] == "partial (MLP 3/7, GCN 0/7)"
 
 
 def test_feature_study_coverage_projects_a_partial_study_from_its_own_points():
     sizes = (600, 1200, 1800)
-    feats = _frame(*[_rows("CiteSeer", "mlp", [[0.7]], num_features=f) for f in sizes],
-                   _rows("CiteSeer", "gcn", [[0.8]], num_features=600))
-    feats["seconds"] = np.where(feats["model"] == "mlp", 60.0, 120.0)  # a point: 3 trial rows + 1 eval row
-    node = _frame(_rows("CiteSeer", "mlp", [[0.7]], num_features=3703),
-                  _rows("CiteSeer", "gcn", [[0.8]], num_features=3703))
+    feats = _frame(*[_rows("CiteSeer", "MLP", [[0.7]], num_features=f) for f in sizes],
+                   _rows("CiteSeer", "GCN", [[0.8]], num_features=600))
+    feats["seconds"] = np.where(feats["model"] == "MLP", 60.0, 120.0)  # a point: 3 trial rows + 1 eval row
+    node = _frame(_rows("CiteSeer", "MLP", [[0.7]], num_features=3703),
+                  _rows("CiteSeer", "GCN", [[0.8]], num_features=3703))
     node["seconds"] = 60.0
     cov = progress.feature_study_coverage(feats, node, datasets=("CiteSeer",)).iloc[0]
-    assert cov["status"] == "partial (mlp 3/7, gcn 1/7)"
-    # measured here: mlp 4 min a point (4 left), gcn 8 min a point (6 left)
+    assert cov["status"] == "partial (MLP 3/7, GCN 1/7)"
+    # measured here: mlp 4 min a point (4 left), GCN 8 min a point (6 left)
     assert cov["one point (min)"] == pytest.approx(12.0)
     assert cov["projected (h)"] == pytest.approx((4 * 4 + 6 * 8) / 60)
     # a model with no finished point yet falls back to chapter 6's estimate (3 x 60 s + 60 s)
-    only_mlp = feats[feats["model"] == "mlp"]
+    only_mlp = feats[feats["model"] == "MLP"]
     cov = progress.feature_study_coverage(only_mlp, node, datasets=("CiteSeer",)).iloc[0]
     assert cov["projected (h)"] == pytest.approx((4 * 4 + 7 * 4) / 60)
     # ... and without chapter 6's GCN there is no estimate
-    cov = progress.feature_study_coverage(only_mlp, node[node["model"] == "mlp"], datasets=("CiteSeer",)).iloc[0]
+    cov = progress.feature_study_coverage(only_mlp, node[node["model"] == "MLP"], datasets=("CiteSeer",)).iloc[0]
     assert np.isnan(cov["projected (h)"])
     # a summary (no seconds) or a complete study gets none either
     summary = tables.summarize(feats, task="features")
@@ -218,26 +218,26 @@ def test_feature_study_coverage_projects_a_partial_study_from_its_own_points():
 
 def test_full_features_vs_chapter6_pairs_the_last_point_with_chapter6():
     a, b = {"lr": 0.01}, {"lr": 0.1}
-    feats = _frame(_rows("Cora", "mlp", [[0.50]], num_features=200, params=a),
-                   _rows("Cora", "mlp", [[0.70]], num_features=1433, params=a),
-                   _rows("Cora", "gcn", [[0.80]], num_features=200, params=b),
-                   _rows("Cora", "gcn", [[0.85]], num_features=1433, params=b),
-                   _rows("Photo", "mlp", [[0.80]], num_features=100),   # stops short of the 745
-                   _rows("Photo", "mlp", [[0.85]], num_features=200),
-                   _rows("CiteSeer", "mlp", [[0.6]], num_features=600),  # no chapter 6 study
-                   _rows("CiteSeer", "mlp", [[0.7]], num_features=3703))
-    node = _frame(_rows("Cora", "mlp", [[0.72]], num_features=1433, params=a, n_trials=5,
+    feats = _frame(_rows("Cora", "MLP", [[0.50]], num_features=200, params=a),
+                   _rows("Cora", "MLP", [[0.70]], num_features=1433, params=a),
+                   _rows("Cora", "GCN", [[0.80]], num_features=200, params=b),
+                   _rows("Cora", "GCN", [[0.85]], num_features=1433, params=b),
+                   _rows("Photo", "MLP", [[0.80]], num_features=100),   # stops short of the 745
+                   _rows("Photo", "MLP", [[0.85]], num_features=200),
+                   _rows("CiteSeer", "MLP", [[0.6]], num_features=600),  # no chapter 6 study
+                   _rows("CiteSeer", "MLP", [[0.7]], num_features=3703))
+    node = _frame(_rows("Cora", "MLP", [[0.72]], num_features=1433, params=a, n_trials=5,
                         trial_vals=(0.5, 0.7, 0.6, 0.4, 0.3)),
-                  _rows("Cora", "gcn", [[0.88]], num_features=1433, params=a, n_trials=5,
+                  _rows("Cora", "GCN", [[0.88]], num_features=1433, params=a, n_trials=5,
                         trial_vals=(0.5, 0.7, 0.6, 0.4, 0.3)))
     t = progress.full_features_vs_chapter6(feats, node).set_index(["dataset", "model"])
-    assert sorted(t.index) == [("CiteSeer", "mlp"), ("Cora", "gcn"), ("Cora", "mlp")]
-    mlp, gcn = t.loc[("Cora", "mlp")], t.loc[("Cora", "gcn")]
+    assert sorted(t.index) == [("CiteSeer", "MLP"), ("Cora", "GCN"), ("Cora", "MLP")]
+    mlp, gcn = t.loc[("Cora", "MLP")], t.loc[("Cora", "GCN")]
     assert (mlp["features"], mlp["study trials"], mlp["chapter 6 trials"]) == (1433, 3, 5)
     assert mlp["feature study (%)"] == pytest.approx(70.0) and mlp["chapter 6 (%)"] == pytest.approx(72.0)
     assert mlp["difference (points)"] == pytest.approx(-2.0) and mlp["same configuration"]
     assert gcn["difference (points)"] == pytest.approx(-3.0) and not gcn["same configuration"]
-    citeseer = t.loc[("CiteSeer", "mlp")]
+    citeseer = t.loc[("CiteSeer", "MLP")]
     assert np.isnan(citeseer["chapter 6 (%)"]) and citeseer["same configuration"] is None
     assert progress.full_features_vs_chapter6(feats.iloc[:0], node).empty
 
@@ -247,19 +247,19 @@ def test_feature_points_count_once_fully_evaluated():
     table and the claim, and named in the coverage status."""
     sizes = (100, 200, 300, 400, 500, 600, 700, 767)
     five = [[0.7] * 5] * 5
-    feats = _frame(*[_rows("Computers", "mlp", five, num_features=f) for f in sizes[:3]],
-                   _rows("Computers", "gcn", five, num_features=100),
-                   _rows("Computers", "gcn", five, num_features=200),
-                   _rows("Computers", "gcn", [[0.9] * 5], num_features=300))  # 1 of 5 seeds so far
+    feats = _frame(*[_rows("Computers", "MLP", five, num_features=f) for f in sizes[:3]],
+                   _rows("Computers", "GCN", five, num_features=100),
+                   _rows("Computers", "GCN", five, num_features=200),
+                   _rows("Computers", "GCN", [[0.9] * 5], num_features=300))  # 1 of 5 seeds so far
     assert len(tables.feature_study_table(feats)) == 6  # default: any evaluated point
     t = tables.feature_study_table(feats, min_eval=5)
-    assert sorted(t.loc[t["model"] == "gcn", "num_features"]) == [100, 200] and (t["n_eval"] == 5).all()
+    assert sorted(t.loc[t["model"] == "GCN", "num_features"]) == [100, 200] and (t["n_eval"] == 5).all()
     cov = progress.feature_study_coverage(feats, pd.DataFrame(), datasets=("Computers",), min_eval=5)
-    assert cov.iloc[0]["status"] == "partial (mlp 3/8, gcn 2/8); evaluating gcn 300 (1/5 seeds)"
+    assert cov.iloc[0]["status"] == "partial (MLP 3/8, GCN 2/8); evaluating GCN 300 (1/5 seeds)"
     assert cov.iloc[0]["points"] == 3 and cov.iloc[0]["eval seeds"] == "5"
-    only_pending = progress.feature_study_coverage(_frame(_rows("Photo", "mlp", [[0.7]], num_features=100)),
+    only_pending = progress.feature_study_coverage(_frame(_rows("Photo", "MLP", [[0.7]], num_features=100)),
                                                 pd.DataFrame(), datasets=("Photo",), min_eval=5)
-    assert only_pending.iloc[0]["status"] == "partial (mlp 0/8, gcn 0/8); evaluating mlp 100 (1/5 seeds)"
+    assert only_pending.iloc[0]["status"] == "partial (MLP 0/8, GCN 0/8); evaluating MLP 100 (1/5 seeds)"
     with pytest.raises(ValueError, match="min_eval"):
         tables.feature_study_table(feats, min_eval=0)
 
@@ -269,7 +269,7 @@ def test_feature_claim_does_not_judge_a_partial_study():
     feats = _frame(*[_rows(ds, m, [[v]], num_features=f)
                      for ds, points in (("Cora", ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))),
                                         ("Computers", ((100, (0.6, 0.9)), (200, (0.5, 0.9)))))
-                     for f, vals in points for m, v in zip(("mlp", "gcn"), vals)])
+                     for f, vals in points for m, v in zip(("MLP", "GCN"), vals)])
     row = tables.part2_claims(pd.DataFrame(), pd.DataFrame(), feats).iloc[5]
     assert row["verdict"] == "agrees"  # judged on Cora alone (Computers' gap grows 30 -> 40: would fail)
     assert "Computers: partial, both models up to 200 of 767 features" in row["evidence"]
@@ -282,14 +282,14 @@ def test_feature_claim_does_not_judge_a_partial_study():
 def test_claims_verdicts(tmp_path):
     node = _frame(*[_rows(d, m, [[v]]) for d, vals in (("Computers", (0.90, 0.91)),
                                                        ("Cora", (0.75, 0.87)))
-                    for m, v in zip(("mlp", "gcn"), vals)])
+                    for m, v in zip(("MLP", "GCN"), vals)])
     link = _frame(*[_rows(d, m, [[v]], task="link", protocol="edge split 70/10/20", k=1)
                     for d, vals in (("WS1000", (0.51, 0.6)), ("WS1000_0.4", (0.7, 0.8)),
                                     ("WS1000_1.0", (0.9, 0.9)), ("Twitch-EN", (0.8, 0.81)))
-                    for m, v in zip(("mlp-dot", "gcn-dot"), vals)])
+                    for m, v in zip(("MLP-dot", "GCN-dot"), vals)])
     feats = _frame(*[_rows("Cora", m, [[v]] * runners.N_EVAL, num_features=f)  # fully evaluated points
                      for f, vals in ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))
-                     for m, v in zip(("mlp", "gcn"), vals)])
+                     for m, v in zip(("MLP", "GCN"), vals)])
     no_rows = dict(protocol_rows=pd.DataFrame(), hgcn_rows=pd.DataFrame(), baseline_rows=pd.DataFrame())
     claims = tables.part2_claims(node, link, feats, **no_rows).iloc[:6]
     assert list(claims["verdict"]) == ["agrees", "agrees", "agrees", "agrees", "disagrees", "agrees"]
@@ -314,7 +314,7 @@ def test_claims_verdicts(tmp_path):
     assert card.loc[2, "ours"] == "WS1000: MLP 51.0, GCN 60.0 (gap +9.0)"
     # the scorecard counts a feature point once all its evaluation seeds landed: one seed short, not judged
     feats.drop(feats.index[(feats["phase"] == "eval") & (feats["eval_seed"] == 4)
-                           & (feats["num_features"] == 1433) & (feats["model"] == "gcn")]).to_csv(files[2], index=False)
+                           & (feats["num_features"] == 1433) & (feats["model"] == "GCN")]).to_csv(files[2], index=False)
     assert scorecard.part2_scorecard(*files)["verdict"].iloc[5] == "not run"
     none = scorecard.part2_scorecard(*(tmp_path / "absent.csv" for _ in range(3)))
     assert set(none["verdict"].iloc[:6]) == {"not run"}
@@ -322,7 +322,7 @@ def test_claims_verdicts(tmp_path):
 
 
 def test_part1_table_puts_tuned_models_beside_part1_sweep():
-    node = _frame(_rows("Cora", "mlp", [[0.70], [0.72]]), _rows("Cora", "gcn", [[0.85], [0.87]]))
+    node = _frame(_rows("Cora", "MLP", [[0.70], [0.72]]), _rows("Cora", "GCN", [[0.85], [0.87]]))
     folds = pd.DataFrame([{"dataset": "Cora", "model": m, "method": method, "k": 5, "seed": 0, "fold": f,
                            "test_acc": acc + 0.01 * f}
                           for m, acc in (("MLP", 0.73), ("GCN", 0.86), ("GAT", 0.88))
@@ -343,7 +343,7 @@ def test_part1_table_puts_tuned_models_beside_part1_sweep():
 
 
 def test_plot_mlp_vs_gcn_bars():
-    node = _frame(_rows("Cora", "mlp", [[0.7]]), _rows("Cora", "gcn", [[0.8]]))
+    node = _frame(_rows("Cora", "MLP", [[0.7]]), _rows("Cora", "GCN", [[0.8]]))
     fig = plots.plot_mlp_vs_gcn(node)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["Cora"]
@@ -374,35 +374,35 @@ def test_ws_summary_parent_correlation_grows_with_gamma():
 
 
 def test_link_runner_writes_resumable_rows_and_random_baseline(tmp_path):
-    out = runners.run_link_benchmarks(["WS1000"], encoders=["mlp"], n_trials=1, n_eval=2, max_epochs=3,
+    out = runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], n_trials=1, n_eval=2, max_epochs=3,
                                     results_dir=tmp_path)
-    assert list(out["model"]) == ["random", "mlp"] and set(out["status"]) == {"done"}
+    assert list(out["model"]) == ["random", "MLP"] and set(out["status"]) == {"done"}
     rows = read_rows(tmp_path / "part2_link.csv")
     assert len(rows) == 2 + 1 + 2  # random evals, one trial, two evals
-    again = runners.run_link_benchmarks(["WS1000"], encoders=["mlp"], n_trials=1, n_eval=2, max_epochs=3,
+    again = runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], n_trials=1, n_eval=2, max_epochs=3,
                                       results_dir=tmp_path)
     assert len(read_rows(tmp_path / "part2_link.csv")) == len(rows)  # resumed, nothing re-run
     assert again["test_mean"].tolist() == pytest.approx(out["test_mean"].tolist())
-    t = tables.link_table(tmp_path / "part2_link.csv", datasets=["WS1000"], models=("random", "mlp"))
+    t = tables.link_table(tmp_path / "part2_link.csv", datasets=["WS1000"], models=("random", "MLP"))
     assert t.loc["WS1000", "protocol"] == "edge split 70/10/20"
 
 
 def test_runner_reports_missing_dataset(tmp_path, monkeypatch):
     monkeypatch.setenv("HPSTRAT_OFFLINE", "1")
     monkeypatch.setenv("HPSTRAT_CACHE", str(tmp_path / "cache"))
-    out = runners.run_node_benchmarks(["PubMed"], models=["mlp"], n_trials=1, root=str(tmp_path / "none"),
+    out = runners.run_node_benchmarks(["PubMed"], models=["MLP"], n_trials=1, root=str(tmp_path / "none"),
                                     results_dir=tmp_path)
     assert out.iloc[0]["status"] == "missing" and "PubMed" in out.iloc[0]["reason"]
 
 
 @pytest.mark.skipif(not mirror_has("Cora"), reason="needs Cora in the dataset mirror (HPSTRAT_DATA)")
 def test_node_runner_and_feature_study_on_cora(tmp_path, data_root):
-    out = runners.run_node_benchmarks(["Cora"], models=["mlp"], n_trials=1, n_eval=1, max_epochs=3,
+    out = runners.run_node_benchmarks(["Cora"], models=["MLP"], n_trials=1, n_eval=1, max_epochs=3,
                                     results_dir=tmp_path, root=str(data_root))
     assert out.iloc[0]["status"] == "done" and 0 <= out.iloc[0]["test_mean"] <= 1
     s = tables.summarize(tmp_path / "part2_node.csv")
     assert s.iloc[0]["protocol"] == "hpstrat" and s.iloc[0]["k"] == 5 and s.iloc[0]["n_eval"] == 1
-    fs = runners.run_feature_studies(["Cora"], models=["mlp"], n_trials=1, steps={"Cora": 1000}, n_eval=1,
+    fs = runners.run_feature_studies(["Cora"], models=["MLP"], n_trials=1, steps={"Cora": 1000}, n_eval=1,
                                    max_epochs=3, results_dir=tmp_path, root=str(data_root))
     assert list(fs["num_features"]) == [1000, 1433]
     t = tables.feature_study_table(tmp_path / "part2_features.csv")
@@ -412,9 +412,9 @@ def test_node_runner_and_feature_study_on_cora(tmp_path, data_root):
 
 def test_bad_inputs_name_the_argument(tmp_path):
     with pytest.raises(ValueError, match="n_trials must be an integer >= 1"):
-        runners.run_link_benchmarks(["WS1000"], encoders=["mlp"], n_trials=0, results_dir=tmp_path,
+        runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], n_trials=0, results_dir=tmp_path,
                                   random=False)
-    with pytest.raises(ValueError, match=r"encoders must be a non-empty sequence from \('mlp', 'gcn'\)"):
+    with pytest.raises(ValueError, match=r"encoders must be a non-empty sequence from \('MLP', 'GCN'\)"):
         runners.run_link_benchmarks(["WS1000"], encoders=["gat"], results_dir=tmp_path)
     with pytest.raises(ValueError, match="models must be"):
         runners.run_node_benchmarks(["Cora"], models=[], results_dir=tmp_path)
@@ -425,19 +425,19 @@ def test_bad_inputs_name_the_argument(tmp_path):
     # checked before any work: the random baseline of WS1000 would otherwise run first
     with pytest.raises(ValueError, match=r"n_trials must be an integer >= 1 \(or a dict dataset -> integer; "
                                          r"dataset 'Twitch-EN'\); got 0\."):
-        runners.run_link_benchmarks(["WS1000", "Twitch-EN"], encoders=["mlp"], n_trials={"Twitch-EN": 0},
+        runners.run_link_benchmarks(["WS1000", "Twitch-EN"], encoders=["MLP"], n_trials={"Twitch-EN": 0},
                                   results_dir=tmp_path)
     for run in (runners.run_link_benchmarks, runners.run_node_benchmarks, runners.run_feature_studies):
         with pytest.raises(ValueError, match=r"threads must be None or an integer >= 1; got 0\."):
             link = run is runners.run_link_benchmarks
-            run(["WS1000"] if link else ["Cora"], **{"encoders" if link else "models": ["mlp"]}, threads=0,
+            run(["WS1000"] if link else ["Cora"], **{"encoders" if link else "models": ["MLP"]}, threads=0,
                 results_dir=tmp_path)
     assert not any(tmp_path.iterdir()), "a bad argument must stop the runner before it writes anything"
 
 
 def test_rising_with_gamma_claim_tolerates_a_plateau_but_not_a_drop():
     def link(aucs, std=0.01):
-        return _frame(*[_rows(name, "mlp-dot", [[a - std], [a + std]], task="link",
+        return _frame(*[_rows(name, "MLP-dot", [[a - std], [a + std]], task="link",
                               protocol="edge split 70/10/20", k=1)
                         for name, a in zip(("WS1000", "WS1000_0.2", "WS1000_0.6", "WS1000_1.0"),
                                            aucs)])
@@ -448,21 +448,21 @@ def test_rising_with_gamma_claim_tolerates_a_plateau_but_not_a_drop():
 
 
 def test_command_line_runner(tmp_path, capsys):
-    args = ["--models", "mlp", "--n-trials", "1", "--n-eval", "1", "--max-epochs", "2",
+    args = ["--models", "MLP", "--n-trials", "1", "--n-eval", "1", "--max-epochs", "2",
             "--results-dir", str(tmp_path)]
     old = torch.get_num_threads()
     assert _tune_main(["link", "--datasets", "WS1000", *args]) == 0
     torch.set_num_threads(old)
     out = capsys.readouterr().out
-    assert "WS1000 mlp" in out
-    assert "WS1000 mlp-dot, 1000 features: trial 1/1, validation roc_auc" in out  # one line per trial
-    assert set(read_rows(tmp_path / "part2_link.csv")["model"]) == {"random", "mlp-dot"}
+    assert "WS1000 MLP" in out
+    assert "WS1000 MLP-dot, 1000 features: trial 1/1, validation roc_auc" in out  # one line per trial
+    assert set(read_rows(tmp_path / "part2_link.csv")["model"]) == {"random", "MLP-dot"}
     assert _tune_main(["features", "--datasets", "Cora", "--steps", "Cora:400", *args]) == 2
     assert "tune features: error: --steps entries must look like DATASET=STEP" in capsys.readouterr().err
 
 
 def test_command_line_runs_the_papers_protocols_and_the_link_baselines(tmp_path):
-    args = ["--models", "mlp", "--n-trials", "1", "--n-eval", "1", "--max-epochs", "2", "--results-dir", str(tmp_path)]
+    args = ["--models", "MLP", "--n-trials", "1", "--n-eval", "1", "--max-epochs", "2", "--results-dir", str(tmp_path)]
     old = torch.get_num_threads()
     try:
         assert _tune_main(["node-protocols", "--datasets", "Cora", *args]) == 0
@@ -471,7 +471,7 @@ def test_command_line_runs_the_papers_protocols_and_the_link_baselines(tmp_path)
     finally:
         torch.set_num_threads(old)
     node = read_rows(tmp_path / "part2_node_protocols.csv")
-    assert set(node["protocol"]) == {"planetoid"} and set(node["model"]) == {"mlp"}
+    assert set(node["protocol"]) == {"planetoid"} and set(node["model"]) == {"MLP"}
     base = read_rows(tmp_path / "part2_link_baselines.csv")
     assert set(base["protocol"]) == {"edge split 85/5/10"} and set(base["dataset"]) == {"WS1000"}
     assert {"feature cosine", "degree product", "shuffled-feature MLP"} <= set(base["baseline"])
@@ -480,7 +480,7 @@ def test_command_line_runs_the_papers_protocols_and_the_link_baselines(tmp_path)
 @pytest.mark.parametrize("argv, message", [
     (["node", "--datasets", "Cora", "Coraa"], "'Coraa' is not a known dataset"),
     (["link", "--datasets", "WS1000", "WS1000_x"], "synthetic names are 'WS1000' or 'WS1000_<gamma>'"),
-    (["node", "--models", "mlp", "gat"], "models must be a non-empty sequence from ('mlp', 'gcn')"),
+    (["node", "--models", "MLP", "gat"], "models must be a non-empty sequence from ('MLP', 'GCN')"),
     (["features", "--datasets", "Cora", "--steps", "Cora=0"], "STEP >= 1"),
     (["node", "--datasets", "Cora", "--eval-batch", "0"], "--eval-batch must be >= 1, got 0"),
     (["link", "--datasets", "WS1000", "--precision", "bfloat16"], "--precision applies to node and features"),
@@ -506,7 +506,7 @@ def test_runners_check_every_dataset_name_first(tmp_path):
     for run in (runners.run_node_benchmarks, runners.run_feature_studies):
         with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'fp16'"):
             run(["Cora"], results_dir=tmp_path, precision="fp16")
-    assert runners._check_models(["MLP", "Gcn"], ("mlp", "gcn")) == ("mlp", "gcn")  # case-insensitive
+    assert runners._check_models(["MLP", "Gcn"], ("MLP", "GCN")) == ("MLP", "GCN")  # case-insensitive
     with pytest.raises(ValueError, match="gamma >= 0"):
         runners.run_link_benchmarks(["WS1000", "WS1000_-0.2"], results_dir=tmp_path)
     with pytest.raises(ValueError, match="at least one dataset"):
@@ -536,12 +536,12 @@ def test_feature_study_budget_is_that_of_the_committed_points():
 # ---------------------------------------------------------------------------------------------
 
 def test_paper_values_quoted_from_the_paper():
-    assert tables.PAPER_NODE["Computers"] == {"mlp": (82.6, 0.6), "gcn": (82.6, 2.4)}
-    assert [tables.PAPER_NODE[d]["mlp"][0] for d in ("Photo", "CS", "Physics", "Cora", "CiteSeer")] == \
+    assert tables.PAPER_NODE["Computers"] == {"MLP": (82.6, 0.6), "GCN": (82.6, 2.4)}
+    assert [tables.PAPER_NODE[d]["MLP"][0] for d in ("Photo", "CS", "Physics", "Cora", "CiteSeer")] == \
         [88.0, 92.8, 94.8, 69.4, 66.0]
-    assert tables.PAPER_LINK["WS1000"]["mlp"] == (49.1, 2.2) and tables.PAPER_LINK["WS1000"]["gcn"] == (54.7, 0.4)
-    assert [tables.PAPER_LINK[d]["mlp"][0] for d in runners.LINK_DATASETS] == [60.1, 56.5, 50.3]
-    assert [tables.PAPER_LINK[d]["gcn"][0] for d in runners.LINK_DATASETS] == [85.4, 82.8, 90.6]
+    assert tables.PAPER_LINK["WS1000"]["MLP"] == (49.1, 2.2) and tables.PAPER_LINK["WS1000"]["GCN"] == (54.7, 0.4)
+    assert [tables.PAPER_LINK[d]["MLP"][0] for d in runners.LINK_DATASETS] == [60.1, 56.5, 50.3]
+    assert [tables.PAPER_LINK[d]["GCN"][0] for d in runners.LINK_DATASETS] == [85.4, 82.8, 90.6]
     assert tables.PAPER_WS_GAMMA["max_mlp"] == 60.0 and tables.PAPER_WS_GAMMA["from_gamma"] == 0.6
     comp = tables.paper_comparison(pd.DataFrame(), pd.DataFrame())
     assert comp["paper"].notna().all()
@@ -554,20 +554,20 @@ def test_welch_p():
 
 
 def test_protocol_table_and_budget_curve():
-    rows = _frame(_rows("Cora", "mlp", [[0.59]] * 5, protocol="planetoid", k=1, trial_vals=(0.5, 0.6, 0.55)),
-                  _rows("Cora", "gcn", [[0.81]] * 5, protocol="planetoid", k=1))
+    rows = _frame(_rows("Cora", "MLP", [[0.59]] * 5, protocol="planetoid", k=1, trial_vals=(0.5, 0.6, 0.55)),
+                  _rows("Cora", "GCN", [[0.81]] * 5, protocol="planetoid", k=1))
     t = tables.protocol_table(rows, datasets=("Cora",), book_rows=pd.DataFrame())
     assert t.loc["Cora", "protocol"] == "planetoid" and t.loc["Cora", "MLP (paper)"] == "69.4 ± 1.3"
     assert t.loc["Cora", "MLP (ours)"] == "59.0 ± 0.0" and t.loc["Cora", "GCN (paper)"] == "81.3 ± 0.8"
     curve = tables.budget_curve(rows, dataset="Cora")
-    mlp = curve[curve["model"] == "mlp"]
+    mlp = curve[curve["model"] == "MLP"]
     assert list(mlp["best_val"].round(6)) == [50.0, 60.0, 60.0] and list(mlp["trials"]) == [1, 2, 3]
     # a study extended from 2 to 3 trials: its first rows say n_trials 2, the last 3; still one curve
     extended = rows.copy()
     first = (extended["phase"] == "trial") & (extended["trial"] < 2)
     extended.loc[first, "n_trials"] = 2
     again = tables.budget_curve(extended, dataset="Cora")
-    assert again[again["model"] == "mlp"]["best_val"].round(6).tolist() == [50.0, 60.0, 60.0]
+    assert again[again["model"] == "MLP"]["best_val"].round(6).tolist() == [50.0, 60.0, 60.0]
     assert set(again["n_trials"]) == {3}
 
 
@@ -584,10 +584,10 @@ def test_readings_are_written_from_the_numbers():
     from hpstrat_lite.reports import readings
 
     # Cora: our GCN equals the paper's 81.3 (within noise), our MLP (59 on the public split) is lower than 69.4
-    rows = _frame(_rows("Cora", "mlp", [[0.58], [0.59], [0.60], [0.59], [0.59]], protocol="planetoid", k=1,
+    rows = _frame(_rows("Cora", "MLP", [[0.58], [0.59], [0.60], [0.59], [0.59]], protocol="planetoid", k=1,
                         trial_vals=(0.5, 0.6, 0.55)),
-                  _rows("Cora", "gcn", [[0.80], [0.81], [0.82], [0.81], [0.81]], protocol="planetoid", k=1))
-    hpstrat_rows = _frame(_rows("Cora", "mlp", [[0.74]] * 5))
+                  _rows("Cora", "GCN", [[0.80], [0.81], [0.82], [0.81], [0.81]], protocol="planetoid", k=1))
+    hpstrat_rows = _frame(_rows("Cora", "MLP", [[0.74]] * 5))
     text = readings.protocol_reading(rows, book_rows=hpstrat_rows, datasets=("Cora",))
     assert "**GCN** on the paper's splits: reproduced within the noise on Cora 81.0" in text
     assert "**tuned MLP** on the paper's splits: lower on Cora 59.0" in text
@@ -603,7 +603,7 @@ def test_graph_free_reading_states_each_controls_share():
     base = pd.DataFrame([{"dataset": "Facebook", "baseline": b, "protocol": "edge split 70/10/20", "eval_seed": s,
                           "val": v, "test": v} for b, v in (("degree product", 0.80), ("shuffled-feature MLP", 0.65))
                          for s in range(2)])
-    link = _frame(_rows("Facebook", "mlp-dot", [[0.90]] * 3, task="link", protocol="edge split 70/10/20", k=1))
+    link = _frame(_rows("Facebook", "MLP-dot", [[0.90]] * 3, task="link", protocol="edge split 70/10/20", k=1))
     text = readings.graph_free_reading(base, link, datasets=("Facebook",))
     assert "Facebook: tuned MLP 90.0, degree product 80.0 (75 % of the MLP's margin), shuffled-feature MLP 65.0 " \
            "(38 %), paper's MLP 50.3" in text
