@@ -87,7 +87,8 @@ def _cmd_tune(args) -> int:
     import time
 
     from .experiments.baselines import run_link_baselines
-    from .experiments.necessity import (FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, NODE_MAX_EPOCHS, WS_DATASETS,
+    from .experiments.necessity import (FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, NODE_MAX_EPOCHS,
+                                        PROTOCOL_DATASETS, WS_DATASETS,
                                         _check_datasets, _check_models, default_storage, run_feature_studies,
                                         run_hgcn_link_benchmarks, run_link_benchmarks, run_node_benchmarks,
                                         run_node_protocols)
@@ -129,8 +130,8 @@ def _cmd_tune(args) -> int:
     tuning_log.setLevel(logging.INFO)
     try:
         if args.what == "node":
-            run_node_benchmarks(datasets or NODE_DATASETS, models=args.models, n_trials=args.n_trials, n_eval=args.n_eval,
-                                protocol=protocol, max_epochs=args.max_epochs or NODE_MAX_EPOCHS,
+            run_node_benchmarks(datasets or NODE_DATASETS, models=args.models, n_trials=args.n_trials,
+                                n_eval=args.n_eval, protocol=protocol, max_epochs=args.max_epochs or NODE_MAX_EPOCHS,
                                 results_dir=args.results_dir, device=args.device, eval_batch=args.eval_batch,
                                 precision=args.precision, storage=storage, log=log)
         elif args.what == "link":
@@ -138,20 +139,21 @@ def _cmd_tune(args) -> int:
                                 n_eval=args.n_eval, max_epochs=args.max_epochs, results_dir=args.results_dir,
                                 device=args.device, storage=storage, log=log)
         elif args.what == "node-protocols":
-            run_node_protocols(datasets or ("Cora", "CiteSeer", "Photo", "Computers", "CS", "Physics"), models=args.models, n_trials=args.n_trials,
+            run_node_protocols(datasets or PROTOCOL_DATASETS, models=args.models, n_trials=args.n_trials,
                                protocol=args.protocol, n_eval=args.n_eval,
                                max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
                                device=args.device, precision=args.precision, log=log)
         elif args.what == "link-hgcn":
-            run_hgcn_link_benchmarks(datasets or LINK_DATASETS, encoders=args.models, n_trials=args.n_trials, n_eval=args.n_eval,
-                                     max_epochs=args.max_epochs, results_dir=args.results_dir, device=args.device,
-                                     log=log)
+            run_hgcn_link_benchmarks(datasets or LINK_DATASETS, encoders=args.models, n_trials=args.n_trials,
+                                     n_eval=args.n_eval, max_epochs=args.max_epochs, results_dir=args.results_dir,
+                                     device=args.device, log=log)
         elif args.what == "link-baselines":
             run_link_baselines(datasets or WS_DATASETS + LINK_DATASETS, n_eval=args.n_eval,
                                protocol=f"edge split {args.edge_split}", results_dir=args.results_dir, log=log)
         else:
-            run_feature_studies(datasets or ("Cora", "CiteSeer"), models=args.models, n_trials=args.n_trials or FEATURE_BUDGET,
-                                steps=steps, n_eval=args.n_eval, protocol=protocol,
+            run_feature_studies(datasets or ("Cora", "CiteSeer"), models=args.models,
+                                n_trials=args.n_trials or FEATURE_BUDGET, steps=steps, n_eval=args.n_eval,
+                                protocol=protocol,
                                 max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
                                 device=args.device, eval_batch=args.eval_batch, precision=args.precision,
                                 storage=storage, log=log)

@@ -366,7 +366,8 @@ def test_gnn_seeds_claim_ranks_pairs_that_have_every_seed():
     assert card["section"].tolist() == ["Table 3, 6 seeds"] and card["verdict"].iloc[0] == "agrees"
     assert "over split seeds 0-1" in card["claim"].iloc[0] and "not yet: C" in card["ours"].iloc[0]
     partial = both[~((both["dataset"] == "B") & (both["model"] == "GAT"))]  # B has GCN only
-    assert "(2 datasets x 2 GNNs, 3 pairs; not yet: C)" in scorecard.gnn_seeds_claims(partial, datasets=["A", "B", "C"])["ours"].iloc[0]
+    claims = scorecard.gnn_seeds_claims(partial, datasets=["A", "B", "C"])
+    assert "(2 datasets x 2 GNNs, 3 pairs; not yet: C)" in claims["ours"].iloc[0]
     assert "seed 0; order only" in card["paper"].iloc[0]
     # seed 1 reverses the order strongly: averaged over both seeds HpStrat has the largest std
     reversed_ = sweep_rows({"random": 0.1, "stratified": 2.0, "hpstrat": 9.0}).assign(seed=1)

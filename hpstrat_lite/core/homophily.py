@@ -11,8 +11,8 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import (check_edge_index, check_homophily, check_labels, check_n_bins, check_node_ids, edge_array,
-                        keyword_options, to_numpy)
+from ._validate import (check_edge_index, check_homophily, check_int, check_labels, check_n_bins, check_node_ids,
+                        edge_array, keyword_options, to_numpy)
 
 
 def simple_undirected_pairs(edge_index, num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -83,8 +83,7 @@ def node_homophily(edge_index, y, num_nodes: int | None = None, *, assume_simple
     array([1. , 0.5, 0. ])
     """
     n = len(to_numpy(y)) if num_nodes is None else num_nodes
-    if isinstance(n, bool) or not isinstance(n, (int, np.integer)) or n < 1:
-        raise ValueError(f"num_nodes must be a positive integer (an empty graph cannot be split); got {n!r}.")
+    n = check_int(n, "num_nodes", 1, hint=" (an empty graph cannot be split)")
     labels = check_labels(y, n)
     if assume_simple:
         return _sorted_simple_homophily(edge_index, labels, n)

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_homophily, check_k, check_labels, check_n_bins, check_seed
+from ._validate import check_bool, check_homophily, check_k, check_labels, check_n_bins, check_seed
 from .folds import hpstrat_folds
 
 
@@ -36,12 +36,9 @@ class HomophilyStratifiedKFold:
     """
 
     def __init__(self, n_splits: int = 4, *, n_bins: int = 10, shuffle: bool = True, random_state=None):
-        if isinstance(n_splits, bool) or not isinstance(n_splits, (int, np.integer)) or n_splits < 3:
-            raise ValueError(f"n_splits must be an integer >= 3 (a round needs train, validation and test); "
-                             f"got {n_splits!r}.")
+        check_k(n_splits, None, "n_splits")
         check_n_bins(n_bins)
-        if not isinstance(shuffle, bool):
-            raise ValueError(f"shuffle must be True or False; got {shuffle!r}.")
+        check_bool(shuffle, "shuffle")
         if random_state is not None:
             check_seed(random_state, "random_state")
         self.n_splits = n_splits

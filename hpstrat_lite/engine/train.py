@@ -700,8 +700,8 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     model = check_model(model)
     hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
           "dropout": check_real(dropout, "dropout", 0.0, 1.0, high_open=True),
-          "lr": check_real(lr, "lr", 0.0, math.inf, low_open=True), "weight_decay": check_real(weight_decay, "weight_decay",
-                                                                                    0.0, math.inf),
+          "lr": check_real(lr, "lr", 0.0, math.inf, low_open=True),
+          "weight_decay": check_real(weight_decay, "weight_decay", 0.0, math.inf),
           "max_epochs": check_int(max_epochs, "max_epochs", 1),
           "patience": None if patience is None else check_int(patience, "patience", 1)}
     precision = check_precision(precision)

@@ -89,6 +89,8 @@ HGCN_LINK_SPACE = {**LINK_SPACE, "feature_norm": ("cat", ("none", "row", "standa
 #: Trial budgets of the paper-protocol node studies (:func:`run_node_protocols`): 30 on every graph
 #: (three times TPE's 10 random start-up trials); a trial trains on 20 / 30 nodes per class or the public
 #: Planetoid split, seconds on two CPU cores.
+#: The graphs of the paper's node tables that have a protocol of their own (:func:`run_node_protocols`).
+PROTOCOL_DATASETS = ("Cora", "CiteSeer", "Photo", "Computers", "CS", "Physics")
 PROTOCOL_BUDGETS = {"Cora": 30, "CiteSeer": 30, "PubMed": 30, "Photo": 30, "Computers": 30, "CS": 30,
                     "Physics": 30}
 #: Trial budgets of the HGCN-style link studies (:func:`run_hgcn_link_benchmarks`).
@@ -228,7 +230,8 @@ def run_feature_study(dataset, *, model="MLP", n_trials=20, step=None, results_d
     """:func:`feature_study` on a named dataset, rows in ``results/part2_features.csv`` (the file
     chapter 7 and :func:`hpstrat_lite.experiments.necessity.run_feature_studies` read and write)."""
     data = load_part2_dataset(dataset, root=root)
-    return feature_study(data, model=model, step=step, n_trials=n_trials, results=results_file("features", results_dir=results_dir),
+    return feature_study(data, model=model, step=step, n_trials=n_trials,
+                         results=results_file("features", results_dir=results_dir),
                          dataset=data.name, **kwargs)
 
 # ----------------------------------------------------------------------------------------------
@@ -541,7 +544,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"),
 
 
 @keyword_options
-def run_node_protocols(datasets=("Cora", "CiteSeer", "Photo", "Computers", "CS", "Physics"), *, models=("MLP", "GCN"), n_trials=None, 
+def run_node_protocols(datasets=PROTOCOL_DATASETS, *, models=("MLP", "GCN"), n_trials=None,
                        protocol=None, n_eval=5, max_epochs=NODE_MAX_EPOCHS, space=None, results_dir=None,
                        root=None, device="auto", threads=None, precision="float32", log=None):
     """Tune MLP and GCN on the paper's node-classification splits (paper Tables 1 and 2).

@@ -569,7 +569,8 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
         # and so the same checkpoint names, whether or not a killed evaluation is resumed by a new process.
         groups = [[seed] if seed in fresh else [], [s for s in fresh if s != seed]]
         for group in [g for g in groups if g]:
-            etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol=protocol, seeds=group, k=k, n_bins=n_bins)
+            etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol=protocol, seeds=group, k=k,
+                                                                n_bins=n_bins)
             t0 = time.perf_counter()
             runs = train_runs(data, model, etr, eva, ete, [int(s) for s in run_seed],
                               checkpoint=checkpoint, precision=precision,

@@ -30,7 +30,8 @@ def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(
     increment (smallest subset), points (subsets with an evaluated point), the trials and evaluation
     seeds of its points, and its status: "complete" when every model of ``models`` has every subset
     ``s, 2s, ..., F`` (``F`` the feature count: :data:`hpstrat_lite.experiments.tuning.FEATURE_COUNTS` where
-    known, else the largest subset of its rows or of chapter 6's full-feature tuning), else "partial" with the points per model (e.g. ``MLP 7/7, GCN 2/7``).
+    known, else the largest subset of its rows or of chapter 6's full-feature tuning), else "partial" with the points
+    per model (e.g. ``MLP 7/7, GCN 2/7``).
     A point counts once ``min_eval`` evaluation seeds have landed; a point with fewer is named in the
     status as still evaluating (e.g. ``evaluating GCN 200 (1/5 seeds)``).
     For one not studied, the paper's increment (:data:`hpstrat_lite.experiments.tuning.FEATURE_STEPS`) and, when

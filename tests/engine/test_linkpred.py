@@ -253,7 +253,8 @@ def test_trivial_baselines_on_a_tiny_graph_with_a_known_answer():
     cos = feature_cosine_scores(x, np.array([[0, 0], [1, 2]]))
     assert np.allclose(cos, [1.0, 0.0])
     # signed row-sum flips the sign of a row with a negative sum: cos(0, 3) changes sign
-    assert feature_cosine_scores(x, np.array([[0], [3]]), feature_norm="signed_rowsum")[0] == pytest.approx(np.sqrt(0.5))
+    pairs = np.array([[0], [3]])
+    assert feature_cosine_scores(x, pairs, feature_norm="signed_rowsum")[0] == pytest.approx(np.sqrt(0.5))
     assert signed_rowsum(x)[3].tolist() == [0.5, 0.5]
     assert pair_auc([0.9, 0.8], [0.1, 0.2]) == 1.0 and pair_auc([0.1], [0.9]) == 0.0
 

@@ -358,7 +358,8 @@ def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     assert sorted(rows["num_features"].unique()) == [5, 10, 12]
     assert (rows.groupby("num_features")["phase"].apply(lambda p: (p == "trial").sum()) == 2).all()
     calls.clear()
-    tuning.feature_study(_graph(), model="gcn", step=5, n_trials=2, n_eval=2, results=tmp_path / "fs1.csv", eval_batch=1)
+    tuning.feature_study(_graph(), model="gcn", step=5, n_trials=2, n_eval=2, results=tmp_path / "fs1.csv",
+                         eval_batch=1)
     # per subset: 2 trials, then the 2 seeds one at a time, seed 0 being the best trial's own runs
     assert [c["runs"] for c in calls] == [5, 5, 5] * 3
     with pytest.raises(ValueError, match="step is needed for dataset 'toy'"):
