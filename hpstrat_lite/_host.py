@@ -22,9 +22,9 @@ def host_cpu(cpuinfo="/proc/cpuinfo") -> str:
     """The machine a row was timed on, written in its ``host`` column: CPU model, usable CPUs and the
     widest matrix instructions, e.g. ``"AMD EPYC, 2 cpus, avx2"``.
 
-    The project's 2-core machine has not always been the same CPU (an Intel Xeon with AVX-512 and AMX,
-    an AVX2-only AMD EPYC that took 2.6x as long for the same float32 product on one thread), so a
-    row's ``seconds`` can only be compared with rows of the same ``host``. ``"unknown"`` where ``cpuinfo`` is unreadable.
+    One name of a machine may stand for different CPUs over time, and the same float32 product takes very
+    different times on them (``benchmarks/README.md``, Hosts), so a row's ``seconds`` can only be compared
+    with rows of the same ``host``. ``"unknown"`` where ``cpuinfo`` is unreadable.
     """
     model = ""
     try:

@@ -28,9 +28,9 @@ summed into :math:`a^{src}_j` over the edges leaving j and into :math:`a^{dst}_i
 entering i. The backward pass recomputes :math:`w_e` from the node-level :math:`a, m, T` in one pass over the
 edges by target (parallel over runs, so the scatters into the sources never race; a target whose gradient
 row is zero, as outside the loss's rows at the output layer, adds nothing and is skipped), so memory stays at
-O(R H N C) plus the uint8 dropout mask, and the per-edge work is a handful of flops per (run, head):
-about 5x less time than the same maths as PyTorch ops over ``[R, H, E]`` tensors (CS, 12 runs, one
-thread). The forward pass is parallel over target nodes, one run after the other (a run's features
+O(R H N C) plus the uint8 dropout mask, and the per-edge work is a handful of flops per (run, head), with
+no ``[R, H, E]`` intermediate tensors as the same maths in PyTorch ops would need (figures:
+``benchmarks/README.md``, ``bench_train.py``). The forward pass is parallel over target nodes, one run after the other (a run's features
 stay in cache).
 
 The weights themselves come from node-level exponentials (:func:`_forward_factored`: 4 per node, run
@@ -295,8 +295,7 @@ def unpack_bits(words: torch.Tensor, n: int) -> torch.Tensor:
     """The first ``n`` bits of each row of ``words`` (``[R, W]`` int64, CPU) as uint8 0/1 ``[R, n]``, least
     significant bit of each byte first, bytes in memory order: what ``torch.bitwise_right_shift`` of the
     bytes by ``0..7`` and ``& 1`` give (``models._shift_bits``, used off CPU), through a 256-entry table in one parallel
-    pass. Drawing GAT's first-layer mask on Coauthor-CS (12 runs x 8 heads x 182 k edges, 2 threads) takes
-    2.5 ms this way against 9.6 ms with the shifts (of which 1.1 ms are the random words)."""
+    pass, instead of eight shift-and-mask passes over the bytes (figures: ``benchmarks/README.md``, ``bench_train.py``)."""
     R, W = words.shape
     if n > W * 64:
         raise ValueError(f"{n} bits asked of {W} 64-bit words per row.")
@@ -652,9 +651,8 @@ def spmm_t(csr: tuple, shape: tuple, g: torch.Tensor) -> torch.Tensor:
 
     The same sums in the same order (each output row adds its terms by increasing i) as :func:`spmm` on
     the transposed CSR, so the same floats; faster when ``A^T``'s output is the smaller operand and there
-    are runs for every thread: the gradient of the sparse-feature projection on Coauthor-CS (1.1 M
-    entries, 12 runs x 64 columns, 2 threads) takes 49 ms against 61 ms, because the rows of ``g`` stream
-    in order and the scattered-into ``[n_in, d]`` output stays in cache.
+    are runs for every thread, because the rows of ``g`` stream in order and the scattered-into
+    ``[n_in, d]`` output stays in cache (figures: ``benchmarks/README.md``, ``bench_spmm.py``).
     """
     _match_torch_threads()
     g = g.contiguous()

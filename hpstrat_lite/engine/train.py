@@ -26,8 +26,8 @@ How R runs become one model
   and computes both outputs in one pass over the edges (:func:`hpstrat_lite.engine.kernels.gat_aggregate_ahead`).
 * Products whose output only the runs' training and validation rows read (H2GCN's last round, which
   feeds the classifier alone) compute those rows only, and their backward pass gathers only the training
-  rows, where the gradient can be non-zero (:class:`hpstrat_lite.engine.models.RunRows`): the same floats, and
-  1.4x / 2.4x less time for those products on Amazon-Computers (``benchmarks/bench_spmm.py``). The final
+  rows, where the gradient can be non-zero (:class:`hpstrat_lite.engine.models.RunRows`): the same floats for
+  a fraction of the rows (figures: ``benchmarks/README.md``, ``bench_spmm.py``). The final
   test pass computes every row.
 * Runs whose activations would not fit a memory budget (H2GCN on large graphs; GAT on CUDA, where
   its attention is a few tensors per edge, run and head) are split into several batches; results
@@ -48,7 +48,8 @@ How R runs become one model
   ``data.edge_index``.
 * While a batch trains, glibc keeps the memory of freed activations mapped for the next epoch
   (:func:`reuse_freed_memory`; ``HPSTRAT_REUSE_MEMORY=0`` turns it off) instead of unmapping it and
-  page-faulting it in again: the same numbers, 1.07-2.98x per epoch on the sweep's largest pairs.
+  page-faulting it in again: the same numbers, without a page fault per page per epoch
+  (figures: ``benchmarks/README.md``, ``bench_memory.py``).
 """
 from __future__ import annotations
 
@@ -355,15 +356,13 @@ def reuse_freed_memory(enabled: bool | None = None):
 
     An epoch allocates and frees the same large activations (``[R, N, d]`` float32 tensors of tens to
     hundreds of MB) every time. glibc serves each of them with a fresh ``mmap`` and unmaps it when it is
-    freed, so every epoch pays a page fault per 4 KiB page at first touch (the dropout of H2GCN's
-    ``[12, 13752, 448]`` concatenation on Amazon-Computers: 0.4 s per epoch, against 0.06 s into reused
-    memory). Inside the block ``mallopt(M_MMAP_MAX, 0)`` (no ``mmap`` for large blocks: they come from
+    freed, so every epoch pays a page fault per 4 KiB page at first touch (the dropout output of H2GCN's
+    ``[12, 13752, 448]`` concatenation on Amazon-Computers, say). Inside the block ``mallopt(M_MMAP_MAX, 0)`` (no ``mmap`` for large blocks: they come from
     the heap) and ``mallopt(M_TRIM_THRESHOLD, 2 GiB)`` (freed heap memory is not given back), so from
     the second epoch on the activations land in pages already mapped. On exit glibc's defaults are
     restored and ``malloc_trim(0)`` returns the memory to the system. Same numbers (only where the
-    memory comes from changes; torch aligns every tensor to 64 bytes either way), 1.07-2.98x per epoch on
-    the sweep's largest pairs (``benchmarks/bench_memory.py``: 1.93x for H2GCN on Amazon-Computers,
-    2.98x for MixHop on Coauthor-Physics, each in a fresh process). Peak resident memory grows 1.3-1.6x.
+    memory comes from changes; torch aligns every tensor to 64 bytes either way), at the price of a higher
+    peak resident memory (figures: ``benchmarks/README.md``, ``bench_memory.py``).
 
     ``enabled=None`` reads :data:`REUSE_MEMORY_ENV` (on unless it is ``"0"``); a no-op where the C
     library has no ``mallopt``. Setting ``M_TRIM_THRESHOLD`` turns off glibc's dynamic ``mmap``

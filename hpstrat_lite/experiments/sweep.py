@@ -94,9 +94,8 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
         one two-thread process and no more pairs finish per hour (``benchmarks/README.md``, ``bench_sweep.py``).
     fresh_process : bool
         Train every pair in a new Ray worker process (``max_calls=1``), so that no pair inherits the heap
-        of the pairs before it: in one long process glibc's heap fragments, and H2GCN on
-        Amazon-Computers took 1.27x its projection as the 86th pair of the timed k = 4 sweep
-        (``benchmarks/README.md``). Each pair then pays the start of a worker process, which imports
+        of the pairs before it: in one long process glibc's heap fragments and late pairs run slower than
+        alone (``benchmarks/README.md``, ``bench_sweep.py``). Each pair then pays the start of a worker process, which imports
         torch and this library (about 10 s for the first training call on the 2-core machine). Without
         ``workers`` the pairs train one at a time, each on all of the machine's CPUs.
     cpus_per_pair : int, optional
