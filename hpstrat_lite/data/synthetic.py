@@ -88,7 +88,7 @@ def watts_strogatz_graph(n=1000, *, k=4, beta=0.5, seed=0):
 
     Examples
     --------
-    >>> ei = watts_strogatz_graph(100, 4, 0.5, seed=0)
+    >>> ei = watts_strogatz_graph(100, k=4, beta=0.5, seed=0)
     >>> tuple(ei.shape)
     (2, 400)
     """

@@ -172,7 +172,7 @@ def edge_split(edge_index, num_nodes, *, val_ratio=0.1, test_ratio=0.2, seed=0):
     Examples
     --------
     >>> from hpstrat_lite.data.synthetic import watts_strogatz_graph
-    >>> s = edge_split(watts_strogatz_graph(100, 4, 0.5), 100)
+    >>> s = edge_split(watts_strogatz_graph(100, k=4, beta=0.5), 100)
     >>> s["train_pos"].shape[1], s["val_pos"].shape[1], s["test_pos"].shape[1]
     (140, 20, 40)
     """

@@ -134,7 +134,7 @@ def test_two_processes_share_one_sqlite_study(tmp_path):
     complete = [t for t in study.trials if t.state == optuna.trial.TrialState.COMPLETE]
     assert len(complete) == n_trials
     assert {t.user_attrs["rank"] for t in complete} == set(range(n_trials))
-    assert summary.study_name.startswith("task=node/dataset=toy/model=mlp/protocol=random/k=1/")
+    assert summary.study_name.startswith("task=node/dataset=toy/model=MLP/protocol=random/k=1/")
     assert "max_epochs=1000" in summary.study_name
     evals = rows[rows["phase"] == "eval"]
     assert sorted(evals["eval_seed"]) == [0, 1]  # evaluated once, by one process
