@@ -582,11 +582,16 @@ _CLASSES = {"MLP": MLP, "GCN": GCN, "GAT": GAT, "GraphSAGE": GraphSAGE, "MixHop"
 def check_model(model) -> str:
     """The name in :data:`MODELS` that ``model`` matches, case-insensitively and ignoring ``-``/``_``
     (``"gcn"`` -> ``"GCN"``, ``"GPR-GNN"`` -> ``"GPRGNN"``); a ValueError listing them otherwise."""
+    name = match_model(model)
+    if name is None:
+        raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}.")
+    return name
+
+
+def match_model(model) -> str | None:
+    """The name in :data:`MODELS` that ``model`` matches, case-insensitively and ignoring ``-``/``_``, or None."""
     key = model.lower().replace("-", "").replace("_", "") if isinstance(model, str) else None
-    for name in MODELS:
-        if name.lower() == key:
-            return name
-    raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}.")
+    return next((name for name in MODELS if name.lower() == key), None)
 
 
 def build_model(model: str, seeds, in_dim: int, num_classes: int, ops: dict, *, hidden: int = 64,

@@ -69,12 +69,12 @@ def model_name(name) -> str:
     >>> model_name("gcn"), model_name("mlp-fd"), model_name("GraphSAGE"), model_name("random")
     ('GCN', 'MLP-fd', 'GraphSAGE', 'random')
     """
-    from ..engine.models import MODELS
+    from ..engine.models import match_model
 
     if not isinstance(name, str):
         return name
     base, dash, decoder = name.partition("-")
-    canonical = {m.lower(): m for m in MODELS}.get(base.lower())
+    canonical = match_model(base)
     return name if canonical is None else canonical + dash + decoder
 
 

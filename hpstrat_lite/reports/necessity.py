@@ -44,9 +44,11 @@ def _rows(rows, task):
     if rows is None:
         rows = results_file(task, results_dir=None)
     if isinstance(rows, (str, Path)):
-        rows = read_rows(rows)
+        rows = read_rows(rows)  # model names already in their one spelling
+    elif rows is not None:
+        rows = with_model_names(rows)  # a frame built elsewhere may say "gcn" for GCN
     if rows is not None and not rows.empty:
-        rows = with_column_defaults(with_model_names(rows))  # older rows: float32, "gcn" for GCN
+        rows = with_column_defaults(rows)  # rows older than the precision column trained in float32
     return rows
 
 
