@@ -11,9 +11,15 @@ import numpy as np
 
 from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed,
                         keyword_options)
+from .covariates import degree_folds, placebo_folds, strata_kernel
 from .homophily import homophily_bins
 
 SPLIT_METHODS = ("random", "stratified", "hpstrat")
+"""The paper's three split methods (the default of every sweep)."""
+CONTROL_METHODS = ("degree", "placebo")
+"""Stratifications that test why HpStrat works (:mod:`hpstrat_lite.core.covariates`): (log-degree quantile
+bin, class) and (random-covariate bin, class), the latter with HpStrat's number of strata."""
+ALL_METHODS = SPLIT_METHODS + CONTROL_METHODS
 
 
 @keyword_options
@@ -58,21 +64,7 @@ def hpstrat_folds(homophily, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.n
 
 def _hpstrat_kernel(labels, h, k, n_bins, rng) -> np.ndarray:
     """:func:`hpstrat_folds` on checked inputs (int64 labels, float homophily, ints, a Generator)."""
-    n = labels.shape[0]
-    priority = rng.permutation(n)  # the shuffled position of each node within its stratum
-    bins = homophily_bins(h, n_bins=n_bins)
-    n_classes = int(labels.max()) + 1
-    strata = (n_bins + 1) * n_classes
-    if strata < 2**62:
-        node_at = np.empty(n, dtype=np.int64)  # node_at[p]: the node at shuffled position p
-        node_at[priority] = np.arange(n, dtype=np.int64)
-        stratum = (bins * n_classes + labels).astype(np.int16 if strata <= 2**15 else np.int64)
-        order = node_at[np.argsort(stratum[node_at], kind="stable")]  # int16 keys: a radix sort
-    else:  # a stratum id would overflow int64
-        order = np.lexsort((priority, labels, bins))
-    folds = np.empty(n, dtype=np.int64)
-    folds[order] = np.arange(n, dtype=np.int64) % k
-    return folds
+    return strata_kernel(labels, homophily_bins(h, n_bins=n_bins), n_bins, k, rng)
 
 
 def _checked(homophily, y, k, n_bins, seed):
@@ -142,22 +134,34 @@ def _folds_from_splitter(splitter, labels):
 
 
 @keyword_options
-def make_folds(method: str, homophily, y, *, k: int = 4, seed=0, n_bins: int = 10) -> np.ndarray:
-    """Fold ids for one of :data:`SPLIT_METHODS` ("random", "stratified", "hpstrat")."""
-    check_choice(method, "method", SPLIT_METHODS)
+def make_folds(method: str, homophily, y, *, k: int = 4, seed=0, n_bins: int = 10, degree=None) -> np.ndarray:
+    """Fold ids for one of :data:`ALL_METHODS`: "random", "stratified", "hpstrat" (the paper's) and the
+    controls "degree" (needs ``degree``, each node's number of neighbours) and "placebo"."""
+    check_choice(method, "method", ALL_METHODS)
     if method == "hpstrat":
         return hpstrat_folds(homophily, y, k=k, n_bins=n_bins, seed=seed)
+    if method == "degree":
+        if degree is None:
+            raise ValueError("method='degree' needs degree= (each node's number of neighbours).")
+        return degree_folds(degree, y, k=k, n_bins=n_bins, seed=seed)
+    if method == "placebo":
+        return placebo_folds(y, k=k, n_bins=n_bins, seed=seed)
     labels = check_labels(y)
     return _method_kernel(method, None, labels, check_k(k, labels.shape[0]), seed, n_bins)
 
 
-def _method_kernel(method, h, labels, k, seed, n_bins):
-    """The folds of ``method`` on checked inputs (``seed`` an int or a Generator; ``h`` only for HpStrat):
-    what :func:`make_folds` and :func:`hpstrat_lite.core.quality.quality_table` run after their checks."""
+def _method_kernel(method, h, labels, k, seed, n_bins, degree=None):
+    """The folds of ``method`` on checked inputs (``seed`` an int or a Generator; ``h`` only for HpStrat,
+    ``degree`` only for "degree"): what :func:`make_folds` and
+    :func:`hpstrat_lite.core.quality.quality_table` run after their checks."""
     if method == "random":
         return _random_kernel(labels, k, seed)
     if method == "stratified":
         return _stratified_kernel(labels, k, seed)
+    if method == "degree":
+        return degree_folds(degree, labels, k=k, n_bins=n_bins, seed=seed)
+    if method == "placebo":
+        return placebo_folds(labels, k=k, n_bins=n_bins, seed=seed)
     return _hpstrat_kernel(labels, h, k, n_bins, check_seed(seed))
 
 

@@ -17,7 +17,7 @@ import numpy as np
 import pandas as pd
 
 from ..core._validate import check_k, check_n_bins, check_seeds, keyword_options
-from ..core.folds import SPLIT_METHODS, fold_masks, make_folds
+from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
 from .executors import check_executor, run_pairs_on_ray
@@ -69,7 +69,8 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
         name it ``module.qualname``. With ``workers > 1`` or ``fresh_process`` a factory must be
         importable by the worker processes (defined in a module, not in a notebook).
     k, seeds, methods, n_bins
-        Folds per split, split seeds, split methods (default random, stratified, hpstrat), bins B.
+        Folds per split, split seeds, split methods (default random, stratified, hpstrat; the controls
+        "degree" and "placebo" of :data:`hpstrat_lite.core.folds.CONTROL_METHODS` on request), bins B.
     out : path, optional
         Results CSV (default :func:`default_results_path`). Rows already there are not rerun.
     max_epochs, patience
@@ -122,8 +123,8 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
     models = [model_label(m) for m in models]
     methods = list(SPLIT_METHODS) if methods is None else list(methods)
     for m in methods:
-        if m not in SPLIT_METHODS:
-            raise ValueError(f"methods must be a subset of {SPLIT_METHODS}; got {m!r}.")
+        if m not in ALL_METHODS:
+            raise ValueError(f"methods must be a subset of {ALL_METHODS}; got {m!r}.")
     seeds = check_seeds(seeds)
     check_k(k, None)
     check_n_bins(n_bins)
@@ -166,7 +167,8 @@ def _dataset_plan(name, grid):
     if data is None:
         data = load_dataset(name, root=grid["root"], sparse_features=True)
     y, h = _labels_and_homophily(data)
-    plan = [(method, seed, make_folds(method, h, y, k=grid["k"], seed=seed, n_bins=grid["n_bins"]))
+    degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes) if "degree" in grid["methods"] else None
+    plan = [(method, seed, make_folds(method, h, y, k=grid["k"], seed=seed, n_bins=grid["n_bins"], degree=degree))
             for method in grid["methods"] for seed in grid["seeds"]]
     return data, h, plan
 
