@@ -31,7 +31,7 @@ import time
 from pathlib import Path
 
 from ._io import atomic_write
-from .core._validate import check_choice, check_int, keyword_options
+from .core._validate import check_choice, check_int
 
 REPO = Path(__file__).resolve().parents[1]
 CONFIG = Path("book") / "notebooks.yml"
@@ -185,7 +185,6 @@ def module_files(modules, repo=None) -> list[Path]:
     return files
 
 
-@keyword_options
 def input_hashes(job: dict, repo=None, *, modules=None) -> dict[str, str]:
     """SHA-256 of each input of ``job``.
 
@@ -248,7 +247,6 @@ def _set_title(nb, title: str) -> None:
             return
 
 
-@keyword_options
 def tag_for_reading(nb, *, show_code: bool = False):
     """Cell tags for the rendered page: the parameters cell and papermill's injected ``# Parameters`` cell
     are removed from the page (``remove-cell``; the tags stay, so papermill still finds the cell), and
@@ -289,7 +287,6 @@ _MODULES_CELL = ("import sys as _sys\n"
                  "if m.split('.')[0] == 'hpstrat_lite')))")
 
 
-@keyword_options
 def execute(job: dict, book_root, *, kernel_name: str = "python3", repo=None):
     """Run ``job``'s notebook with papermill into ``book_root / job['output']`` (atomically).
 
@@ -379,7 +376,6 @@ def install_mathjax(book_root, repo=None) -> Path:
     return dest
 
 
-@keyword_options
 def jupyter_book_build(book_root, *, log=print) -> Path:
     """``jupyter-book build`` of ``book_root`` with warnings as errors; returns the HTML folder.
 
@@ -414,7 +410,6 @@ def _run_job(job: dict, book_root, kernel_name: str):
     return modules, time.perf_counter() - t0, before
 
 
-@keyword_options
 def build_book(profile: str = "full", *, force: bool = False, build: bool = True, kernel_name: str = "python3",
                only=None, out_dir=None, workers: int = 1, log=print) -> dict:
     """Execute the book's notebooks whose inputs changed, then build the HTML book.

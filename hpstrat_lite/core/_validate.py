@@ -126,6 +126,21 @@ def check_homophily(homophily, n: int | None, name: str = "homophily") -> np.nda
     return h
 
 
+def check_covariate(covariate, n: int | None, name: str = "covariate") -> np.ndarray:
+    """A node covariate: 1-D real numbers, one per node (length ``n`` when given), NaN allowed, no inf."""
+    c = to_numpy(covariate)
+    if c.dtype == bool or not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
+        raise ValueError(f"{name} must hold real numbers, one per node; got dtype {c.dtype}.")
+    c = c.astype(np.float64, copy=False)
+    if c.ndim != 1 or (n is not None and c.shape[0] != n):
+        length = "" if n is None else f" (length {n})"
+        raise ValueError(f"{name} must be a 1-D array with one value per node{length}; got shape {c.shape}.")
+    if np.isinf(c).any():
+        raise ValueError(f"{name} contains an infinite value at node {int(np.flatnonzero(np.isinf(c))[0])}; "
+                         f"use NaN for a node without a value.")
+    return c
+
+
 def check_folds(folds, k: int, n: int | None = None, name: str = "folds") -> np.ndarray:
     """Validate a fold-id array: 1-D integers in 0..k-1 (of length ``n`` when given)."""
     f = to_numpy(folds)
@@ -154,47 +169,6 @@ def check_seed(seed, name: str = "seed") -> np.random.Generator:
     if isinstance(seed, bool) or not isinstance(seed, numbers.Integral) or seed < 0:
         raise ValueError(f"{name} must be a non-negative integer or a numpy.random.Generator; got {seed!r}.")
     return np.random.default_rng(int(seed))
-
-
-def keyword_options(func):
-    """Make a public function's keyword-only options accept their former positional form, with a warning.
-
-    The library's public functions take their data arguments by position and every option by keyword
-    (``hpstrat_folds(h, y, k=4, seed=0)``), as scikit-learn does. Calls written before that, which pass
-    options by position (``hpstrat_folds(h, y, 4, 10, 0)``), keep working for one release: the extra
-    positional values are given to the keyword-only parameters in the order they are declared (their
-    former positional order) and a ``DeprecationWarning`` names them. The signature that ``inspect`` and
-    ``help`` show is the keyword-only one.
-    """
-    import functools
-    import inspect
-    import warnings
-
-    params = inspect.signature(func).parameters.values()
-    n_data = sum(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params)
-    options = [p.name for p in params if p.kind is p.KEYWORD_ONLY]
-    qualname = func.__qualname__.replace(".__init__", "")
-
-    @functools.wraps(func)
-    def wrapper(*args, **kwargs):
-        if len(args) > n_data:
-            extra = args[n_data:]
-            if len(extra) > len(options):
-                raise TypeError(f"{qualname}() takes {n_data} positional argument(s) and the options "
-                                f"{', '.join(options)} by keyword; got {len(args)} positional arguments")
-            names = options[:len(extra)]
-            twice = [name for name in names if name in kwargs]
-            if twice:
-                raise TypeError(f"{qualname}() got multiple values for {', '.join(twice)}")
-            shown = ", ".join(f"{name}=..." for name in names)
-            warnings.warn(f"{qualname}(): passing {', '.join(names)} by position is deprecated and will stop "
-                          f"working in the next release; pass them by keyword ({shown})",
-                          DeprecationWarning, stacklevel=2)
-            kwargs.update(zip(names, extra))
-            args = args[:n_data]
-        return func(*args, **kwargs)
-
-    return wrapper
 
 
 def check_choice(value, name: str, allowed):

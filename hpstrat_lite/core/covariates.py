@@ -18,7 +18,8 @@ import warnings
 
 import numpy as np
 
-from ._validate import check_choice, check_int, check_k, check_labels, check_n_bins, check_seed, to_numpy
+from ._validate import (check_choice, check_covariate, check_int, check_k, check_labels, check_n_bins, check_seed,
+                        to_numpy)
 
 BINNINGS = ("uniform", "quantile")
 
@@ -136,7 +137,7 @@ def degree_folds(degree, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.ndarr
     return covariate_folds(np.log1p(d), y, k=k, n_bins=n_bins, binning="quantile", seed=seed)
 
 
-def placebo_covariate(n: int, seed=0) -> np.ndarray:
+def placebo_covariate(n: int, *, seed=0) -> np.ndarray:
     """The ``"placebo"`` covariate: ``n`` values uniform on [0, 1] drawn from ``seed`` (same seed, same
     values on every machine)."""
     n = check_int(n, "n", 1)
@@ -155,21 +156,6 @@ def placebo_folds(y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.ndarray:
     c = rng.random(labels.shape[0])
     n_bins = check_n_bins(n_bins)
     return strata_kernel(labels, covariate_bins(c, n_bins=n_bins, bin_range=(0.0, 1.0)), n_bins, k, rng)
-
-
-def check_covariate(covariate, n: int | None, name: str = "covariate") -> np.ndarray:
-    """A node covariate: 1-D real numbers, one per node (length ``n`` when given), NaN allowed, no inf."""
-    c = to_numpy(covariate)
-    if c.dtype == bool or not (np.issubdtype(c.dtype, np.integer) or np.issubdtype(c.dtype, np.floating)):
-        raise ValueError(f"{name} must hold real numbers, one per node; got dtype {c.dtype}.")
-    c = c.astype(np.float64, copy=False)
-    if c.ndim != 1 or (n is not None and c.shape[0] != n):
-        length = "" if n is None else f" (length {n})"
-        raise ValueError(f"{name} must be a 1-D array with one value per node{length}; got shape {c.shape}.")
-    if np.isinf(c).any():
-        raise ValueError(f"{name} contains an infinite value at node {int(np.flatnonzero(np.isinf(c))[0])}; "
-                         f"use NaN for a node without a value.")
-    return c
 
 
 def _check_range(bin_range, finite):

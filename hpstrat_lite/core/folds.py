@@ -9,8 +9,7 @@ import warnings
 
 import numpy as np
 
-from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed,
-                        keyword_options)
+from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed)
 from .covariates import degree_folds, placebo_folds, strata_kernel
 from .homophily import homophily_bins
 
@@ -22,7 +21,6 @@ bin, class) and (random-covariate bin, class), the latter with HpStrat's number 
 ALL_METHODS = SPLIT_METHODS + CONTROL_METHODS
 
 
-@keyword_options
 def hpstrat_folds(homophily, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.ndarray:
     """Homophily-aware stratified k-fold assignment (HpStrat, Algorithm A.1).
 
@@ -85,7 +83,6 @@ def _warn_if_all_isolated(h, stacklevel):
                       "stratifying by class only.", UserWarning, stacklevel=stacklevel)
 
 
-@keyword_options
 def random_folds(y, *, k: int = 4, seed=0) -> np.ndarray:
     """Random k-fold: scikit-learn ``KFold(n_splits=k, shuffle=True, random_state=seed)``, with
     ``3 <= k <= n`` (a round needs a train, a validation and a test fold)."""
@@ -99,7 +96,6 @@ def _random_kernel(labels, k, seed):
     return _folds_from_splitter(KFold(n_splits=k, shuffle=True, random_state=_sk_seed(seed)), labels)
 
 
-@keyword_options
 def stratified_folds(y, *, k: int = 4, seed=0) -> np.ndarray:
     """Class-stratified k-fold: scikit-learn ``StratifiedKFold(n_splits=k, shuffle=True, random_state=seed)``,
     with ``3 <= k <= n`` (a round needs a train, a validation and a test fold)."""
@@ -133,7 +129,6 @@ def _folds_from_splitter(splitter, labels):
     return folds
 
 
-@keyword_options
 def make_folds(method: str, homophily, y, *, k: int = 4, seed=0, n_bins: int = 10, degree=None) -> np.ndarray:
     """Fold ids for one of :data:`ALL_METHODS`: "random", "stratified", "hpstrat" (the paper's) and the
     controls "degree" (needs ``degree``, each node's number of neighbours) and "placebo"."""
@@ -165,7 +160,6 @@ def _method_kernel(method, h, labels, k, seed, n_bins, degree=None):
     return _hpstrat_kernel(labels, h, k, n_bins, check_seed(seed))
 
 
-@keyword_options
 def fold_rounds(folds, *, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarray]]:
     """The k rounds ``(train_idx, val_idx, test_idx)``: round i tests fold i, validates on fold
     (i + 1) mod k and trains on the rest.
@@ -186,7 +180,6 @@ def fold_rounds(folds, *, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarr
     return rounds
 
 
-@keyword_options
 def fold_masks(folds, *, k: int):
     """Boolean masks ``(train_mask, val_mask, test_mask)`` of shape ``[num_nodes, k]`` (torch), one column
     per round — the layout of PyTorch Geometric's multi-split datasets."""

@@ -12,7 +12,7 @@ from __future__ import annotations
 import numpy as np
 
 from ._validate import (check_edge_index, check_homophily, check_int, check_labels, check_n_bins, check_node_ids,
-                        edge_array, keyword_options, to_numpy)
+                        edge_array, to_numpy)
 
 
 def simple_undirected_pairs(edge_index, num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -50,7 +50,6 @@ def is_sorted_simple_undirected(edge_index, num_nodes: int) -> bool:
     return np.array_equal(np.bincount(ei[0], minlength=num_nodes), np.bincount(ei[1], minlength=num_nodes))
 
 
-@keyword_options
 def node_homophily(edge_index, y, num_nodes: int | None = None, *, assume_simple: bool = False) -> np.ndarray:
     """Node homophily of every node on the undirected simple graph.
 
@@ -114,7 +113,6 @@ def _sorted_simple_homophily(edge_index, labels: np.ndarray, n: int) -> np.ndarr
     return h
 
 
-@keyword_options
 def homophily_bins(homophily, *, n_bins: int = 10) -> np.ndarray:
     """Bin index of each node: B equal-width bins on [0, 1], h = 1 in the last bin (B - 1).
 

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seeds,
-                        keyword_options)
+from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seeds)
 
 METRICS = ("sdd", "cdd", "chd", "w1")
 
 
-@keyword_options
 def fold_quality(folds, y, homophily, *, k: int) -> dict[str, float]:
     """SDD, CDD, CHD and W1 of one fold assignment (formulas in the module docstring).
 
@@ -64,7 +62,6 @@ def _wasserstein_1(a: np.ndarray, b: np.ndarray) -> float:
     return float(wasserstein_distance(a, b))
 
 
-@keyword_options
 def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, methods=None, root=None,
                   progress: bool = False):
     """Fold quality of every split method on every dataset and seed (HpStrat Table 2 / Appendix D input).

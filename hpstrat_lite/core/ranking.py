@@ -11,7 +11,6 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ._validate import keyword_options
 
 
 def _check_columns(df: pd.DataFrame, columns) -> None:
@@ -20,7 +19,6 @@ def _check_columns(df: pd.DataFrame, columns) -> None:
         raise ValueError(f"df lacks column(s) {missing}; it has {list(df.columns)}.")
 
 
-@keyword_options
 def rank_methods(df: pd.DataFrame, value: str, *, blocks=("dataset", "model"), method: str = "method",
                  lower_is_better: bool = True) -> pd.DataFrame:
     """Rank the split methods within each block on ``value``.
@@ -45,7 +43,6 @@ def rank_methods(df: pd.DataFrame, value: str, *, blocks=("dataset", "model"), m
     return out
 
 
-@keyword_options
 def rank_tables(ranked: pd.DataFrame, *, method: str = "method", row: str = "model", col_block: str = "dataset"):
     """Mean rank tables from :func:`rank_methods` output on (dataset, model) blocks.
 
@@ -60,7 +57,6 @@ def rank_tables(ranked: pd.DataFrame, *, method: str = "method", row: str = "mod
     return per_row, per_col, global_mean
 
 
-@keyword_options
 def friedman_test(df: pd.DataFrame, value: str, *, blocks=("dataset", "model"), method: str = "method"):
     """Friedman test of the split methods over complete blocks (``scipy.stats.friedmanchisquare``).
 

@@ -28,7 +28,7 @@ import numpy as np
 import torch
 from torch_geometric.data import Data
 
-from ..core._validate import check_bool, check_labels, check_path, keyword_options
+from ..core._validate import check_bool, check_labels, check_path
 
 #: File types :func:`load_graph` reads.
 GRAPH_SUFFIXES = (".pt", ".pth", ".npz")
@@ -238,7 +238,6 @@ def _graph_hash(edge_index: torch.Tensor, y: torch.Tensor) -> str:
     return digest.hexdigest()[:8]
 
 
-@keyword_options
 def canonical_graph(data: Data, *, name: str | None = None, sparse_features: bool = False) -> Data:
     """A user's ``Data`` as the canonical undirected simple graph (see :func:`as_graph`); a new ``Data``
     whose ``edge_index`` and ``y`` are the input's own tensors when they were canonical already."""

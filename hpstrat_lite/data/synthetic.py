@@ -31,7 +31,7 @@ from scipy.sparse.csgraph import breadth_first_order, connected_components, shor
 import torch
 from torch_geometric.data import Data
 
-from ..core._validate import check_edge_index, check_int, check_real, keyword_options
+from ..core._validate import check_edge_index, check_int, check_real
 from .._io import atomic_write
 
 __all__ = [
@@ -51,7 +51,6 @@ EDGES_FILE = "edges.csv"
 FEATURES_FILE = "features.npz"
 
 
-@keyword_options
 def watts_strogatz_graph(n=1000, *, k=4, beta=0.5, seed=0):
     """Watts-Strogatz small-world graph, as an undirected ``edge_index``.
 
@@ -129,7 +128,6 @@ def watts_strogatz_graph(n=1000, *, k=4, beta=0.5, seed=0):
     return torch.from_numpy(np.stack([src[order], dst[order]]))
 
 
-@keyword_options
 def bfs_parents(edge_index, n, *, seed=0):
     """Breadth-first forest with one uniformly chosen root per connected component.
 
@@ -171,7 +169,6 @@ def bfs_parents(edge_index, n, *, seed=0):
     return parent, depth
 
 
-@keyword_options
 def ws_features(edge_index, n, *, dim=1000, gamma=None, nu=1.0, seed=0, return_parents=False):
     """Node features of WS1000 (``gamma=None``) and WS1000_gamma.
 
@@ -231,7 +228,6 @@ def ws_features(edge_index, n, *, dim=1000, gamma=None, nu=1.0, seed=0, return_p
     return (x, parent) if return_parents else x
 
 
-@keyword_options
 def make_ws1000(gamma=None, *, seed=0, n=1000, k=4, beta=0.5, dim=1000, nu=1.0):
     """The WS1000 (``gamma=None``) or WS1000_gamma dataset as a PyG ``Data``.
 

@@ -6,7 +6,7 @@ from torch_geometric.data import Data
 from torch_geometric.data.datapipes import functional_transform
 from torch_geometric.transforms import BaseTransform
 
-from ..core._validate import check_k, check_n_bins, check_seed, keyword_options
+from ..core._validate import check_k, check_n_bins, check_seed
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
 
@@ -29,7 +29,6 @@ class HpStratSplit(BaseTransform):
     torch.Size([4, 3])
     """
 
-    @keyword_options
     def __init__(self, *, k: int = 4, n_bins: int = 10, seed: int = 0):
         check_k(k, None)
         self.k, self.n_bins, self.seed = int(k), check_n_bins(n_bins), seed

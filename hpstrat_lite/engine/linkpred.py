@@ -42,7 +42,7 @@ import torch
 import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
-from ..core._validate import check_choice, check_int, check_real, keyword_options
+from ..core._validate import check_choice, check_int, check_real
 from ..core.homophily import simple_undirected_pairs
 from .train import Features, reuse_freed_memory
 
@@ -139,7 +139,6 @@ def sample_negative_pairs(exclude_keys, num_nodes, num, rng):
     return np.stack([chosen // n, chosen % n])
 
 
-@keyword_options
 def edge_split(edge_index, num_nodes, *, val_ratio=0.1, test_ratio=0.2, seed=0):
     """Split the undirected edges into train / validation / test positives and negatives.
 
@@ -226,7 +225,6 @@ def _check_feature_norm(how):
     return None if how == "none" else how
 
 
-@keyword_options
 def gcn_adjacency(edge_index, num_nodes, *, device="cpu"):
     """Symmetric GCN propagation matrix ``D^{-1/2} (A + I) D^{-1/2}`` of the message-passing graph: the
     Part I models' operator (:func:`hpstrat_lite.engine.models.gcn_operator`, a
@@ -302,7 +300,6 @@ def _resolve_device(device):
     return torch.device(device)
 
 
-@keyword_options
 def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=None,
                         val_ratio=0.1, test_ratio=0.2, hidden=128, out=64, num_layers=2,
                         dropout=0.0, lr=0.001, weight_decay=0.0, max_epochs=1000, patience=100,
@@ -509,7 +506,6 @@ def shuffle_feature_rows(data, seed):
     return out, perm
 
 
-@keyword_options
 def feature_cosine_scores(x, pairs, *, feature_norm=None):
     """Untrained feature similarity of node pairs: ``cos(x_u, x_v)`` (0 where a row is all zeros).
 

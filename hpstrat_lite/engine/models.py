@@ -65,7 +65,7 @@ from torch import nn
 from .._host import cpu_flags
 from .operators import RunRows, _AttentionSpMM
 from .randomness import RunRandom, _glorot, _kaiming, _RunInit
-from ..core._validate import check_choice, keyword_options
+from ..core._validate import check_choice
 
 MODELS = ("MLP", "GCN", "GAT", "GraphSAGE", "MixHop", "APPNP", "H2GCN", "GPRGNN")
 
@@ -105,7 +105,6 @@ def check_precision(precision) -> str:
 BF16_CPU_FLAGS = ("amx_bf16", "avx512_bf16")
 
 
-@keyword_options
 def native_bfloat16(device="cpu", *, flags=None) -> bool:
     """Whether ``device`` multiplies bfloat16 matrices natively: any CUDA device, or a CPU with one of
     :data:`BF16_CPU_FLAGS`. Without them PyTorch emulates bfloat16 GEMMs, far slower than float32 (on an

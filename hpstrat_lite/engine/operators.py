@@ -15,7 +15,6 @@ import weakref
 
 import numpy as np
 import torch
-from ..core._validate import keyword_options
 
 
 
@@ -266,7 +265,6 @@ def _edges(data) -> tuple[torch.Tensor, torch.Tensor, int]:
     return ei[0], ei[1], int(data.num_nodes)
 
 
-@keyword_options
 def gcn_operator(data, device, *, self_loops: bool = True) -> SparseOp:
     """:math:`\\hat A = D^{-1/2}(A + I)D^{-1/2}` (``self_loops=False``: :math:`D^{-1/2} A D^{-1/2}`),
     computed with PyG's ``gcn_norm``; row = target node, column = source node."""
@@ -348,7 +346,6 @@ class TwoHopOp:
         return 2 * self.adjacency.nnz + self.surplus.nnz
 
 
-@keyword_options
 def two_hop_operator(data, device, *, factor_share: float | None = None):
     """H2GCN's :math:`D_2^{-1/2} B_2 D_2^{-1/2}` over the exact 2-hop neighbourhood (see
     :func:`two_hop_edges`): a :class:`TwoHopOp` when its products read at most ``factor_share``

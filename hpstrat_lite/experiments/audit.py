@@ -24,7 +24,6 @@ import tempfile
 from pathlib import Path
 
 import pandas as pd
-from ..core._validate import keyword_options
 
 #: Files an audit with ``out=`` writes: the result rows (one per run, resumable) and the fold quality.
 ROWS_FILE, QUALITY_FILE = "rows.csv", "quality.csv"
@@ -265,7 +264,6 @@ REPORT_TEMPLATE = Path(__file__).resolve().parents[1] / "reports" / "templates" 
 REPORT_FILE = "report.html"
 
 
-@keyword_options
 def render_report(out, *, template=None, kernel_name: str = "python3") -> Path:
     """Write the one-page report ``out/report.html`` of an audit written to the folder ``out``.
 

@@ -25,7 +25,7 @@ from pathlib import Path
 
 
 from .._host import host_cpu
-from ..core._validate import check_choice, check_int, keyword_options
+from ..core._validate import check_choice, check_int
 from ..engine.linkpred import (HGCN_SPLIT, degree_product_scores, edge_split, feature_cosine_scores, pair_auc,
                                run_link_prediction, shuffle_feature_rows)
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
@@ -68,7 +68,6 @@ def baseline_scores(data, split, baseline):
     return tuple(out)
 
 
-@keyword_options
 def tuned_params(rows, dataset, *, model="MLP-dot"):
     """The evaluated configuration of the largest-budget study of ``model`` on ``dataset`` in link
     result rows (a DataFrame or a file), as a dict; ``None`` when there is none."""
@@ -89,7 +88,6 @@ def _mlp_kwargs(params, max_epochs):
                 feature_norm=p["feature_norm"], max_epochs=int(max_epochs))
 
 
-@keyword_options
 def run_link_baselines(datasets, *, baselines=BASELINES, n_eval=5, protocol="edge split 70/10/20",
                        results_dir=None, link_rows=None, max_epochs=200, root=None, device="cpu", log=None):
     """Trivial baselines on the edge splits of the tuned link studies; rows to the results folder.

@@ -21,7 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 
-from ..core._validate import check_bool, check_choice, check_int, keyword_options
+from ..core._validate import check_bool, check_choice, check_int
 
 EXECUTORS = ("local", "ray")
 """The values of ``executor``."""
@@ -57,7 +57,6 @@ def check_executor(executor, *, ray_address=None, workers=1, fresh_process=False
     return executor
 
 
-@keyword_options
 @contextlib.contextmanager
 def ray_runtime(address=None, *, num_cpus=None):
     """Ray for the block: the one already initialised in this process, the cluster at ``address``
@@ -80,7 +79,6 @@ def ray_runtime(address=None, *, num_cpus=None):
         ray.shutdown()
 
 
-@keyword_options
 def pair_resources(ray, device, *, cpus_per_pair=1) -> tuple[dict, str]:
     """``(resources, device)``: the Ray resources one pair's task declares and the device it trains on.
 

@@ -28,7 +28,7 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core._validate import check_choice, check_int, keyword_options
+from ..core._validate import check_choice, check_int
 from ..engine.models import check_precision
 from .._host import host_cpu
 from .results import append_rows, code_version, model_name, read_rows
@@ -151,7 +151,6 @@ def check_part2_dataset(name):
     return None
 
 
-@keyword_options
 def load_part2_dataset(name, root=None, *, seed=0):
     """A dataset by name: ``"WS1000"``, ``"WS1000_<gamma>"`` (e.g. ``"WS1000_0.4"``) or any name
     :func:`hpstrat_lite.load_dataset` knows (Cora, Twitch-PTBR, Facebook...); see
@@ -169,7 +168,6 @@ def load_part2_dataset(name, root=None, *, seed=0):
     return load_dataset(name, root=root, sparse_features=True)  # feature subsets slice the sparse form
 
 
-@keyword_options
 def results_file(task, *, results_dir=None):
     """Path of the Part II results file of ``task``: ``"node"``, ``"link"``, ``"features"``, the
     paper-protocol files ``"node_protocols"`` and ``"link_hgcn"``, or ``"link_baselines"``
@@ -180,7 +178,6 @@ def results_file(task, *, results_dir=None):
     return folder / RESULTS_FILES[task]
 
 
-@keyword_options
 def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=None, root=None,
                results_task=None, **kwargs):
     """Tune and evaluate ``model`` on a named dataset, writing rows to the results folder.
@@ -224,7 +221,6 @@ def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=No
     return tune_link_predictor(data, encoder=model, n_trials=n_trials, results=path, dataset=data.name, **kwargs)
 
 
-@keyword_options
 def run_feature_study(dataset, *, model="MLP", n_trials=20, step=None, results_dir=None,
                       root=None, **kwargs):
     """:func:`feature_study` on a named dataset, rows in ``results/part2_features.csv`` (the file
@@ -334,7 +330,6 @@ def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> d
     return row
 
 
-@keyword_options
 def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("MLP", "GCN"), n_trials=None, 
                         n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
@@ -395,7 +390,6 @@ def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("MLP", "GCN"), n_tria
     return pd.DataFrame(rows)
 
 
-@keyword_options
 def run_random_baseline(dataset, *, n_eval=5, val_ratio=0.1, test_ratio=0.2, results_dir=None,
                         root=None):
     """Random link scores on ``n_eval`` edge splits (Table 3's "random" row); rows to the results.
@@ -440,7 +434,6 @@ def run_random_baseline(dataset, *, n_eval=5, val_ratio=0.1, test_ratio=0.2, res
     return rows[rows["eval_seed"].astype(int) < n_eval].reset_index(drop=True)
 
 
-@keyword_options
 def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("MLP", "GCN"),
                         n_trials=None, n_eval=5, max_epochs=None, space=None, random=True,
                         results_dir=None, root=None, device="auto", threads=None, storage=None, log=None):
@@ -490,7 +483,6 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("MLP"
     return pd.DataFrame(rows)
 
 
-@keyword_options
 def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"), n_trials=FEATURE_BUDGET, 
                         steps=None, n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
                         space=None, results_dir=None, root=None, device="auto", threads=None,
@@ -543,7 +535,6 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"),
 
 
 
-@keyword_options
 def run_node_protocols(datasets=PROTOCOL_DATASETS, *, models=("MLP", "GCN"), n_trials=None,
                        protocol=None, n_eval=5, max_epochs=NODE_MAX_EPOCHS, space=None, results_dir=None,
                        root=None, device="auto", threads=None, precision="float32", log=None):
@@ -579,7 +570,6 @@ def run_node_protocols(datasets=PROTOCOL_DATASETS, *, models=("MLP", "GCN"), n_t
     return pd.DataFrame(rows)
 
 
-@keyword_options
 def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, *, encoders=("MLP", "GCN"), n_trials=None, n_eval=5,
                              max_epochs=None, space=None, results_dir=None, root=None, device="auto",
                              threads=None, log=None):

@@ -18,7 +18,7 @@ import hashlib
 import numpy as np
 import torch
 
-from ..core._validate import check_choice, check_int, keyword_options
+from ..core._validate import check_choice, check_int
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
 from ..data.datasets import _find_raw, data_root, get_spec
@@ -83,7 +83,6 @@ def with_public_split(data, root=None):
     return out
 
 
-@keyword_options
 def per_class_split_masks(y, seeds, *, n_train=PER_CLASS[0], n_val=PER_CLASS[1]):
     """``n_train`` training and ``n_val`` validation nodes per class, the rest test; one column per seed.
 
@@ -121,7 +120,6 @@ def per_class_split_masks(y, seeds, *, n_train=PER_CLASS[0], n_val=PER_CLASS[1])
     return tuple(torch.from_numpy(m) for m in masks)
 
 
-@keyword_options
 def study_sampler_seed(dataset, model, *, base=0):
     """A TPE sampler seed of its own for every (dataset, model): the first 8 hex digits of
     ``sha1("<dataset>|<model>|<base>")`` as an int (stable across machines and Python versions).
@@ -140,7 +138,6 @@ def study_sampler_seed(dataset, model, *, base=0):
 
 
 
-@keyword_options
 def random_split_masks(num_nodes, seeds, *, ratios=(0.6, 0.2, 0.2)):
     """Random train/validation/test masks, one column per seed.
 
@@ -166,7 +163,6 @@ def random_split_masks(num_nodes, seeds, *, ratios=(0.6, 0.2, 0.2)):
     return tuple(torch.from_numpy(m) for m in masks)
 
 
-@keyword_options
 def protocol_masks(data, *, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
     """Masks of every round of every seed under a split protocol.
 

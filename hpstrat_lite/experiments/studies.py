@@ -11,7 +11,7 @@ from pathlib import Path
 import numpy as np
 import optuna
 from .._io import file_lock
-from ..core._validate import check_int, keyword_options
+from ..core._validate import check_int
 
 from .tuning import N_STARTUP_TRIALS, _check_space, run_trial, space_distributions
 
@@ -70,7 +70,6 @@ class TrialSeededSampler(optuna.samplers.BaseSampler):
     trials spread over the space.
     """
 
-    @keyword_options
     def __init__(self, *, seed=0, n_startup_trials=N_STARTUP_TRIALS):
         self.seed = int(seed)
         self.n_startup_trials = n_startup_trials
@@ -102,7 +101,6 @@ class TrialSeededSampler(optuna.samplers.BaseSampler):
         self._tpe(trial).after_trial(study, trial, state, values)
 
 
-@keyword_options
 def open_study(storage, name, *, seed=0, n_startup_trials=N_STARTUP_TRIALS):
     """The study ``name`` in the RDB ``storage`` (:func:`storage_url`), created when absent, with a
     :class:`TrialSeededSampler` and heartbeats (:data:`HEARTBEAT_SECONDS`) on its running trials."""
@@ -152,7 +150,6 @@ def _rank(study, number):
     return free()
 
 
-@keyword_options
 def tune_shared(objective, n_trials, storage, name, *, seed=0, space=None, done=(), on_trial=None,
                 n_startup_trials=N_STARTUP_TRIALS):
     """:func:`tune` on a study shared through an RDB storage; returns ``(study, evaluate)``.

@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_k, check_n_bins, check_seeds, keyword_options
+from ..core._validate import check_k, check_n_bins, check_seeds
 from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
@@ -47,7 +47,6 @@ def run_seed(seed: int, fold: int) -> int:
     return 1000 * int(seed) + int(fold)
 
 
-@keyword_options
 def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=None, n_bins: int = 10, out=None,
                    root=None, device="auto", max_epochs: int = 1000, patience: int = 100,
                    runs_per_batch: int | None = None, progress: bool = True, workers: int = 1,
@@ -266,7 +265,6 @@ def _run_masks(fold_runs, k: int):
     return tuple(torch.stack(m, dim=1) for m in masks)
 
 
-@keyword_options
 def sweep_masks(data, *, k: int = 4, seed: int = 0):
     """``(train, val, test)`` masks ``[N, 3 k]`` of one dataset's runs in the sweep: every round of the three
     split methods' k-fold (:data:`hpstrat_lite.core.folds.SPLIT_METHODS`, in that order) with split seed ``seed``,

@@ -82,7 +82,7 @@ import pandas as pd
 import scipy.sparse as sp
 import torch
 
-from ..core._validate import check_choice, check_int, keyword_options
+from ..core._validate import check_choice, check_int
 from ..engine.linkpred import edge_split, run_link_prediction
 from .._host import host_cpu
 from .results import append_rows, code_version, model_name, read_rows
@@ -201,7 +201,6 @@ def space_distributions(space=None):
     return dists
 
 
-@keyword_options
 def suggest_config(trial, *, space=None):
     """Draw one configuration from ``space`` (default :data:`SEARCH_SPACE`) with an Optuna trial."""
     space = _check_space(space)
@@ -241,7 +240,6 @@ def run_trial(trial, objective, space, on_trial, number) -> float:
     return val
 
 
-@keyword_options
 def tune(objective, n_trials, *, seed=0, space=None, done=(), on_trial=None, n_startup_trials=N_STARTUP_TRIALS,
          storage=None, study_name=None):
     """Maximise ``objective(config)["val"]`` over ``space`` with a seeded TPE sampler.
@@ -468,7 +466,6 @@ def checkpoint_dir(results):
     return results.parent / f".{results.stem}.checkpoints"
 
 
-@keyword_options
 def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", k=5, seed=0,
                          n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
                          results=None, dataset=None, eval_batch=None, precision="float32", storage=None,
@@ -602,7 +599,6 @@ def _link_kwargs(cfg, max_epochs, device):
     return kw
 
 
-@keyword_options
 def tune_link_predictor(data, *, encoder="GCN", n_trials=50, seed=0, n_eval=5, max_epochs=1000,
                         space=None, val_ratio=0.1, test_ratio=0.2, decoder="dot", device="auto",
                         results=None, dataset=None, storage=None,
@@ -669,7 +665,6 @@ def tune_link_predictor(data, *, encoder="GCN", n_trials=50, seed=0, n_eval=5, m
 # Feature-subset study
 # ----------------------------------------------------------------------------------------------
 
-@keyword_options
 def feature_subsets(num_features, step, *, seed=None):
     """Nested column subsets ``cols[:step], cols[:2*step], ...`` ending with all columns.
 
@@ -723,7 +718,6 @@ def subset_features(data, cols):
     return out
 
 
-@keyword_options
 def feature_study(data, *, model="MLP", step=None, n_trials=20, results=None, dataset=None,
                   **tune_kwargs):
     """Tuned node classification on nested feature subsets (paper Section 4.2).

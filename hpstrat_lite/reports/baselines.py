@@ -20,7 +20,6 @@ from .verdicts import verdict
 from .necessity import (LINK_DATASETS, NODE_DATASETS, PAPER_LINK, PAPER_NODE, PAPER_WS_GAMMA, WS_GAMMAS,
                         _as_summary, _baseline_rows, _cell, _fmt, _int, _model_family,
                         _paper_value, _rows, _vs_paper, link_table, results_file)
-from ..core._validate import keyword_options
 
 def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
     """Claims 7-9 of :func:`part2_claims`: the paper's numbers on the paper's protocols."""
@@ -84,7 +83,6 @@ def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
 # ----------------------------------------------------------------------------------------------
 
 
-@keyword_options
 def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing=()):
     """Chapter 6: MLP and GCN tuned on the paper's splits, beside the paper's Tables 1-2 and our HpStrat folds.
 
@@ -136,7 +134,6 @@ def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing
     return pd.DataFrame(out).set_index("dataset")
 
 
-@keyword_options
 def budget_curve(rows=None, *, dataset="Cora", protocol=None, task="node_protocols"):
     """How the best validation score moves with the trial budget, per study of ``dataset``.
 
@@ -172,7 +169,6 @@ def budget_curve(rows=None, *, dataset="Cora", protocol=None, task="node_protoco
     return pd.DataFrame(out, columns=cols)
 
 
-@keyword_options
 def identical_configurations(rows=None, *, task="node"):
     """Datasets whose MLP and GCN studies (same protocol) selected the identical configuration.
 
@@ -194,7 +190,6 @@ def identical_configurations(rows=None, *, task="node"):
     return pd.DataFrame(out)
 
 
-@keyword_options
 def link_baseline_table(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASETS,
                         protocol="edge split 70/10/20"):
     """Trivial baselines beside every MLP link-prediction number (chapters 8 and 9), ROC AUC x 100.
@@ -232,7 +227,6 @@ def link_baseline_table(baseline_rows=None, link_rows=None, *, datasets=LINK_DAT
     return pd.DataFrame(out).set_index("dataset")
 
 
-@keyword_options
 def graph_free_share(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASETS, protocol="edge split 70/10/20"):
     """How much of the tuned MLP's score above chance a control without the node's own features reaches.
 
@@ -255,7 +249,6 @@ def graph_free_share(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASE
     return pd.DataFrame(out)
 
 
-@keyword_options
 def hgcn_link_table(rows=None, *, datasets=LINK_DATASETS):
     """Table 4 in the HGCN-style pipeline (85 / 5 / 10 edges, Fermi-Dirac decoder; rows of
     :func:`hpstrat_lite.experiments.necessity.run_hgcn_link_benchmarks`, default
@@ -278,7 +271,6 @@ def hgcn_link_table(rows=None, *, datasets=LINK_DATASETS):
     return t
 
 
-@keyword_options
 def ws_gamma_comparison(link_rows=None, baseline_rows=None, *, gammas=WS_GAMMAS):
     """Figure 2 beside ours: per gamma, our tuned MLP and GCN, the untrained feature cosine (raw and
     signed row-sum normalised) and the paper's statement (:data:`PAPER_WS_GAMMA`). ROC AUC x 100.

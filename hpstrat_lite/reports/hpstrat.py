@@ -9,7 +9,6 @@ from __future__ import annotations
 import pandas as pd
 
 from ..core.ranking import friedman_test, rank_methods, rank_tables
-from ..core._validate import keyword_options
 
 RUN_ID = ["dataset", "model", "method", "k", "seed", "fold"]  # one run across results files of one protocol
 
@@ -19,7 +18,6 @@ PAPER_HPSTRAT_FIRST_DATASETS = (13, 15)
 """HpStrat paper, Table 4: HpStrat has the best mean rank on 13 of the 15 datasets."""
 
 
-@keyword_options
 def cross_fold_std(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
     """Std (ddof=1, in accuracy points x 100) and mean of test accuracy over folds, per
     (dataset, model, method), averaged over split seeds. Columns: dataset, model, method, std, mean, seeds."""
@@ -33,7 +31,6 @@ def cross_fold_std(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
     return out
 
 
-@keyword_options
 def rank_summary(rows: pd.DataFrame, *, models=None):
     """Table 3 (mean rank per model), Table 4 (mean rank per dataset) and the global mean rank.
 
@@ -51,7 +48,6 @@ def rank_summary(rows: pd.DataFrame, *, models=None):
             "global_mean": global_mean, "friedman_stat": stat, "friedman_p": p, "n_blocks": n_blocks}
 
 
-@keyword_options
 def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=None) -> pd.DataFrame:
     """Table C.4: for each model, the share of datasets where HpStrat's cross-fold std is lower than
     ``against``'s, plus the overall share of (dataset, model) pairs (row ``all``)."""
@@ -64,7 +60,6 @@ def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=N
     return per_model.rename(columns={"mean": f"share_hpstrat_lower_than_{against}", "size": "pairs"})
 
 
-@keyword_options
 def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
     """Appendix E: the best model (highest mean test accuracy over folds) of each dataset under each
     split method, and whether it differs between methods (``changes``)."""
@@ -75,7 +70,6 @@ def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
     return wide
 
 
-@keyword_options
 def rerun_comparison(committed: pd.DataFrame, rerun: pd.DataFrame, *, projection: pd.DataFrame | None = None,
                      methods=("hpstrat", "stratified", "random")) -> pd.DataFrame:
     """The same runs trained twice: the committed rows of a sweep against a rerun of some of its
@@ -141,7 +135,6 @@ def sweep_cost(rows: pd.DataFrame) -> pd.DataFrame:
     return minutes.rename_axis(index="dataset", columns=None)
 
 
-@keyword_options
 def sweep_wall_time(rows: pd.DataFrame, *, pause_min: float = 5.0) -> dict:
     """Wall time of a sweep command, reconstructed from its rows' ``finished_at`` stamps.
 
@@ -192,7 +185,6 @@ def sweep_wall_time(rows: pd.DataFrame, *, pause_min: float = 5.0) -> dict:
             "code_versions": sorted(rows["code_version"].unique()) if "code_version" in rows else []}
 
 
-@keyword_options
 def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, *, pause_min: float = 5.0) -> dict:
     """A timed sweep's wall time with some pairs' training replaced by a re-timing of the same runs.
 
@@ -231,7 +223,6 @@ def retimed_wall_time(timed_rows: pd.DataFrame, retimed_rows: pd.DataFrame, *, p
             "retimed_min": float(retimed_min), "runs": len(retimed_rows), "same_results": same}
 
 
-@keyword_options
 def homophily_regression(rows: pd.DataFrame, *, x: str = "test_homophily", y: str = "test_acc") -> dict:
     """Appendix B: OLS of test accuracy on test-set mean homophily (statsmodels), one point per run.
 
@@ -309,7 +300,6 @@ def random_split_rows(rows: pd.DataFrame, *, datasets, models, k: int, n_seeds: 
 MIN_TEST_PAIRS = 6
 
 
-@keyword_options
 def stability_tests(rows: pd.DataFrame, *, models=None, alpha: float = 0.05) -> dict:
     """Is HpStrat's cross-fold spread smaller than the other methods'? Paired tests over (dataset, model) pairs.
 
@@ -356,7 +346,6 @@ def stability_tests(rows: pd.DataFrame, *, models=None, alpha: float = 0.05) -> 
             "mean_std": wide[methods].mean()}
 
 
-@keyword_options
 def stability_verdict(tests: dict, *, alpha: float = 0.05) -> str:
     """The sentence a page may state about HpStrat's spread, read from :func:`stability_tests`."""
     parts = []

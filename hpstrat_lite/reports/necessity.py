@@ -15,7 +15,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_int, keyword_options
+from ..core._validate import check_int
 from ..experiments.results import model_name, read_rows, with_model_names
 from .paper_values import PAPER, PAPER_LINK, PAPER_NODE, PAPER_NODE_MLP_ORIGINAL, PAPER_WS_GAMMA  # noqa: F401
 from .verdicts import verdict
@@ -56,7 +56,6 @@ STUDY_KEY = ["task", "dataset", "model", "protocol", "k", "tune_seed", "space_id
              "sampler_seed"]
 
 
-@keyword_options
 def summarize(rows=None, *, task="node"):
     """One line per tuned study: the best configuration's test score over its evaluation seeds.
 
@@ -156,7 +155,6 @@ def _largest_budget(res):
     return res.sort_values(["dataset", "model", "num_features"]).reset_index(drop=True)
 
 
-@keyword_options
 def selection_optimism(rows=None, *, task="node"):
     """How much the evaluation seed that repeats the tuning split flatters a study (points x 100).
 
@@ -216,7 +214,6 @@ def _fmt(mean, std, digits=1):
     return f"{mean:.{digits}f} ± {std:.{digits}f}"
 
 
-@keyword_options
 def node_table(rows=None, *, datasets=NODE_DATASETS, missing=()):
     """Chapter 6's table: tuned MLP and GCN accuracy (%), ours beside the paper's (Tables 1, 2).
 
@@ -256,7 +253,6 @@ def node_table(rows=None, *, datasets=NODE_DATASETS, missing=()):
     return pd.DataFrame(out).set_index("dataset")
 
 
-@keyword_options
 def part1_table(part1_rows=None, node_rows=None, *, datasets=NODE_DATASETS, k=5, seed=0):
     """Chapter 6's second table: the tuned MLP and GCN beside Part I's untuned MLP and seven GNNs.
 
@@ -323,7 +319,6 @@ def _as_summary(rows, task):
     return summarize(df, task=task)
 
 
-@keyword_options
 def link_table(rows=None, *, datasets=LINK_DATASETS, models=("MLP", "GCN")):
     """Chapters 8 and 9: link-prediction test ROC AUC (x 100), ours beside the paper's.
 
@@ -365,7 +360,6 @@ def link_table(rows=None, *, datasets=LINK_DATASETS, models=("MLP", "GCN")):
     return pd.DataFrame(out).set_index("dataset")
 
 
-@keyword_options
 def ws_gamma_table(rows=None, *, gammas=WS_GAMMAS, include_base=True):
     """Figure 2's data: test ROC AUC of the tuned MLP and GCN against gamma.
 
@@ -392,7 +386,6 @@ def ws_gamma_table(rows=None, *, gammas=WS_GAMMAS, include_base=True):
                                       "n_trials", "n_eval"])
 
 
-@keyword_options
 def feature_study_table(rows=None, *, datasets=None, min_eval: int = 1):
     """Figures 1 and 3's data: accuracy against the number of features, MLP and GCN.
 
@@ -429,7 +422,6 @@ def feature_study_table(rows=None, *, datasets=None, min_eval: int = 1):
 
 
 
-@keyword_options
 def ws_summary(gammas=(None,) + WS_GAMMAS, *, seed=0):
     """The WS1000 family at a glance: graph size, degree and how much a node's features tell about
     its BFS parent.
@@ -478,7 +470,6 @@ def ws_summary(gammas=(None,) + WS_GAMMAS, *, seed=0):
 # Claims: the paper's statements checked on our rows (the scorecard's Part II rows)
 # ----------------------------------------------------------------------------------------------
 
-@keyword_options
 def paper_comparison(node_rows=None, link_rows=None, *, node_datasets=NODE_DATASETS,
                      link_datasets=("WS1000",) + LINK_DATASETS, missing=()):
     """Every number of Part II beside the paper's, with its source and our trial budget.
@@ -545,7 +536,6 @@ def paper_comparison(node_rows=None, link_rows=None, *, node_datasets=NODE_DATAS
     return pd.DataFrame(out)
 
 
-@keyword_options
 def part2_claims(node_rows=None, link_rows=None, feature_rows=None, *, close=2.0, gap=2.0,
                  chance=0.03, min_eval: int = 1, protocol_rows=None, hgcn_rows=None, baseline_rows=None):
     """

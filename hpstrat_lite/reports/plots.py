@@ -10,7 +10,6 @@ import numpy as np
 import pandas as pd
 
 from ..core.homophily import homophily_bins, mean_homophily
-from ..core._validate import keyword_options
 
 #: Colour of each split method (Okabe-Ito palette: distinguishable with colour-vision deficiency).
 METHOD_COLORS = {"random": "#7f7f7f", "stratified": "#0072B2", "hpstrat": "#D55E00"}
@@ -22,7 +21,6 @@ METRIC_LABELS = {"sdd": "SDD (nodes)", "cdd": "CDD (nodes)", "chd": "CHD (homoph
 BOOK_WIDTH = 7.5
 
 
-@keyword_options
 def book_table(df, *, digits: int = 1, hide_index: bool = False):
     """A table as the book shows it: ``digits`` decimals for measured values, integers without decimals
     (trial counts, seeds), p-values (columns named ``p`` or ``p ...`` / ``... p``) with two significant
@@ -78,7 +76,6 @@ def _plt():
 # Chapter 1: the method
 
 
-@keyword_options
 def homophily_histogram(homophily, *, n_bins: int = 10, title: str | None = None):
     """Node homophily histogram over the B equal-width bins HpStrat stratifies on (paper Figure 2).
 
@@ -109,7 +106,6 @@ def homophily_histogram(homophily, *, n_bins: int = 10, title: str | None = None
     return fig
 
 
-@keyword_options
 def stratum_spread(homophily, y, folds, k: int, *, n_bins: int = 10) -> pd.DataFrame:
     """Fold counts of every non-empty (homophily bin, class) stratum.
 
@@ -182,7 +178,6 @@ def fold_homophily_table(homophily, folds_by_method: dict, k: int) -> pd.DataFra
     return pd.DataFrame(rows)
 
 
-@keyword_options
 def fold_homophily_distributions(homophily, folds_by_method: dict, k: int, *, n_bins: int = 10):
     """Each fold's homophily distribution, one column per split method, side by side.
 
@@ -245,7 +240,6 @@ def fold_deviation_plot(table: pd.DataFrame):
 # Chapter 2: fold metrics
 
 
-@keyword_options
 def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), by=("dataset", "method"),
                    digits: int = 4) -> pd.DataFrame:
     """``mean ± std`` over seeds of each metric (HpStrat Appendix D layout), one row per ``by`` group."""
@@ -260,7 +254,6 @@ def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), 
     return out
 
 
-@keyword_options
 def metrics_by_seed(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1")):
     """One panel per metric: the value of every seed (dots) and the mean (bar) for each method."""
     methods = _methods(table["method"].unique())
@@ -278,7 +271,6 @@ def metrics_by_seed(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"))
     return fig
 
 
-@keyword_options
 def metric_by_dataset(table: pd.DataFrame, *, metrics=("cdd", "chd")):
     """Mean ± std over seeds of each metric per dataset and method; log x-axis, one panel per metric."""
     from matplotlib.ticker import NullFormatter
@@ -312,7 +304,6 @@ def metric_by_dataset(table: pd.DataFrame, *, metrics=("cdd", "chd")):
 # Chapter 5: Appendix G, the number of bins
 
 
-@keyword_options
 def bins_sensitivity(table: pd.DataFrame, *, metrics=("chd", "cdd", "w1"), baseline: str = "stratified"):
     """HpStrat's fold metrics against the number of bins B, relative to ``baseline`` folds.
 
@@ -388,7 +379,6 @@ def cross_fold_std_plot(std: pd.DataFrame):
     return fig
 
 
-@keyword_options
 def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, *, paper: dict | None = None):
     """Mean rank of each split method per model (Table 3) with the global mean rank, and the paper's
     global mean ranks as dashed lines (1 = the smallest cross-fold std of the three methods)."""
@@ -417,7 +407,6 @@ def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, *, paper: di
 # Chapter 4: Appendix B, accuracy against test-set homophily
 
 
-@keyword_options
 def homophily_scatter(rows: pd.DataFrame, fit: dict, *, title: str | None = None, ax=None, legend: bool = True):
     """Test accuracy against the test fold's mean node homophily, one dot per run, with the OLS line
     and its 95 % confidence band (``fit`` is :func:`hpstrat_lite.reports.hpstrat.homophily_regression` output).
@@ -442,7 +431,6 @@ def homophily_scatter(rows: pd.DataFrame, fit: dict, *, title: str | None = None
     return fig if fig is not None else ax.figure
 
 
-@keyword_options
 def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, *, ncols: int = 2):
     """:func:`homophily_scatter` for every (dataset, model) pair of ``rows``, one legend below;
     ``fits`` maps each pair to its :func:`hpstrat_lite.reports.hpstrat.homophily_regression` output."""
@@ -469,7 +457,6 @@ MODEL_COLORS = {"MLP": "#0072B2", "GCN": "#D55E00", "random": "#7f7f7f"}
 MODEL_LABELS = {"MLP": "tuned MLP (features only)", "GCN": "tuned GCN", "random": "random scores"}
 
 
-@keyword_options
 def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node"):
     """Tuned MLP vs GCN per dataset, bars with one-std error bars (chapters 6 and 9).
 
@@ -506,7 +493,6 @@ def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node"):
     return fig
 
 
-@keyword_options
 def plot_ws_gamma(table, *, ax=None, random_level=0.5):
     """Figure 2 analogue: test ROC AUC against gamma, MLP and GCN, one-std error bars.
 
@@ -534,7 +520,6 @@ def plot_ws_gamma(table, *, ax=None, random_level=0.5):
     return fig
 
 
-@keyword_options
 def plot_feature_study(table, *, datasets=None, ncols=2):
     """Figures 1 / 3 analogue: accuracy against the number of features, one panel per dataset.
 

@@ -6,7 +6,7 @@ import warnings
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_int, keyword_options
+from ..core._validate import check_int
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
@@ -20,7 +20,6 @@ def _full_feature_count(dataset, *seen) -> int:
     return max(FEATURE_COUNTS.get(dataset, 0), *(int(n) for n in seen))
 
 
-@keyword_options
 def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(FEATURE_STEPS),
                            models=("MLP", "GCN"), budget: int = FEATURE_BUDGET, min_eval: int = 1):
     """Chapter 7's coverage: which of the paper's feature-study datasets were run, with what budget,
@@ -117,7 +116,6 @@ def _chapter6_point_minutes(node_rows, full, models, budget) -> dict:
             for m in models if m in finished}
 
 
-@keyword_options
 def full_features_vs_chapter6(feature_rows=None, node_rows=None, *, min_eval: int = 1):
     """Each feature-study curve's last point (all the feature columns) beside chapter 6's tuning of
     the same dataset and model on the same features.

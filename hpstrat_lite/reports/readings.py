@@ -11,7 +11,6 @@ import numpy as np
 
 from .necessity import (LINK_DATASETS, NODE_DATASETS, PAPER_LINK, PAPER_NODE, _as_summary, _baseline_rows, _cell,
                         _vs_paper, budget_curve, graph_free_share, results_file, ws_gamma_table)
-from ..core._validate import keyword_options
 
 __all__ = ["protocol_reading", "budget_reading", "graph_free_reading", "hgcn_reading", "ws_baseline_reading"]
 
@@ -46,7 +45,6 @@ def _sorted_clauses(parts):
     return ", ".join(out) if out else "not run yet"
 
 
-@keyword_options
 def protocol_reading(rows=None, *, book_rows=None, datasets=NODE_DATASETS, alpha=0.05) -> str:
     """Chapter 6: what the paper's splits reproduce (:func:`hpstrat_lite.reports.baselines.protocol_table`'s numbers).
 
@@ -78,7 +76,6 @@ def protocol_reading(rows=None, *, book_rows=None, datasets=NODE_DATASETS, alpha
     return "\n".join(lines)
 
 
-@keyword_options
 def budget_reading(rows=None, *, dataset="Cora", protocol="planetoid", at=10, task="node_protocols") -> str:
     """Chapter 6: how much the best validation accuracy moved after ``at`` trials, per model (from
     :func:`hpstrat_lite.reports.baselines.budget_curve` of the rows, by default those of ``task``'s file)."""
@@ -102,7 +99,6 @@ def budget_reading(rows=None, *, dataset="Cora", protocol="planetoid", at=10, ta
     return f"On {dataset} ({split}) " + "; ".join(parts) + "."
 
 
-@keyword_options
 def graph_free_reading(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASETS) -> str:
     """Chapter 9: the share of the tuned MLP's margin over chance that the controls without the
     node's own features reach (:func:`hpstrat_lite.reports.baselines.graph_free_share`)."""
@@ -127,7 +123,6 @@ def graph_free_reading(baseline_rows=None, link_rows=None, *, datasets=LINK_DATA
             "paper's MLP value means that value cannot come from these features under this protocol.")
 
 
-@keyword_options
 def hgcn_reading(rows=None, *, datasets=LINK_DATASETS, alpha=0.05) -> str:
     """Chapter 9: the HGCN-style pipeline's MLP and GCN against the paper's Table 4."""
     summary = _as_summary(rows if rows is not None else results_file("link_hgcn"), "link")

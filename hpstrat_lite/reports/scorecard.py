@@ -18,7 +18,6 @@ import pandas as pd
 
 from ..experiments.results import read_rows
 from .verdicts import verdict
-from ..core._validate import keyword_options
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -34,7 +33,6 @@ TABLE2_CLAIMS = {
 }
 
 
-@keyword_options
 def fold_metric_ranks(quality, *, metrics=("sdd", "cdd", "chd", "w1")):
     """Ranks of the split methods on each fold metric (HpStrat Table 2).
 
@@ -99,7 +97,6 @@ def fold_metric_claims(quality) -> "pd.DataFrame":
     return pd.DataFrame(rows)
 
 
-@keyword_options
 def bins_table(graphs, *, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10)):
     """Fold metrics of HpStrat for each number of bins B, with random and class-stratified folds as
     references (HpStrat Appendix G).
@@ -116,7 +113,6 @@ def bins_table(graphs, *, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10
     return pd.concat(hp + [ref], ignore_index=True)
 
 
-@keyword_options
 def bins_ranks(table, *, metrics=("chd", "cdd", "w1")):
     """For each B: HpStrat's mean rank among the three methods (over datasets) on each metric, and the
     share of datasets where HpStrat is best (rank 1, ties included). ``table`` is :func:`bins_table` output."""
@@ -173,7 +169,6 @@ GNN_SEEDS_RESULTS = [GNN_RESULTS, Path("results") / "gnn_k4_seeds1-5.csv"]
 APPENDIX_B_RESULTS = Path("results") / "appendix_b.csv"
 
 
-@keyword_options
 def complete_pairs(rows, *, methods=("random", "stratified", "hpstrat"), seeds=None):
     """The rows of the (dataset, model) pairs that have every fold of every split method and seed.
 
@@ -211,7 +206,6 @@ def _first_count(table) -> tuple[int, list]:
     return int(first.sum()), list(table.index[~first])
 
 
-@keyword_options
 def gnn_claims(rows, *, datasets=None) -> "pd.DataFrame":
     """Scorecard rows for the GNN experiment (HpStrat Section 5.2, Tables 3 and 4, C.4, Appendix E).
 
@@ -327,7 +321,6 @@ def _order_claim(rows, datasets, section: str, protocol: str, paper_note: str) -
                         paper=f"{_paper_global_ranks()} ({paper_note})")
 
 
-@keyword_options
 def gnn_k5_claims(rows, *, datasets=None) -> "pd.DataFrame":
     """Scorecard row for the k = 5 protocol: does the global mean rank keep the main text's order
     (HpStrat < class-stratified < random)? The paper quotes its figures for k = 4; this row checks that its
@@ -335,7 +328,6 @@ def gnn_k5_claims(rows, *, datasets=None) -> "pd.DataFrame":
     return _order_claim(rows, datasets, "Table 3, k = 5", "with k = 5 folds", "k = 4; order only")
 
 
-@keyword_options
 def gnn_seeds_claims(rows, *, datasets=None) -> "pd.DataFrame":
     """Scorecard row for the k = 4 protocol over several split seeds (seeds 0..5): the std
     of each (dataset, GNN, method) is averaged over seeds before ranking
@@ -346,7 +338,6 @@ def gnn_seeds_claims(rows, *, datasets=None) -> "pd.DataFrame":
     return _order_claim(rows, datasets, "Table 3, 6 seeds", label, "k = 4, seed 0; order only")
 
 
-@keyword_options
 def stability_claims(rows, *, protocol: str = "k = 4, seed 0") -> "pd.DataFrame":
     """Scorecard rows for the paper's central claim (Section 5.2): HpStrat's cross-fold std of test accuracy is
     smaller than class-stratified's and random k-fold's. One row per other method, from the paired Wilcoxon
@@ -414,7 +405,6 @@ def unavailable_datasets(root=None):
     return table
 
 
-@keyword_options
 def scorecard(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 3, 5, 10, 20, 50), root=None,
               gnn_results=GNN_RESULTS, appendix_b_results=APPENDIX_B_RESULTS, gnn_k5_results=GNN_K5_RESULTS,
               gnn_seeds_results=GNN_SEEDS_RESULTS):

@@ -1,13 +1,11 @@
-"""The public API: data arguments by position, options by keyword (the former positional forms warn)."""
+"""The public API: data arguments by position, options by keyword only."""
 import inspect
-import warnings
 
 import numpy as np
 import pytest
 
 import hpstrat_lite
 from hpstrat_lite import fold_quality, fold_rounds, hpstrat_folds, make_folds, node_homophily
-from hpstrat_lite.core._validate import keyword_options
 
 #: Positional parameters each public callable takes: its data (arrays, tables, a graph, a name) and
 #: nothing else. Every other parameter must be keyword-only.
@@ -36,47 +34,19 @@ def test_every_public_callable_takes_its_options_by_keyword():
     assert wrong == {}
 
 
-def test_old_positional_options_warn_and_give_the_same_result():
+def test_options_passed_by_position_raise_type_error():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 3, 60)
     h = rng.random(60)
-    with pytest.warns(DeprecationWarning, match=r"hpstrat_folds\(\): passing k, n_bins, seed by position"):
-        old = hpstrat_folds(h, y, 4, 5, 3)
-    assert np.array_equal(old, hpstrat_folds(h, y, k=4, n_bins=5, seed=3))
-    with pytest.warns(DeprecationWarning, match="pass them by keyword"):
-        old_q = fold_quality(old, y, h, 4)
-    assert old_q == fold_quality(old, y, h, k=4)
-    with pytest.warns(DeprecationWarning):
-        assert all(np.array_equal(a, b) for r, s in zip(fold_rounds(old, 4), fold_rounds(old, k=4))
-                   for a, b in zip(r, s))
-    with pytest.warns(DeprecationWarning):
-        assert np.array_equal(make_folds("stratified", h, y, 4, 1), make_folds("stratified", h, y, k=4, seed=1))
-    edges = [[0, 1, 1, 2], [1, 0, 2, 1]]
-    with pytest.warns(DeprecationWarning, match="assume_simple"):
-        a = node_homophily(edges, [0, 0, 1], 3, False)
-    assert np.allclose(a, node_homophily(edges, [0, 0, 1], 3, assume_simple=False), equal_nan=True)
+    from hpstrat_lite import HomophilyStratifiedKFold, HpStratSplit
 
-
-def test_transform_takes_keywords_and_warns_on_positional():
-    from hpstrat_lite import HpStratSplit
-
-    with pytest.warns(DeprecationWarning, match=r"HpStratSplit\(\): passing k, n_bins by position"):
-        t = HpStratSplit(5, 3)
-    assert repr(t) == repr(HpStratSplit(k=5, n_bins=3))
-
-
-def test_keyword_options_errors_name_the_function():
-    @keyword_options
-    def f(x, *, a=1, b=2):
-        return x, a, b
-
-    with pytest.raises(TypeError, match=r"f\(\) takes 1 positional argument\(s\) and the options a, b by keyword"):
-        f(0, 1, 2, 3)
-    with pytest.raises(TypeError, match="multiple values for a"):
-        with warnings.catch_warnings():
-            warnings.simplefilter("ignore")
-            f(0, 1, a=2)
-    assert f(0, b=5) == (0, 1, 5)
+    for call in (lambda: hpstrat_folds(h, y, 4, 5, 3), lambda: fold_quality(y, y, h, 4),
+                 lambda: fold_rounds(y, 4), lambda: make_folds("stratified", h, y, 4, 1),
+                 lambda: node_homophily([[0, 1], [1, 0]], [0, 0, 1], 3, False),
+                 lambda: HomophilyStratifiedKFold(3, 5), lambda: HpStratSplit(4)):
+        with pytest.raises(TypeError, match="positional argument"):
+            call()
+    assert np.array_equal(hpstrat_folds(h, y, k=4, n_bins=5, seed=3), hpstrat_folds(h, y, k=4, n_bins=5, seed=3))
 
 
 def test_defaults_agree_between_function_splitter_and_transform():
@@ -121,20 +91,6 @@ def test_every_library_function_takes_its_options_by_keyword():
         if bad:
             wrong[name] = bad
     assert wrong == {}
-
-
-def test_former_positional_options_of_runners_warn_and_agree():
-    from hpstrat_lite.data.synthetic import watts_strogatz_graph
-    from hpstrat_lite.engine.linkpred import edge_split
-
-    with pytest.warns(DeprecationWarning, match=r"watts_strogatz_graph\(\): passing k, beta by position"):
-        old = watts_strogatz_graph(60, 4, 0.3, seed=1)
-    new = watts_strogatz_graph(60, k=4, beta=0.3, seed=1)
-    assert np.array_equal(old.numpy(), new.numpy())
-    with pytest.warns(DeprecationWarning, match="val_ratio, test_ratio"):
-        a = edge_split(new, 60, 0.2, 0.3, seed=2)
-    b = edge_split(new, 60, val_ratio=0.2, test_ratio=0.3, seed=2)
-    assert all(np.array_equal(np.asarray(a[key]), np.asarray(b[key])) for key in b)
 
 
 def test_one_name_per_model_across_both_parts(tmp_path):
