@@ -42,7 +42,16 @@ def _cmd_split(args) -> int:
     from .core.folds import make_folds
 
     data, y, h = _load_with_homophily(args.dataset, args.root)
-    folds = make_folds(args.method, h, y, k=args.k, seed=args.seed, n_bins=args.bins)
+    covariate = None
+    if args.method == "covariate":
+        if args.covariate is None:
+            raise ValueError("--method covariate needs --covariate FILE.npy (one value per node).")
+        covariate = _load_covariate(args.covariate)
+    elif args.covariate is not None:
+        raise ValueError(f"--covariate is read by --method covariate only; got --method {args.method}.")
+    degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes)
+    folds = make_folds(args.method, h, y, k=args.k, seed=args.seed, n_bins=args.bins, degree=degree,
+                       covariate=covariate, binning=args.binning)
     out = Path(args.out)
     if out.suffix == ".npy":
         np.save(out, folds)
@@ -56,12 +65,28 @@ def _cmd_split(args) -> int:
     return 0
 
 
+def _load_covariate(path):
+    """A ``.npy`` file of one real value per node (``--covariate``)."""
+    import numpy as np
+
+    path = Path(path)
+    if path.suffix != ".npy":
+        raise ValueError(f"--covariate must be a .npy file of one value per node; got {str(path)!r}.")
+    if not path.is_file():
+        raise FileNotFoundError(f"--covariate file {str(path)!r} does not exist.")
+    try:
+        return np.load(path, allow_pickle=False)
+    except ValueError as err:
+        raise ValueError(f"--covariate {str(path)!r} is not a numeric .npy array ({err}).") from None
+
+
 def _cmd_quality(args) -> int:
     from .core._validate import check_int
     from .core.quality import quality_table
 
     check_int(args.seeds, "--seeds")
-    table = quality_table([args.dataset], k=args.k, seeds=range(args.seeds), n_bins=args.bins, root=args.root)
+    table = quality_table([args.dataset], k=args.k, seeds=range(args.seeds), n_bins=args.bins, root=args.root,
+                          methods=args.methods)
     summary = table.groupby("method")[["sdd", "cdd", "chd", "w1"]].agg(["mean", "std"])
     print(f"{args.dataset}, k={args.k}, B={args.bins}, {args.seeds} seeds (mean and std over seeds):")
     print(summary.to_string(float_format=lambda v: f"{v:.4f}"))
@@ -201,15 +226,22 @@ def build_parser() -> argparse.ArgumentParser:
 
     p = sub.add_parser("split", help="compute fold ids and save them as .npy or .csv")
     p.add_argument("--dataset", required=True)
-    p.add_argument("--method", choices=["random", "stratified", "hpstrat"], default="hpstrat")
+    p.add_argument("--method", choices=["random", "stratified", "hpstrat", "degree", "placebo", "covariate"],
+                   default="hpstrat", help="degree and placebo: the control stratifications; covariate: your own "
+                                           "(--covariate)")
+    p.add_argument("--covariate", default=None, metavar="FILE.npy", help="one value per node, for --method covariate")
+    p.add_argument("--binning", choices=["uniform", "quantile"], default="uniform",
+                   help="bins of --covariate (default uniform between its min and max)")
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
     p.add_argument("--bins", type=int, default=10, help="number of homophily bins B")
     p.add_argument("--out", required=True, help="output file (.npy or .csv)")
     p.set_defaults(func=_cmd_split)
 
-    p = sub.add_parser("quality", help="SDD, CDD, CHD, W1 of the three split methods over seeds")
+    p = sub.add_parser("quality", help="SDD, CDD, CHD, W1 of the split methods over seeds")
     p.add_argument("--dataset", required=True)
+    p.add_argument("--methods", nargs="+", default=None,
+                   help="default: random stratified hpstrat; also degree placebo (the controls)")
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--seeds", type=int, default=10, help="number of seeds 0..N-1")
     p.add_argument("--bins", type=int, default=10)

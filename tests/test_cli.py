@@ -80,3 +80,37 @@ def test_experiment_appends_rows(data_root, tmp_path):
     assert rows["epochs_run"].max() <= 5
 
 
+
+
+def test_split_with_the_controls_and_a_user_covariate(data_root, tmp_path, capsys):
+    from hpstrat_lite import load_dataset
+    from hpstrat_lite.core.covariates import covariate_folds, degree_folds, placebo_folds
+
+    data = load_dataset("Texas", root=data_root)
+    y = data.y.numpy()
+    out = tmp_path / "f.npy"
+    assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--method", "degree", "--seed", "2",
+                 "--out", str(out)]) == 0
+    degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes)
+    np.testing.assert_array_equal(np.load(out), degree_folds(degree, y, k=4, seed=2))
+    assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--method", "placebo", "--out", str(out)]) == 0
+    np.testing.assert_array_equal(np.load(out), placebo_folds(y, k=4, seed=0))
+    cov = tmp_path / "c.npy"
+    np.save(cov, np.arange(183.0) ** 2)
+    assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--method", "covariate", "--covariate",
+                 str(cov), "--binning", "quantile", "--out", str(out)]) == 0
+    np.testing.assert_array_equal(np.load(out), covariate_folds(np.arange(183.0) ** 2, y, k=4, binning="quantile"))
+    capsys.readouterr()
+    np.save(cov, np.arange(10.0))
+    assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--method", "covariate", "--covariate",
+                 str(cov), "--out", str(out)]) == 2
+    assert "covariate must be a 1-D array with one value per node (length 183)" in capsys.readouterr().err
+    assert main(["--root", str(data_root), "split", "--dataset", "Texas", "--method", "covariate", "--out", str(out)]) == 2
+    assert "--method covariate needs --covariate FILE.npy" in capsys.readouterr().err
+
+
+def test_quality_prints_the_controls(data_root, capsys):
+    assert main(["--root", str(data_root), "quality", "--dataset", "Texas", "--seeds", "2", "--methods", "hpstrat",
+                 "placebo", "degree"]) == 0
+    out = capsys.readouterr().out
+    assert "placebo" in out and "degree" in out and "random" not in out

@@ -10,7 +10,7 @@ import warnings
 import numpy as np
 
 from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed)
-from .covariates import degree_folds, placebo_folds, strata_kernel
+from .covariates import covariate_folds, degree_folds, placebo_folds, strata_kernel
 from .homophily import homophily_bins
 
 SPLIT_METHODS = ("random", "stratified", "hpstrat")
@@ -129,10 +129,19 @@ def _folds_from_splitter(splitter, labels):
     return folds
 
 
-def make_folds(method: str, homophily, y, *, k: int = 4, seed=0, n_bins: int = 10, degree=None) -> np.ndarray:
-    """Fold ids for one of :data:`ALL_METHODS`: "random", "stratified", "hpstrat" (the paper's) and the
-    controls "degree" (needs ``degree``, each node's number of neighbours) and "placebo"."""
-    check_choice(method, "method", ALL_METHODS)
+def make_folds(method: str, homophily, y, *, k: int = 4, seed=0, n_bins: int = 10, degree=None, covariate=None,
+               binning: str = "uniform") -> np.ndarray:
+    """Fold ids for one of :data:`ALL_METHODS` or ``"covariate"``.
+
+    "random", "stratified", "hpstrat" are the paper's; "degree" (needs ``degree``, each node's number of
+    neighbours) and "placebo" are the controls; "covariate" stratifies on a user's ``covariate`` (one value
+    per node) with ``binning`` (:func:`hpstrat_lite.core.covariates.covariate_folds`). ``homophily`` is
+    read by "hpstrat" only (pass None otherwise)."""
+    check_choice(method, "method", ALL_METHODS + ("covariate",))
+    if method == "covariate":
+        if covariate is None:
+            raise ValueError("method='covariate' needs covariate= (one value per node).")
+        return covariate_folds(covariate, y, k=k, n_bins=n_bins, binning=binning, seed=seed)
     if method == "hpstrat":
         return hpstrat_folds(homophily, y, k=k, n_bins=n_bins, seed=seed)
     if method == "degree":

@@ -66,6 +66,8 @@ def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, me
                   progress: bool = False):
     """Fold quality of every split method on every dataset and seed (HpStrat Table 2 / Appendix D input).
 
+    ``methods``: any of :data:`hpstrat_lite.core.folds.ALL_METHODS` (default the paper's three).
+
     Returns a long ``pandas.DataFrame`` with one row per (dataset, method, seed): ``sdd``, ``cdd``, ``chd``,
     ``w1`` plus ``k``, ``n_bins``. ``datasets`` (or one of them) are names for :func:`load_dataset`,
     paths of graph files or ``Data`` objects: a user's graph is made undirected and simple first
@@ -74,11 +76,11 @@ def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, me
     import pandas as pd
     from tqdm.auto import tqdm
 
-    from .folds import SPLIT_METHODS, _method_kernel, _warn_if_all_isolated
+    from .folds import ALL_METHODS, SPLIT_METHODS, _method_kernel, _warn_if_all_isolated
     from ..data.graphs import as_graph, is_single_graph
     from .homophily import node_homophily
 
-    methods = SPLIT_METHODS if methods is None else tuple(check_choice(m, "methods", SPLIT_METHODS) for m in methods)
+    methods = SPLIT_METHODS if methods is None else tuple(check_choice(m, "methods", ALL_METHODS) for m in methods)
     k = check_k(k, None)
     n_bins = check_n_bins(n_bins)
     seeds = check_seeds(seeds)
@@ -91,9 +93,10 @@ def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, me
         h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
         if "hpstrat" in methods:
             _warn_if_all_isolated(h, stacklevel=3)
+        degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes)
         for method in methods:
             for seed in seeds:
-                folds = _method_kernel(method, h, y, k, seed, n_bins)
+                folds = _method_kernel(method, h, y, k, seed, n_bins, degree=degree)
                 rows.append({"dataset": data.name, "method": method, "seed": seed, "k": k, "n_bins": n_bins,
                              **_quality_kernel(folds, y, h, k)})
     return pd.DataFrame(rows)

@@ -12,9 +12,11 @@ import pandas as pd
 from ..core.homophily import homophily_bins, mean_homophily
 
 #: Colour of each split method (Okabe-Ito palette: distinguishable with colour-vision deficiency).
-METHOD_COLORS = {"random": "#7f7f7f", "stratified": "#0072B2", "hpstrat": "#D55E00"}
+METHOD_COLORS = {"random": "#7f7f7f", "stratified": "#0072B2", "hpstrat": "#D55E00", "degree": "#009E73",
+                 "placebo": "#CC79A7"}
 #: Display name of each split method.
-METHOD_LABELS = {"random": "random k-fold", "stratified": "class-stratified", "hpstrat": "HpStrat"}
+METHOD_LABELS = {"random": "random k-fold", "stratified": "class-stratified", "hpstrat": "HpStrat",
+                 "degree": "degree-stratified", "placebo": "placebo-stratified"}
 #: Display name of each fold-quality metric.
 METRIC_LABELS = {"sdd": "SDD (nodes)", "cdd": "CDD (nodes)", "chd": "CHD (homophily)",
                  "w1": "W1 (homophily)"}
@@ -286,7 +288,7 @@ def metric_by_dataset(table: pd.DataFrame, *, metrics=("cdd", "chd")):
         for j, m in enumerate(methods):
             mu = np.array([mean.loc[(d, m), metric] for d in datasets])
             sd = np.array([std.loc[(d, m), metric] for d in datasets])
-            ax.errorbar(mu, y0 + (j - (len(methods) - 1) / 2) * 0.22, xerr=sd, fmt="o", markersize=4,
+            ax.errorbar(mu, y0 + (j - (len(methods) - 1) / 2) * min(0.22, 0.8 / len(methods)), xerr=sd, fmt="o", markersize=4,
                         color=METHOD_COLORS.get(m), label=METHOD_LABELS.get(m, m), capsize=2)
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())
@@ -552,3 +554,22 @@ def plot_feature_study(table, *, datasets=None, ncols=2):
     return fig
 
 
+
+
+def paired_differences_plot(block_std: pd.DataFrame, comparisons):
+    """Per-block differences of the cross-fold std, one strip per comparison ``(a, b)``: a - b in accuracy
+    points for every (dataset, model, seed) block (:func:`hpstrat_lite.reports.controls.block_std`), with
+    the median as a black bar. Below zero: ``a`` gives the smaller spread on that block."""
+    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.4))
+    rng = np.random.default_rng(0)  # jitter only, for legibility
+    labels = []
+    for i, (a, b) in enumerate(comparisons):
+        d = (block_std[a] - block_std[b]).dropna().to_numpy()
+        ax.scatter(i + rng.uniform(-0.25, 0.25, d.size), d, s=9, color=METHOD_COLORS.get(a), alpha=0.7,
+                   linewidths=0, zorder=3)
+        ax.plot([i - 0.3, i + 0.3], [np.median(d)] * 2, color="black", linewidth=2.2, zorder=4)
+        labels.append(f"{METHOD_LABELS.get(a, a)}\n- {METHOD_LABELS.get(b, b)}")
+    ax.axhline(0, color="black", linewidth=0.8)
+    ax.set_xticks(range(len(labels)), labels, fontsize=8)
+    ax.set_ylabel("difference of cross-fold std\n(points; below 0: first smaller)")
+    return fig

@@ -1,0 +1,219 @@
+"""Is it the homophily? Rows of the control stratifications -> paired tests and the reading.
+
+HpStrat stratifies on (homophily bin, class). Two controls ask where its lower cross-fold spread comes from
+(:mod:`hpstrat_lite.core.covariates`): ``placebo`` stratifies on (random-covariate bin, class), the same number
+of strata without information, and ``degree`` on (log-degree quantile bin, class). The unit of comparison is
+one block (dataset, model, split seed): the standard deviation (ddof = 1) of test accuracy over the k folds
+of that seed, in accuracy points. Every method of a block shares the run seeds (weights, dropout), so
+methods differ only in their folds.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.folds import ALL_METHODS
+
+#: The paired comparisons the chapter tests, (a, b): is a's cross-fold std different from b's?
+CONTROL_COMPARISONS = (("hpstrat", "placebo"), ("hpstrat", "degree"), ("placebo", "stratified"),
+                       ("degree", "stratified"), ("hpstrat", "stratified"))
+
+METHOD_LABELS = {"random": "random", "stratified": "class-stratified", "hpstrat": "HpStrat",
+                 "degree": "degree-stratified", "placebo": "placebo-stratified"}
+
+#: Fewest non-zero paired differences a Wilcoxon test is run on (with 5 the smallest two-sided p is 0.0625).
+MIN_TEST_PAIRS = 6
+
+
+def complete_blocks(rows: pd.DataFrame, *, methods=ALL_METHODS, seeds=(0, 1, 2)) -> tuple[pd.DataFrame, pd.DataFrame]:
+    """The rows of the (dataset, model, seed) blocks that have every fold of every method in ``methods``.
+
+    Returns ``(rows, coverage)``; ``coverage`` has one row per dataset: blocks complete and blocks expected
+    (models of ``rows`` x ``seeds``)."""
+    rows = rows[rows["method"].isin(methods) & rows["seed"].isin(list(seeds))]
+    if rows.empty:
+        raise ValueError(f"rows hold no run of the methods {tuple(methods)} with seeds {tuple(seeds)}.")
+    folds = rows.groupby(["dataset", "model", "seed", "method"])["fold"].nunique()
+    k = rows.groupby(["dataset", "model", "seed", "method"])["k"].first()
+    per_block = (folds == k).groupby(["dataset", "model", "seed"]).agg(["all", "size"])
+    ok = per_block.index[per_block["all"] & (per_block["size"] == len(methods))]
+    keep = rows.set_index(["dataset", "model", "seed"]).index.isin(ok)
+    n_models = rows["model"].nunique()
+    done = pd.Series(1, index=ok).groupby(level="dataset").size() if len(ok) else pd.Series(dtype=int)
+    coverage = pd.DataFrame({"dataset": sorted(rows["dataset"].unique())})
+    coverage["blocks complete"] = coverage["dataset"].map(done).fillna(0).astype(int)
+    coverage["blocks expected"] = n_models * len(seeds)
+    return rows[keep], coverage
+
+
+def block_std(rows: pd.DataFrame) -> pd.DataFrame:
+    """Cross-fold std (ddof = 1, accuracy points) of every (dataset, model, seed) block, one column per
+    method."""
+    acc = rows.assign(acc=100 * rows["test_acc"])
+    return acc.pivot_table(index=["dataset", "model", "seed"], columns="method", values="acc", aggfunc="std")
+
+
+def paired_test(a: pd.Series, b: pd.Series, *, alpha: float = 0.05) -> dict:
+    """Two-sided Wilcoxon signed-rank test of paired values ``a`` and ``b`` (zero differences dropped), the
+    median difference a - b, the share of pairs with a < b and the matched-pairs rank-biserial correlation
+    :math:`r = (W^+ - W^-) / (W^+ + W^-)` (negative: a smaller). Verdict "a smaller" / "a larger" when
+    p < ``alpha``, else "inconclusive" (also with fewer than :data:`MIN_TEST_PAIRS` non-zero differences:
+    no test, p is NaN)."""
+    from scipy.stats import wilcoxon
+
+    d = (a - b).dropna()
+    nz = d[d != 0]
+    ranks = nz.abs().rank()
+    w_plus, w_minus = ranks[nz > 0].sum(), ranks[nz < 0].sum()
+    r = float((w_plus - w_minus) / (w_plus + w_minus)) if len(nz) else float("nan")
+    if len(nz) >= MIN_TEST_PAIRS:
+        stat, p = wilcoxon(nz)
+    else:
+        stat, p = float("nan"), float("nan")
+    verdict = "inconclusive" if not p < alpha else ("a smaller" if r < 0 else "a larger")
+    return {"pairs": int(len(d)), "median_diff": float(d.median()) if len(d) else float("nan"),
+            "share_a_smaller": float((d < 0).mean()) if len(d) else float("nan"), "wilcoxon_W": float(stat),
+            "p_value": float(p), "rank_biserial_r": r, "verdict": verdict}
+
+
+def holm(p_values) -> np.ndarray:
+    """Holm-Bonferroni adjusted p-values (NaN stays NaN): the family-wise error of several tests at once."""
+    p = np.asarray(p_values, dtype=float)
+    out = np.full(p.shape, np.nan)
+    finite = np.flatnonzero(~np.isnan(p))
+    order = finite[np.argsort(p[finite])]
+    m = len(order)
+    running = 0.0
+    for i, j in enumerate(order):
+        running = max(running, min(1.0, (m - i) * p[j]))
+        out[j] = running
+    return out
+
+
+def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha: float = 0.05,
+                  methods=ALL_METHODS) -> dict:
+    """Paired tests over (dataset, model, seed) blocks of the cross-fold std (:func:`block_std`).
+
+    Returns a dict: ``pairwise`` (one row per comparison of :data:`CONTROL_COMPARISONS`: blocks, median
+    difference a - b in points, share of blocks where a is smaller, Wilcoxon W and p, Holm-adjusted p over
+    the comparisons, rank-biserial r, verdict from the Holm p), ``friedman`` (the Friedman test of
+    ``methods`` over the blocks, with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`), ``mean_std`` and
+    ``mean_rank`` per method (rank 1 = smallest std in a block), and ``blocks``."""
+    from scipy.stats import friedmanchisquare
+
+    wide = block_std(rows)[list(methods)].dropna()
+    if wide.empty:
+        raise ValueError(f"no (dataset, model, seed) block has all of {tuple(methods)}; run the control sweep.")
+    table = []
+    for a, b in comparisons:
+        t = paired_test(wide[a], wide[b], alpha=alpha)
+        table.append({"a": a, "b": b, **t})
+    pairwise = pd.DataFrame(table)
+    pairwise["p_holm"] = holm(pairwise["p_value"])
+    pairwise["verdict"] = [("inconclusive" if not p < alpha else "a smaller" if r < 0 else "a larger")
+                           for p, r in zip(pairwise["p_holm"], pairwise["rank_biserial_r"])]
+    if len(wide) >= MIN_TEST_PAIRS:
+        chi2, p_f = friedmanchisquare(*(wide[m] for m in methods))
+        w = chi2 / (len(wide) * (len(methods) - 1))
+    else:
+        chi2, p_f, w = float("nan"), float("nan"), float("nan")
+    return {"pairwise": pairwise, "blocks": len(wide), "mean_std": wide.mean(),
+            "mean_rank": wide.rank(axis=1).mean(),
+            "friedman": {"statistic": float(chi2), "p_value": float(p_f), "kendall_w": float(w),
+                         "blocks": len(wide), "methods": len(methods)}}
+
+
+def _find(tests, a, b):
+    pw = tests["pairwise"]
+    row = pw[(pw["a"] == a) & (pw["b"] == b)]
+    return None if row.empty else row.iloc[0]
+
+
+def _said(t) -> str:
+    p = "no test (too few pairs)" if t["p_value"] != t["p_value"] else f"Holm p = {t['p_holm']:.2g}"
+    return (f"{METHOD_LABELS[t['a']]} vs {METHOD_LABELS[t['b']]}: median difference {t['median_diff']:+.2f} points "
+            f"over {t['pairs']} blocks, {p}, r = {t['rank_biserial_r']:+.2f}")
+
+
+def control_reading(tests: dict, *, alpha: float = 0.05) -> str:
+    """The reading a page states, computed from :func:`control_tests` by fixed rules:
+
+    - HpStrat smaller than placebo (Holm p < ``alpha``): homophily carries information beyond the number of
+      strata.
+    - HpStrat not distinguishable from placebo while placebo is smaller than class-stratified: the gain
+      comes from finer strata, not from homophily.
+    - Neither: the controls cannot tell where a gain comes from; if HpStrat is not smaller than
+      class-stratified either, there is no gain over class stratification to explain.
+    The same rules read the degree control.
+    """
+    hp_pl, hp_deg = _find(tests, "hpstrat", "placebo"), _find(tests, "hpstrat", "degree")
+    pl_st, deg_st = _find(tests, "placebo", "stratified"), _find(tests, "degree", "stratified")
+    hp_st = _find(tests, "hpstrat", "stratified")
+    out = []
+    if hp_st is not None:
+        if hp_st["verdict"] == "a smaller":
+            out.append(f"HpStrat's cross-fold spread is smaller than class-stratified k-fold's ({_said(hp_st)}).")
+        elif hp_st["verdict"] == "a larger":
+            out.append(f"HpStrat's cross-fold spread is larger than class-stratified k-fold's ({_said(hp_st)}).")
+        else:
+            out.append(f"Against class-stratified k-fold, HpStrat's spread is **inconclusive** on these blocks "
+                       f"({_said(hp_st)}).")
+    if hp_pl is not None:
+        if hp_pl["verdict"] == "a smaller":
+            out.append(f"HpStrat's spread is smaller than the placebo's, which has as many strata and no "
+                       f"information: homophily carries information beyond the number of strata ({_said(hp_pl)}).")
+        elif pl_st is not None and pl_st["verdict"] == "a smaller":
+            out.append(f"The placebo, with HpStrat's number of strata and no information, is smaller than "
+                       f"class-stratified ({_said(pl_st)}) and not distinguishable from HpStrat ({_said(hp_pl)}): "
+                       f"the gain comes from finer strata, not from homophily.")
+        elif hp_pl["verdict"] == "a larger":
+            out.append(f"HpStrat's spread is larger than the placebo's ({_said(hp_pl)}).")
+        else:
+            out.append(f"HpStrat and the placebo are not distinguishable ({_said(hp_pl)}), and the placebo is not "
+                       f"distinguishable from class-stratified either"
+                       + (f" ({_said(pl_st)})" if pl_st is not None else "")
+                       + ": on these blocks neither homophily nor finer strata change the spread measurably "
+                         "(**inconclusive**).")
+    if hp_deg is not None:
+        if hp_deg["verdict"] == "a smaller":
+            out.append(f"HpStrat's spread is smaller than degree stratification's ({_said(hp_deg)}).")
+        elif hp_deg["verdict"] == "a larger":
+            out.append(f"Degree stratification gives a smaller spread than HpStrat ({_said(hp_deg)}).")
+        else:
+            out.append(f"HpStrat and degree stratification are not distinguishable ({_said(hp_deg)})"
+                       + (f"; degree vs class-stratified: {deg_st['verdict'].replace('a ', 'degree ')} "
+                          f"({_said(deg_st)})" if deg_st is not None else "") + ".")
+    f = tests["friedman"]
+    if f["p_value"] == f["p_value"]:
+        out.append(f"Over the {f['methods']} methods, the Friedman test gives p = {f['p_value']:.2g} "
+                   f"(Kendall's W = {f['kendall_w']:.2f}, {f['blocks']} blocks): "
+                   + ("the methods' ranks differ by more than chance" if f["p_value"] < alpha
+                      else "their ranks do not differ by more than chance")
+                   + " (mean ranks, 1 = smallest std: "
+                   + ", ".join(f"{METHOD_LABELS[m]} {r:.2f}" for m, r in tests["mean_rank"].sort_values().items())
+                   + ").")
+    return " ".join(out)
+
+
+def control_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
+    """This book's own claims about the controls, in the scorecard's columns: the statement, the rule, our
+    figure and a verdict (*agrees* when the test supports the statement at Holm p < ``alpha``, *disagrees*
+    when it is significant the other way, else *inconclusive*)."""
+    statements = {
+        ("hpstrat", "placebo"): "HpStrat's cross-fold std is smaller than placebo stratification's (same strata count)",
+        ("hpstrat", "degree"): "HpStrat's cross-fold std is smaller than degree stratification's",
+        ("placebo", "stratified"): "finer strata alone (placebo) give a smaller std than class-stratified k-fold",
+        ("degree", "stratified"): "degree stratification gives a smaller std than class-stratified k-fold",
+        ("hpstrat", "stratified"): "HpStrat's cross-fold std is smaller than class-stratified k-fold's (blocks "
+                                   "with every control)",
+    }
+    out = []
+    for _, t in tests["pairwise"].iterrows():
+        verdict = {"a smaller": "agrees", "a larger": "disagrees"}.get(t["verdict"], "inconclusive")
+        out.append({"claim": statements.get((t["a"], t["b"]), f"{t['a']} smaller than {t['b']}"),
+                    "source": "this book (controls)",
+                    "rule": f"two-sided Wilcoxon over (dataset, model, seed) blocks, Holm-adjusted p < {alpha}",
+                    "ours": (f"median {t['median_diff']:+.2f} points, {t['share_a_smaller']:.0%} of {t['pairs']} "
+                             f"blocks smaller, Holm p = {t['p_holm']:.2g}, r = {t['rank_biserial_r']:+.2f}"),
+                    "verdict": verdict})
+    return pd.DataFrame(out)
