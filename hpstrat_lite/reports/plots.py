@@ -114,31 +114,17 @@ def _legend_below(fig, handles=None, labels=None, *, ncol: int = 3):
 
 
 def book_table(df, *, digits: int = 1, hide_index: bool = False):
-    """A table as the book shows it: ``digits`` decimals for measured values, integers without decimals
-    (trial counts, seeds), p-values (columns named ``p`` or ``p ...`` / ``... p``) with two significant
-    digits, and ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged)."""
-    import numpy as np
-    from pandas.api.types import is_bool_dtype, is_integer_dtype, is_numeric_dtype
+    """A table as the book shows it (:func:`hpstrat_lite.reports.display.format_table`): ``digits`` decimals
+    for measured values, homophily with 2 decimals, p-values (columns named ``p`` or ``p ...`` / ``... p``)
+    with two significant digits, whole numbers (trial counts, seeds) without decimals, no ``-0.0``, and
+    ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged)."""
+    from .display import column_kind, format_table
 
-    formats = {}
+    kinds = {}
     for col in df.columns:
-        values = df[col]
-        if is_bool_dtype(values) or not is_numeric_dtype(values):
-            continue
-        name = str(col[-1] if isinstance(col, tuple) else col)
-        finite = values[np.isfinite(values.astype(float))]
-        if name in ("p", "p-value") or name.startswith("p ") or name.endswith(" p"):
-            formats[col] = "{:.2g}"
-        elif is_integer_dtype(values):
-            formats[col] = "{:.0f}"
-        elif len(finite) and np.all(finite == np.round(finite)) and name in ("n_trials", "trials", "n_eval", "k",
-                                                                             "trials_done", "sampler_seed"):
-            formats[col] = "{:.0f}"
-        else:
-            formats[col] = f"{{:.{digits}f}}"
-    styler = df.style.format(formats, na_rep="n/a")
-    styler = styler.format_index(lambda v: f"{v:g}" if isinstance(v, float) else v)
-    return styler.hide(axis="index") if hide_index else styler
+        kind = column_kind(col, df[col])
+        kinds[col] = digits if kind in ("metric", "accuracy", "rank") else kind
+    return format_table(df, kinds=kinds, hide_index=hide_index)
 
 
 def use_book_style() -> None:
@@ -331,8 +317,13 @@ def fold_deviation_plot(table: pd.DataFrame):
 
 
 def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), by=("dataset", "method"),
-                   digits: int = 4) -> pd.DataFrame:
-    """``mean ± std`` over seeds of each metric (HpStrat Appendix D layout), one row per ``by`` group."""
+                   digits: int | None = None) -> pd.DataFrame:
+    """``mean ± std`` over seeds of each metric (HpStrat Appendix D layout), one row per ``by`` group.
+
+    The mean has 3 significant digits and the std the same decimals
+    (:func:`hpstrat_lite.reports.display.format_mean_std`); ``digits`` fixes the decimals of both instead."""
+    from .display import format_mean_std
+
     by = list(by)
     if "method" in by:  # methods in the book's order, not alphabetical
         table = table.assign(method=pd.Categorical(table["method"], _methods(table["method"].unique())))
@@ -340,7 +331,8 @@ def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), 
     mean, std = g.mean(), g.std(ddof=1).fillna(0.0)
     out = pd.DataFrame(index=mean.index)
     for m in metrics:
-        out[METRIC_LABELS.get(m, m)] = [f"{a:.{digits}f} ± {b:.{digits}f}" for a, b in zip(mean[m], std[m])]
+        out[METRIC_LABELS.get(m, m)] = [format_mean_std(a, b) if digits is None else f"{a:.{digits}f} ± {b:.{digits}f}"
+                                        for a, b in zip(mean[m], std[m])]
     return out
 
 
