@@ -25,8 +25,8 @@ OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E7
 TOL_MUTED = {"indigo": "#332288", "cyan": "#88CCEE", "teal": "#44AA99", "green": "#117733", "olive": "#999933",
              "sand": "#DDCC77", "rose": "#CC6677", "wine": "#882255", "purple": "#AA4499"}
 #: Colours that mean no method and no model: the paper's values and fitted lines (black), context such as
-#: histogram bars or one dataset's thin line (light grey), a chance-level baseline (mid grey, dashed).
-REFERENCE_COLOR, NEUTRAL_COLOR, CHANCE_COLOR = "#000000", "#BBBBBB", "#7F7F7F"
+#: histogram bars or one dataset's thin line (light grey), a chance-level baseline (dark grey, dashed).
+REFERENCE_COLOR, NEUTRAL_COLOR, CHANCE_COLOR = "#000000", "#BBBBBB", "#555555"
 
 #: Colour of each split method: HpStrat vermillion, class-stratified blue, random k-fold grey (it
 #: balances nothing), the covariate controls in the remaining Okabe-Ito colours.
@@ -667,3 +667,32 @@ def split_spread_plot(std: pd.DataFrame, *, title: str | None = None):
     if title:
         ax.set_title(title)
     return _legend_below(fig, ncol=len(methods))
+
+
+# --------------------------------------------------------------------------------------------------
+# Appendix: what a rerun costs
+
+
+def minutes_by_dataset_plot(minutes: pd.DataFrame):
+    """Training minutes per dataset (rows of ``minutes``, log x-axis) on each machine (columns, a marker shape
+    each, in greys: machines are neither split methods nor models), e.g.
+    :func:`hpstrat_lite.reports.timing.minutes_per_dataset` output."""
+    from matplotlib.ticker import FuncFormatter
+
+    if minutes.empty:
+        raise ValueError("minutes is empty: no timed sweep to plot.")
+    datasets = [str(d) for d in minutes.index]
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 1.2 + 0.3 * len(datasets)))
+    y = np.arange(len(datasets))
+    shades = [REFERENCE_COLOR, CHANCE_COLOR, NEUTRAL_COLOR, REFERENCE_COLOR, CHANCE_COLOR]
+    markers = ["o", "s", "^", "D", "v"]
+    for j, machine in enumerate(minutes.columns):
+        ax.scatter(minutes[machine].to_numpy(float), y, s=30, marker=markers[j % len(markers)],
+                   color=shades[j % len(shades)], edgecolors=REFERENCE_COLOR, linewidths=0.5, zorder=3,
+                   label=str(machine))
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_yticks(y, datasets)
+    ax.set_ylim(len(datasets) - 0.5, -0.5)
+    ax.set_xlabel("training minutes per dataset (log scale; all models, split methods and folds)")
+    return _legend_below(fig, ncol=2)

@@ -133,3 +133,9 @@ def test_no_colour_literal_outside_the_plotting_module():
         if re.search(r"#[0-9A-Fa-f]{6}\b|\bcolou?rs?=\s*[\"'\[]|\bcmap=", text):
             offenders.append(str(path.relative_to(REPO)))
     assert not offenders, offenders
+
+
+def test_reference_neutral_and_chance_colours_are_no_method_or_model_colour():
+    context = {plots.REFERENCE_COLOR, plots.NEUTRAL_COLOR, plots.CHANCE_COLOR}
+    assert len(context) == 3
+    assert context.isdisjoint(plots.METHOD_COLORS.values()) and context.isdisjoint(plots.MODEL_COLORS.values())
