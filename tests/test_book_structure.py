@@ -130,7 +130,7 @@ def test_every_citation_of_the_book_pages_is_in_the_bibliography():
             cited |= {k.strip() for k in group.split(",")}
     assert cited, "no page cites anything"
     assert not cited - keys, f"cited keys missing from book/references.bib: {sorted(cited - keys)}"
-    assert {"hpstrat", "katsman2024necessity", "fey2019pyg", "akiba2019optuna", "friedman1937", "wilcoxon1945",
+    assert {"HpStrat", "katsman2024necessity", "fey2019pyg", "akiba2019optuna", "friedman1937", "wilcoxon1945",
             "welch1947"} <= cited
 
 
@@ -144,5 +144,5 @@ def test_citation_cff_describes_the_software_and_names_both_papers():
     from pybtex.database import parse_file
 
     bib = parse_file(str(REPO / "book" / "references.bib")).entries
-    titles = {re.sub(r"[{}]", "", bib[k].fields["title"]) for k in ("hpstrat", "katsman2024necessity")}
+    titles = {re.sub(r"[{}]", "", bib[k].fields["title"]) for k in ("HpStrat", "katsman2024necessity")}
     assert titles <= {ref["title"] for ref in cff["references"]}
