@@ -59,6 +59,12 @@ def load_config(path=None) -> dict:
     (parameter ``datasets``), an optional page ``title`` (``{dataset}`` is filled in) and the results
     files it ``reads`` (globs relative to the repository; a profile's overrides may replace them, e.g. a
     chapter that recomputes its results in the smoke profile reads none).
+
+    Book structure (read by :func:`toc` only): a part may be ``numbered: true`` (its chapters are
+    numbered, continuing from the previous numbered part) and list hand-written ``pages`` shown after
+    its opener; a per-dataset chapter may name a hand-written chapter ``page`` (its per-dataset pages
+    become that page's sections); a chapter with ``section_of: <earlier chapter of the same part>`` is
+    a section of that chapter instead of a chapter of its own.
     """
     import yaml
 
@@ -80,6 +86,14 @@ def load_config(path=None) -> dict:
     dup = sorted({n for n in names if names.count(n) > 1})
     if dup:
         raise ValueError(f"book config lists chapter name(s) {dup} twice; each notebook runs once per profile.")
+    for part in cfg["parts"]:
+        earlier = []
+        for ch in part.get("chapters", []):
+            parent = ch.get("section_of")
+            if parent is not None and parent not in earlier:
+                raise ValueError(f"book config chapter {ch['name']!r} has section_of={parent!r}; it must name an "
+                                 f"earlier chapter of the same part: {earlier}.")
+            earlier.append(ch["name"])
     return cfg
 
 
@@ -98,8 +112,10 @@ def plan(profile: str = "full", config=None) -> list[dict]:
     Each job is a dict: ``name`` (chapter), ``notebook`` (source path), ``output`` (executed notebook
     path, relative to the book root), ``parameters`` (papermill parameters), ``title`` (page title or
     None), ``reads`` (results globs), ``part`` (index of its part), ``first`` (True for the first
-    page of a chapter; the other pages of a per-dataset chapter are its sections) and ``show_code``
-    (the chapter's ``show_code: true``: its code cells are shown; by default they are folded).
+    page of a chapter; the other pages of a per-dataset chapter are its sections), ``show_code``
+    (the chapter's ``show_code: true``: its code cells are shown; by default they are folded), ``page``
+    (the hand-written chapter page of a per-dataset chapter, or None) and ``section_of`` (the chapter
+    this page is a section of, or None).
     """
     _check_profile(profile)
     cfg = load_config() if config is None else config
@@ -113,7 +129,8 @@ def plan(profile: str = "full", config=None) -> list[dict]:
             params.update(override)
             source = ch.get("notebook", ch["name"])  # a notebook may run as several chapters (other parameters)
             base = dict(name=ch["name"], notebook=f"notebooks/{source}.ipynb", reads=list(reads), part=p,
-                        show_code=bool(ch.get("show_code", False)))
+                        show_code=bool(ch.get("show_code", False)), page=ch.get("page"),
+                        section_of=ch.get("section_of"))
             if ch.get("per_dataset"):
                 for i, ds in enumerate(params.pop("datasets", datasets)):
                     title = ch["title"].format(dataset=ds) if ch.get("title") else None
@@ -129,20 +146,40 @@ def plan(profile: str = "full", config=None) -> list[dict]:
 def toc(jobs: list[dict], config=None) -> dict:
     """The ``_toc.yml`` structure (Jupyter Book ``jb-book`` format) for ``jobs``.
 
-    A per-dataset chapter is its first page with the other datasets' pages as sections.
+    Each part lists its opener and hand-written ``pages`` first, then one chapter per notebook chapter.
+    A per-dataset chapter with a ``page`` is that page with every dataset's page as a section (without
+    one: its first page, the other datasets' pages as sections); a chapter with ``section_of`` is a
+    section of that chapter. In a ``numbered`` part the chapters are numbered (Sphinx numbers continue
+    across parts): its opener and pages go in an unnumbered part under the caption, the chapters in a
+    numbered part without a caption right below it, so the opener carries no chapter number.
     """
     cfg = load_config() if config is None else config
     parts = []
     for p, part in enumerate(cfg["parts"]):
-        chapters = [{"file": part["opener"]}] if part.get("opener") else []
+        front = [{"file": f} for f in ([part["opener"]] if part.get("opener") else []) + list(part.get("pages", []))]
+        chapters, by_name = [], {}
         for job in (j for j in jobs if j["part"] == p):
             entry = {"file": job["output"].removesuffix(".ipynb")}
-            if job["first"]:
+            if job.get("section_of"):
+                by_name[job["section_of"]].setdefault("sections", []).append(entry)
+            elif job.get("page"):
+                if job["first"]:
+                    by_name[job["name"]] = {"file": job["page"], "sections": []}
+                    chapters.append(by_name[job["name"]])
+                by_name[job["name"]]["sections"].append(entry)
+            elif job["first"]:
+                by_name[job["name"]] = entry
                 chapters.append(entry)
             else:
-                chapters[-1].setdefault("sections", []).append(entry)
-        if chapters:
-            parts.append({"caption": part["caption"], "chapters": chapters})
+                by_name[job["name"]].setdefault("sections", []).append(entry)
+        if part.get("numbered") and chapters:
+            if front:
+                parts.append({"caption": part["caption"], "chapters": front})
+                parts.append({"numbered": True, "chapters": chapters})
+            else:
+                parts.append({"caption": part["caption"], "numbered": True, "chapters": chapters})
+        elif front or chapters:
+            parts.append({"caption": part["caption"], "chapters": front + chapters})
     return {"format": "jb-book", "root": cfg["root"], "parts": parts}
 
 

@@ -2,5 +2,6 @@
 
 ``hpstrat`` (Part I's tables and tests), ``necessity`` (Part II's tables and the paper's numbers),
 ``progress`` (how far the Part II studies are), ``scorecard`` (every testable claim of both papers),
-``plots`` (the figures and the book's plot style).
+``plots`` (the figures, the book's plot style and its one palette), ``display`` (numbers rounded for reading),
+``timing`` (what a rerun costs).
 """

@@ -3,6 +3,12 @@
 Every function takes library outputs (homophily arrays, fold ids, :func:`quality_table` rows), returns a
 matplotlib ``Figure`` and labels its axes, units and legend. Sizes fit the book's text column (about
 7.5 inches at 100 dpi); call :func:`use_book_style` once at the top of a notebook.
+
+One palette for the whole book, defined here and nowhere else: a colour per split method
+(:data:`METHOD_COLORS`, the Okabe-Ito colours) and a colour per model (:data:`MODEL_COLORS`, Paul Tol's
+"muted" colours, so that a model never takes a split method's colour), both chosen to stay distinct
+under the common colour-vision deficiencies. :func:`method_color` and :func:`model_color` look them up.
+Legends sit outside the axes (below the figure or to its right), never on the data.
 """
 from __future__ import annotations
 
@@ -11,44 +17,114 @@ import pandas as pd
 
 from ..core.homophily import homophily_bins, mean_homophily
 
-#: Colour of each split method (Okabe-Ito palette: distinguishable with colour-vision deficiency).
-METHOD_COLORS = {"random": "#7f7f7f", "stratified": "#0072B2", "hpstrat": "#D55E00", "degree": "#009E73",
-                 "placebo": "#CC79A7"}
+#: The Okabe-Ito colours (Okabe and Ito, *Color Universal Design*, 2008): distinct for viewers with
+#: protanopia, deuteranopia or tritanopia, and in grey-scale print by their lightness.
+OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
+             "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "black": "#000000"}
+#: Paul Tol's colour-blind-safe "muted" scheme (https://personal.sron.nl/~pault/), for the models.
+TOL_MUTED = {"indigo": "#332288", "cyan": "#88CCEE", "teal": "#44AA99", "green": "#117733", "olive": "#999933",
+             "sand": "#DDCC77", "rose": "#CC6677", "wine": "#882255", "purple": "#AA4499"}
+#: Colours that mean no method and no model: the paper's values and fitted lines (black), context such as
+#: histogram bars or one dataset's thin line (light grey), a chance-level baseline (dark grey, dashed).
+REFERENCE_COLOR, NEUTRAL_COLOR, CHANCE_COLOR = "#000000", "#BBBBBB", "#555555"
+
+#: Colour of each split method: HpStrat vermillion, class-stratified blue, random k-fold grey (it
+#: balances nothing), the covariate controls in the remaining Okabe-Ito colours.
+METHOD_COLORS = {"random": "#7F7F7F", "stratified": OKABE_ITO["blue"], "hpstrat": OKABE_ITO["vermillion"],
+                 "degree": OKABE_ITO["bluish green"], "placebo": OKABE_ITO["reddish purple"],
+                 "covariate": OKABE_ITO["sky blue"]}
 #: Display name of each split method.
 METHOD_LABELS = {"random": "random k-fold", "stratified": "class-stratified", "hpstrat": "HpStrat",
-                 "degree": "degree-stratified", "placebo": "placebo-stratified"}
+                 "degree": "degree-stratified", "placebo": "placebo-stratified", "covariate": "covariate-stratified"}
+#: Colour of each model family: the feature-only MLP against the graph neural networks.
+MODEL_FAMILY_COLORS = {"MLP": TOL_MUTED["indigo"], "GNN": TOL_MUTED["purple"]}
+#: Colour of each model (the names of :data:`hpstrat_lite.engine.models.MODELS`): the MLP keeps its
+#: family's colour, each GNN its own.
+MODEL_COLORS = {"MLP": MODEL_FAMILY_COLORS["MLP"], "GCN": TOL_MUTED["rose"], "GAT": TOL_MUTED["sand"],
+                "GraphSAGE": TOL_MUTED["green"], "MixHop": TOL_MUTED["wine"], "APPNP": TOL_MUTED["cyan"],
+                "H2GCN": TOL_MUTED["teal"], "GPRGNN": TOL_MUTED["olive"]}
 #: Display name of each fold-quality metric.
 METRIC_LABELS = {"sdd": "SDD (nodes)", "cdd": "CDD (nodes)", "chd": "CHD (homophily)",
                  "w1": "W1 (homophily)"}
 BOOK_WIDTH = 7.5
 
 
-def book_table(df, *, digits: int = 1, hide_index: bool = False):
-    """A table as the book shows it: ``digits`` decimals for measured values, integers without decimals
-    (trial counts, seeds), p-values (columns named ``p`` or ``p ...`` / ``... p``) with two significant
-    digits, and ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged)."""
-    import numpy as np
-    from pandas.api.types import is_bool_dtype, is_integer_dtype, is_numeric_dtype
+def method_color(method: str) -> str:
+    """The colour of split method ``method`` (a key of :data:`METHOD_COLORS`).
 
-    formats = {}
+    Examples
+    --------
+    >>> method_color("hpstrat")
+    '#D55E00'
+    """
+    if method not in METHOD_COLORS:
+        raise ValueError(f"method={method!r} has no colour; split methods are {sorted(METHOD_COLORS)}.")
+    return METHOD_COLORS[method]
+
+
+def model_color(model: str) -> str:
+    """The colour of ``model``: its own for the built-in models (in any case, ``"gpr-gnn"`` as well), the
+    GNN family's for a model of the user's own (a factory's name).
+
+    Examples
+    --------
+    >>> model_color("MLP") == MODEL_FAMILY_COLORS["MLP"], model_color("my_net") == MODEL_FAMILY_COLORS["GNN"]
+    (True, True)
+    """
+    name = _model_key(model)
+    return MODEL_COLORS.get(name, MODEL_FAMILY_COLORS["GNN"])
+
+
+def model_family(model: str) -> str:
+    """``"MLP"`` for the feature-only MLP, ``"GNN"`` for every other model (built-in or the user's own)."""
+    return "MLP" if _model_key(model) == "MLP" else "GNN"
+
+
+def _model_key(model) -> str:
+    """The :data:`MODEL_COLORS` key of a model name in any case, with or without ``-`` / ``_`` (``"gpr-gnn"``),
+    or with a link decoder after a hyphen (``"MLP-dot"``); a name it does not know is returned as it is."""
+    if not isinstance(model, str) or not model:
+        raise ValueError(f"model={model!r} must be a non-empty model name, e.g. one of {sorted(MODEL_COLORS)}.")
+
+    def fold(name):
+        return name.lower().replace("-", "").replace("_", "")
+
+    known = {fold(k): k for k in MODEL_COLORS}
+    return known.get(fold(model)) or known.get(fold(model.partition("-")[0]), model)
+
+
+def _subplots(*args, **kwargs):
+    """``plt.subplots`` with constrained layout, so that a legend placed outside the axes gets its own room."""
+    kwargs.setdefault("layout", "constrained")
+    return _plt().subplots(*args, **kwargs)
+
+
+def _legend_below(fig, handles=None, labels=None, *, ncol: int = 3):
+    """The figure's legend below its axes (never on the data)."""
+    if handles is None:
+        handles, labels = [], []
+        for ax in fig.axes:
+            for h, label in zip(*ax.get_legend_handles_labels()):
+                if label not in labels:
+                    handles.append(h)
+                    labels.append(label)
+    if handles:
+        fig.legend(handles, labels, loc="outside lower center", ncol=max(1, min(ncol, len(handles))))
+    return fig
+
+
+def book_table(df, *, digits: int = 1, hide_index: bool = False):
+    """A table as the book shows it (:func:`hpstrat_lite.reports.display.format_table`): ``digits`` decimals
+    for measured values, homophily with 2 decimals, p-values (columns named ``p`` or ``p ...`` / ``... p``)
+    with two significant digits, whole numbers (trial counts, seeds) without decimals, no ``-0.0``, and
+    ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged)."""
+    from .display import column_kind, format_table
+
+    kinds = {}
     for col in df.columns:
-        values = df[col]
-        if is_bool_dtype(values) or not is_numeric_dtype(values):
-            continue
-        name = str(col[-1] if isinstance(col, tuple) else col)
-        finite = values[np.isfinite(values.astype(float))]
-        if name in ("p", "p-value") or name.startswith("p ") or name.endswith(" p"):
-            formats[col] = "{:.2g}"
-        elif is_integer_dtype(values):
-            formats[col] = "{:.0f}"
-        elif len(finite) and np.all(finite == np.round(finite)) and name in ("n_trials", "trials", "n_eval", "k",
-                                                                             "trials_done", "sampler_seed"):
-            formats[col] = "{:.0f}"
-        else:
-            formats[col] = f"{{:.{digits}f}}"
-    styler = df.style.format(formats, na_rep="n/a")
-    styler = styler.format_index(lambda v: f"{v:g}" if isinstance(v, float) else v)
-    return styler.hide(axis="index") if hide_index else styler
+        kind = column_kind(col, df[col])
+        kinds[col] = digits if kind in ("metric", "accuracy", "rank") else kind
+    return format_table(df, kinds=kinds, hide_index=hide_index)
 
 
 def use_book_style() -> None:
@@ -87,15 +163,15 @@ def homophily_histogram(homophily, *, n_bins: int = 10, title: str | None = None
     h = np.asarray(homophily, dtype=float)
     bins = homophily_bins(h, n_bins=n_bins)
     counts = np.bincount(bins, minlength=n_bins + 1)
-    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.4))
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.4))
     edges = np.linspace(0, 1, n_bins + 1)
-    ax.bar(edges[:-1], counts[:n_bins], width=1 / n_bins, align="edge", color="#56B4E9", edgecolor="black",
+    ax.bar(edges[:-1], counts[:n_bins], width=1 / n_bins, align="edge", color=NEUTRAL_COLOR, edgecolor=REFERENCE_COLOR,
            linewidth=0.6, label=f"nodes per bin (B = {n_bins})")
     if n_bins <= 20:
         for x, c in zip(edges[:-1], counts[:n_bins]):
             ax.annotate(f"{c}", (x + 0.5 / n_bins, c), ha="center", va="bottom", fontsize=8)
     mean = mean_homophily(h)
-    ax.axvline(mean, color="black", linestyle="--", linewidth=1, label=f"mean homophily {mean:.3f}")
+    ax.axvline(mean, color=REFERENCE_COLOR, linestyle="--", linewidth=1, label=f"mean homophily {mean:.2f}")
     ax.plot([], [], " ", label=f"isolated nodes (own stratum): {counts[n_bins]}")
     ax.set_xlim(0, 1)
     ax.set_xticks(edges if n_bins <= 10 else np.linspace(0, 1, 11))
@@ -143,19 +219,18 @@ def stratum_spread_plot(spreads: dict):
     edges = [0, 1, 2, 3, 5, 10, 20, 50, 100, 200, 500, 1000]
     edges = [e for e in edges if e <= top] + [top + 1]
     labels = [str(a) if b - a == 1 else f"{a}-{b - 1}" for a, b in zip(edges[:-1], edges[1:])]
-    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.0))
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.0))
     width = 0.8 / len(methods)
     x = np.arange(len(labels))
     for i, m in enumerate(methods):
         group = np.searchsorted(edges, spreads[m]["spread"].to_numpy(), side="right") - 1
         counts = np.bincount(group, minlength=len(labels))
-        ax.bar(x + (i - (len(methods) - 1) / 2) * width, counts, width=width, color=METHOD_COLORS.get(m),
+        ax.bar(x + (i - (len(methods) - 1) / 2) * width, counts, width=width, color=method_color(m),
                label=METHOD_LABELS.get(m, m))
     ax.set_xticks(x, labels)
     ax.set_xlabel("spread of a stratum: largest minus smallest fold count (nodes)")
     ax.set_ylabel("number of (bin, class) strata")
-    ax.legend()
-    return fig
+    return _legend_below(fig, ncol=len(methods))
 
 
 def fold_homophily_table(homophily, folds_by_method: dict, k: int) -> pd.DataFrame:
@@ -191,7 +266,7 @@ def fold_homophily_distributions(homophily, folds_by_method: dict, k: int, *, n_
     finite = ~np.isnan(h)
     bins = homophily_bins(h, n_bins=n_bins)[finite]
     methods = _methods(folds_by_method)
-    fig, axes = _plt().subplots(2, len(methods), figsize=(BOOK_WIDTH, 5.0), sharex=True, sharey="row",
+    fig, axes = _subplots(2, len(methods), figsize=(BOOK_WIDTH, 5.0), sharex=True, sharey="row",
                                 squeeze=False)
     centers = (np.arange(n_bins) + 0.5) / n_bins
     overall = np.bincount(bins, minlength=n_bins) / bins.size
@@ -204,8 +279,8 @@ def fold_homophily_distributions(homophily, folds_by_method: dict, k: int, *, n_
             style = dict(marker="o", markersize=3, linewidth=1, color=cmap(i / max(k - 1, 1)), label=f"fold {i}")
             top.plot(centers, share, **style)
             bottom.plot(centers, 100 * (share - overall), **style)
-        top.plot(centers, overall, color="black", linestyle="--", linewidth=1.2, label="whole graph")
-        bottom.axhline(0, color="black", linestyle="--", linewidth=1.2)
+        top.plot(centers, overall, color=REFERENCE_COLOR, linestyle="--", linewidth=1.2, label="whole graph")
+        bottom.axhline(0, color=REFERENCE_COLOR, linestyle="--", linewidth=1.2)
         top.set_title(METHOD_LABELS.get(m, m))
         bottom.set_xlabel("node homophily (bin centre)")
         bottom.set_xlim(0, 1)
@@ -223,19 +298,18 @@ def fold_deviation_plot(table: pd.DataFrame):
     """
     methods = _methods(table["method"].unique())
     k = int(table["fold"].max()) + 1
-    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 2.8))
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 2.8))
     width = 0.8 / len(methods)
     for j, m in enumerate(methods):
         d = table[table["method"] == m].sort_values("fold")
         ax.bar(np.arange(k) + (j - (len(methods) - 1) / 2) * width, d["deviation"], width=width,
-               color=METHOD_COLORS.get(m), label=METHOD_LABELS.get(m, m))
-    ax.axhline(0, color="black", linewidth=0.8)
+               color=method_color(m), label=METHOD_LABELS.get(m, m))
+    ax.axhline(0, color=REFERENCE_COLOR, linewidth=0.8)
     lim = float(np.nanmax(np.abs(table["deviation"]))) * 1.15 or 1e-3
     ax.set_ylim(-lim, lim)
     ax.set_xticks(np.arange(k), [f"fold {i}" for i in range(k)])
     ax.set_ylabel("fold mean - graph mean\n(node homophily)")
-    ax.legend(ncol=len(methods))
-    return fig
+    return _legend_below(fig, ncol=len(methods))
 
 
 # --------------------------------------------------------------------------------------------------
@@ -243,8 +317,13 @@ def fold_deviation_plot(table: pd.DataFrame):
 
 
 def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), by=("dataset", "method"),
-                   digits: int = 4) -> pd.DataFrame:
-    """``mean ± std`` over seeds of each metric (HpStrat Appendix D layout), one row per ``by`` group."""
+                   digits: int | None = None) -> pd.DataFrame:
+    """``mean ± std`` over seeds of each metric (HpStrat Appendix D layout), one row per ``by`` group.
+
+    The mean has 3 significant digits and the std the same decimals
+    (:func:`hpstrat_lite.reports.display.format_mean_std`); ``digits`` fixes the decimals of both instead."""
+    from .display import format_mean_std
+
     by = list(by)
     if "method" in by:  # methods in the book's order, not alphabetical
         table = table.assign(method=pd.Categorical(table["method"], _methods(table["method"].unique())))
@@ -252,20 +331,21 @@ def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), 
     mean, std = g.mean(), g.std(ddof=1).fillna(0.0)
     out = pd.DataFrame(index=mean.index)
     for m in metrics:
-        out[METRIC_LABELS.get(m, m)] = [f"{a:.{digits}f} ± {b:.{digits}f}" for a, b in zip(mean[m], std[m])]
+        out[METRIC_LABELS.get(m, m)] = [format_mean_std(a, b) if digits is None else f"{a:.{digits}f} ± {b:.{digits}f}"
+                                        for a, b in zip(mean[m], std[m])]
     return out
 
 
 def metrics_by_seed(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1")):
     """One panel per metric: the value of every seed (dots) and the mean (bar) for each method."""
     methods = _methods(table["method"].unique())
-    fig, axes = _plt().subplots(1, len(metrics), figsize=(BOOK_WIDTH, 3.0))
+    fig, axes = _subplots(1, len(metrics), figsize=(BOOK_WIDTH, 3.0))
     rng = np.random.default_rng(0)  # jitter only, for legibility
     for ax, metric in zip(np.atleast_1d(axes), metrics):
         for i, m in enumerate(methods):
             v = table.loc[table["method"] == m, metric].to_numpy()
-            ax.bar(i, v.mean(), color=METHOD_COLORS.get(m), alpha=0.35, width=0.7)
-            ax.scatter(i + rng.uniform(-0.2, 0.2, v.size), v, s=10, color=METHOD_COLORS.get(m), zorder=3)
+            ax.bar(i, v.mean(), color=method_color(m), alpha=0.35, width=0.7)
+            ax.scatter(i + rng.uniform(-0.2, 0.2, v.size), v, s=10, color=method_color(m), zorder=3)
         ax.set_xticks(range(len(methods)), [METHOD_LABELS.get(m, m) for m in methods], rotation=30, ha="right")
         ax.set_title(METRIC_LABELS.get(metric, metric))
         ax.set_ylim(bottom=0)
@@ -280,7 +360,7 @@ def metric_by_dataset(table: pd.DataFrame, *, metrics=("cdd", "chd")):
     methods = _methods(table["method"].unique())
     datasets = list(dict.fromkeys(table["dataset"]))
     height = max(2.6, 1.2 + 0.28 * len(datasets) * max(1, len(methods) / 3))
-    fig, axes = _plt().subplots(1, len(metrics), figsize=(BOOK_WIDTH, height), sharey=True)
+    fig, axes = _subplots(1, len(metrics), figsize=(BOOK_WIDTH, height), sharey=True)
     g = table.groupby(["dataset", "method"])
     mean, std = g[list(metrics)].mean(), g[list(metrics)].std(ddof=1).fillna(0.0)
     y0 = np.arange(len(datasets))
@@ -289,7 +369,7 @@ def metric_by_dataset(table: pd.DataFrame, *, metrics=("cdd", "chd")):
             mu = np.array([mean.loc[(d, m), metric] for d in datasets])
             sd = np.array([std.loc[(d, m), metric] for d in datasets])
             ax.errorbar(mu, y0 + (j - (len(methods) - 1) / 2) * min(0.22, 0.8 / len(methods)), xerr=sd, fmt="o", markersize=4,
-                        color=METHOD_COLORS.get(m), label=METHOD_LABELS.get(m, m), capsize=2)
+                        color=method_color(m), label=METHOD_LABELS.get(m, m), capsize=2)
         ax.set_xscale("log")
         ax.xaxis.set_minor_formatter(NullFormatter())
         ax.set_title(METRIC_LABELS.get(metric, metric))
@@ -317,13 +397,13 @@ def bins_sensitivity(table: pd.DataFrame, *, metrics=("chd", "cdd", "w1"), basel
     base = table[table["method"] == baseline].groupby("dataset")[list(metrics)].mean()
     ratio = hp.div(base, level="dataset")
     ratio.index = ratio.index.set_levels(ratio.index.levels[1].astype(int), level="n_bins")
-    fig, axes = _plt().subplots(1, len(metrics), figsize=(BOOK_WIDTH, 3.2), sharex=True)
+    fig, axes = _subplots(1, len(metrics), figsize=(BOOK_WIDTH, 3.2), sharex=True)
     for ax, metric in zip(np.atleast_1d(axes), metrics):
         wide = ratio[metric].unstack("dataset")
         for d in wide.columns:
-            ax.plot(wide.index, wide[d], color="#999999", linewidth=0.8, alpha=0.8)
-        ax.plot(wide.index, wide.median(axis=1), color="black", linewidth=2, marker="o", label="median")
-        ax.axhline(1, color=METHOD_COLORS.get(baseline), linestyle="--", linewidth=1,
+            ax.plot(wide.index, wide[d], color=NEUTRAL_COLOR, linewidth=0.8, alpha=0.8)
+        ax.plot(wide.index, wide.median(axis=1), color=REFERENCE_COLOR, linewidth=2, marker="o", label="median")
+        ax.axhline(1, color=method_color(baseline), linestyle="--", linewidth=1,
                    label=f"{METHOD_LABELS.get(baseline, baseline)} (ratio 1)")
         ax.set_xscale("log")
         ax.set_yscale("log")
@@ -340,7 +420,7 @@ def bins_sensitivity(table: pd.DataFrame, *, metrics=("chd", "cdd", "w1"), basel
     handles, labels = np.atleast_1d(axes)[0].get_legend_handles_labels()
     from matplotlib.lines import Line2D
 
-    handles.insert(0, Line2D([], [], color="#999999", linewidth=0.8))
+    handles.insert(0, Line2D([], [], color=NEUTRAL_COLOR, linewidth=0.8))
     labels.insert(0, "one dataset")
     fig.legend(handles, labels, loc="outside lower center", ncol=3)
     return fig
@@ -359,19 +439,19 @@ def cross_fold_std_plot(std: pd.DataFrame):
     """
     methods = _methods(std["method"].unique())
     models = sorted(dict.fromkeys(std["model"]), key=lambda m: (m == "MLP", m))  # the MLP reference last
-    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.6))
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.6))
     width = 0.8 / len(methods)
     rng = np.random.default_rng(0)  # jitter only, for legibility
     for j, m in enumerate(methods):
         x0 = np.arange(len(models)) + (j - (len(methods) - 1) / 2) * width
         d = std[std["method"] == m]
         means = d.groupby("model")["std"].mean().reindex(models)
-        ax.bar(x0, means, width=width * 0.9, color=METHOD_COLORS.get(m), alpha=0.35)
+        ax.bar(x0, means, width=width * 0.9, color=method_color(m), alpha=0.35)
         for i, model in enumerate(models):
             v = d.loc[d["model"] == model, "std"].to_numpy()
-            ax.scatter(x0[i] + rng.uniform(-0.25, 0.25, v.size) * width, v, s=8, color=METHOD_COLORS.get(m),
+            ax.scatter(x0[i] + rng.uniform(-0.25, 0.25, v.size) * width, v, s=8, color=method_color(m),
                        zorder=3, linewidths=0)
-        ax.plot([], [], "s", color=METHOD_COLORS.get(m), alpha=0.6, label=METHOD_LABELS.get(m, m))
+        ax.plot([], [], "s", color=method_color(m), alpha=0.6, label=METHOD_LABELS.get(m, m))
     ax.set_xticks(np.arange(len(models)), models)
     ax.set_xlim(-0.6, len(models) - 0.4)
     ax.set_ylim(bottom=0)
@@ -386,15 +466,15 @@ def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, *, paper: di
     global mean ranks as dashed lines (1 = the smallest cross-fold std of the three methods)."""
     methods = _methods([c for c in per_model.columns if c in METHOD_COLORS])
     models = list(per_model.index)
-    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.2))
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.2))
     width = 0.8 / len(methods)
     x = np.arange(len(models) + 1)
     for j, m in enumerate(methods):
         values = list(per_model[m]) + [global_mean.get(m, np.nan)]
-        ax.bar(x + (j - (len(methods) - 1) / 2) * width, values, width=width, color=METHOD_COLORS.get(m),
+        ax.bar(x + (j - (len(methods) - 1) / 2) * width, values, width=width, color=method_color(m),
                label=METHOD_LABELS.get(m, m))
         if paper and m in paper:
-            ax.axhline(paper[m], color=METHOD_COLORS.get(m), linestyle="--", linewidth=1)
+            ax.axhline(paper[m], color=method_color(m), linestyle="--", linewidth=1)
     if paper:
         ax.plot([], [], "k--", linewidth=1, label="paper's global mean rank")
     ax.set_xticks(x, models + ["global"])
@@ -415,21 +495,25 @@ def homophily_scatter(rows: pd.DataFrame, fit: dict, *, title: str | None = None
     The slope (accuracy points per unit of homophily), p-value and R^2 are in the title."""
     fig = None
     if ax is None:
-        fig, ax = _plt().subplots(figsize=(BOOK_WIDTH * 0.6, 3.4))
+        fig, ax = _subplots(figsize=(BOOK_WIDTH * 0.6, 3.4))
     x, y = rows["test_homophily"].to_numpy(float), 100 * rows["test_acc"].to_numpy(float)
     ok = np.isfinite(x) & np.isfinite(y)
-    ax.scatter(x[ok], y[ok], s=14, color=METHOD_COLORS["stratified"], alpha=0.7, linewidths=0, label="one run")
+    models = rows["model"].unique() if "model" in rows else []
+    dots = model_color(str(models[0])) if len(models) == 1 else NEUTRAL_COLOR  # one model: its colour
+    ax.scatter(x[ok], y[ok], s=14, color=dots, alpha=0.7, linewidths=0, label="one run")
     grid = np.linspace(x[ok].min(), x[ok].max(), 50)
     pred = fit["model"].get_prediction(np.column_stack([np.ones_like(grid), grid])).summary_frame(alpha=0.05)
-    ax.plot(grid, 100 * pred["mean"], color="black", linewidth=1.5, label="OLS fit")
-    ax.fill_between(grid, 100 * pred["mean_ci_lower"], 100 * pred["mean_ci_upper"], color="black", alpha=0.12,
+    ax.plot(grid, 100 * pred["mean"], color=REFERENCE_COLOR, linewidth=1.5, label="OLS fit")
+    ax.fill_between(grid, 100 * pred["mean_ci_lower"], 100 * pred["mean_ci_upper"], color=REFERENCE_COLOR, alpha=0.12,
                     linewidth=0, label="95 % confidence band of the fit")
     ax.set_xlabel("mean node homophily of the test fold")
     ax.set_ylabel("test accuracy (%)")
     stats = f"slope {100 * fit['slope']:.1f} points, p = {fit['p_value']:.2g}, $R^2$ = {fit['r2']:.3f}"
     ax.set_title(f"{title}\n{stats}" if title else stats, fontsize=10)
-    if legend:
-        ax.legend(loc="best", fontsize=8)
+    if legend and fig is not None:
+        _legend_below(fig)
+    elif legend:  # right of the axes, off the data
+        ax.legend(loc="upper left", bbox_to_anchor=(1.02, 1), fontsize=8)
     return fig if fig is not None else ax.figure
 
 
@@ -439,7 +523,7 @@ def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, *, ncols: int = 2):
     pairs = list(fits)
     ncols = min(ncols, len(pairs))
     nrows = -(-len(pairs) // ncols)
-    fig, axes = _plt().subplots(nrows, ncols, figsize=(BOOK_WIDTH, 3.0 * nrows + 0.4), squeeze=False)
+    fig, axes = _subplots(nrows, ncols, figsize=(BOOK_WIDTH, 3.0 * nrows + 0.4), squeeze=False)
     for ax, (dataset, model) in zip(axes.flat, pairs):
         g = rows[(rows["dataset"] == dataset) & (rows["model"] == model)]
         homophily_scatter(g, fits[(dataset, model)], title=f"{dataset}, {model} ({len(g)} runs)", ax=ax,
@@ -447,35 +531,34 @@ def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, *, ncols: int = 2):
     for ax in list(axes.flat)[len(pairs):]:
         ax.set_visible(False)
     handles, labels = axes.flat[0].get_legend_handles_labels()
-    fig.legend(handles, labels, loc="outside lower center", ncol=3)
-    return fig
+    handles[0] = _plt().Line2D([], [], marker="o", linestyle="", color=NEUTRAL_COLOR)  # any model's dots
+    return _legend_below(fig, handles, labels, ncol=3)
 
 
-# ----------------------------------------------------------------------------------------------
-# Figures
-# ----------------------------------------------------------------------------------------------
+# --------------------------------------------------------------------------------------------------
+# Part II: Does the graph matter?
 
-MODEL_COLORS = {"MLP": "#0072B2", "GCN": "#D55E00", "random": "#7f7f7f"}
 MODEL_LABELS = {"MLP": "tuned MLP (features only)", "GCN": "tuned GCN", "random": "random scores"}
 
 
-def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node"):
+def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node", paper: bool = True):
     """Tuned MLP vs GCN per dataset, bars with one-std error bars (chapters 6 and 9).
 
     ``rows``: result rows, their file or a :func:`summarize` output; ``task`` ``"node"`` (test
-    accuracy, %) or ``"link"`` (test ROC AUC x 100). Datasets without both numbers are left out.
+    accuracy, %) or ``"link"`` (test ROC AUC x 100). Datasets without both numbers are left out. With
+    ``paper`` (default) the paper's mean of each model (Tables 1 and 2, or Table 4) is a black diamond over
+    its bar, and the y-axis starts low enough to show every value of the paper as well as ours.
     """
     from ..experiments.necessity import NODE_DATASETS
     from .necessity import _as_summary, _pct
+    from .paper_values import PAPER_LINK, PAPER_NODE
 
     datasets = NODE_DATASETS if datasets is None else datasets
-    import matplotlib.pyplot as plt
-
     if task not in ("node", "link"):
         raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
     summary = _as_summary(rows, task)
     names = [d for d in datasets if all(np.isfinite(_pct(summary, d, m)[0]) for m in ("MLP", "GCN"))]
-    fig, ax = plt.subplots(figsize=(7.5, 3.4))
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.6))
     label = "test accuracy (%)" if task == "node" else "test ROC AUC (x 100)"
     ax.set_ylabel(label)
     ax.set_title("Tuned MLP vs GCN, " + ("node classification" if task == "node"
@@ -484,15 +567,23 @@ def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node"):
         ax.text(0.5, 0.5, "no results yet", ha="center", va="center", transform=ax.transAxes)
         return fig
     xs = np.arange(len(names))
+    table = PAPER_NODE if task == "node" else PAPER_LINK
+    shown = []
     for j, m in enumerate(("MLP", "GCN")):
         vals = [_pct(summary, d, m) for d in names]
-        ax.bar(xs + (j - 0.5) * 0.38, [v[0] for v in vals], width=0.38, yerr=[v[1] for v in vals],
-               capsize=3, color=MODEL_COLORS[m], label=MODEL_LABELS[m])
-    lo = min(_pct(summary, d, m)[0] for d in names for m in ("MLP", "GCN"))
+        x = xs + (j - 0.5) * 0.38
+        ax.bar(x, [v[0] for v in vals], width=0.38, yerr=[v[1] for v in vals], capsize=3, color=model_color(m),
+               label=MODEL_LABELS[m])
+        shown += [v[0] for v in vals]
+        if paper:
+            theirs = [(table.get(d, {}).get(m) or (np.nan,))[0] for d in names]
+            ax.scatter(x, theirs, marker="D", s=28, color=REFERENCE_COLOR, edgecolors="white", linewidths=0.8,
+                       zorder=4, label="the paper's mean" if j == 0 else None)
+            shown += [t for t in theirs if np.isfinite(t)]
+    lo = min(shown)
     ax.set_ylim(max(0, 10 * np.floor(lo / 10) - 10), 100)
     ax.set_xticks(xs, names)
-    ax.legend(loc="lower right")
-    return fig
+    return _legend_below(fig, ncol=3)
 
 
 def plot_ws_gamma(table, *, ax=None, random_level=0.5):
@@ -500,10 +591,8 @@ def plot_ws_gamma(table, *, ax=None, random_level=0.5):
 
     ``table`` is :func:`ws_gamma_table`'s output (gamma 0 is WS1000's i.i.d. features).
     """
-    import matplotlib.pyplot as plt
-
     if ax is None:
-        fig, ax = plt.subplots(figsize=(7.5, 3.4))
+        fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.6))
     else:
         fig = ax.figure
     for m in ("MLP", "GCN"):
@@ -511,15 +600,14 @@ def plot_ws_gamma(table, *, ax=None, random_level=0.5):
         if t.empty:
             continue
         ax.errorbar(t["gamma"], t["test_mean"], yerr=t["test_std"], marker="o", capsize=3,
-                    color=MODEL_COLORS[m], label=f"{MODEL_LABELS[m]} ({int(t['n_trials'].max())} "
+                    color=model_color(m), label=f"{MODEL_LABELS[m]} ({int(t['n_trials'].max())} "
                     f"trials, {int(t['n_eval'].min())} seeds)")
-    ax.axhline(random_level, color=MODEL_COLORS["random"], linestyle="--", linewidth=1,
-               label="random guess (0.5)")
+    ax.axhline(random_level, color=CHANCE_COLOR, linestyle="--", linewidth=1,
+               label=f"random guess ({random_level:g})")
     ax.set_xlabel(r"$\gamma$ (weight of the BFS parent's features; 0 = WS1000, i.i.d.)")
     ax.set_ylabel("test ROC AUC")
     ax.set_title("Link prediction on WS1000 and WS1000$_\\gamma$")
-    ax.legend(loc="best")
-    return fig
+    return _legend_below(fig, ncol=3)
 
 
 def plot_feature_study(table, *, datasets=None, ncols=2):
@@ -528,30 +616,27 @@ def plot_feature_study(table, *, datasets=None, ncols=2):
     Lines are the mean test accuracy of the tuned MLP and GCN, bands one standard deviation over
     the evaluation seeds. ``table`` is :func:`feature_study_table`'s output.
     """
-    import matplotlib.pyplot as plt
-
     names = list(datasets) if datasets is not None else list(dict.fromkeys(table["dataset"]))
     if not names:
         raise ValueError("table has no feature-study rows to plot (no dataset with >= 2 subsets)")
     ncols = min(ncols, len(names))
     nrows = int(np.ceil(len(names) / ncols))
-    fig, axes = plt.subplots(nrows, ncols, figsize=(7.5, 3.0 * nrows), squeeze=False)
+    fig, axes = _subplots(nrows, ncols, figsize=(BOOK_WIDTH, 3.0 * nrows + 0.4), squeeze=False)
     for ax, ds in zip(axes.ravel(), names):
         for m in ("MLP", "GCN"):
             t = table[(table["dataset"] == ds) & (table["model"] == m)].sort_values("num_features")
             if t.empty:
                 continue
             x, y, s = t["num_features"], 100 * t["test_mean"], 100 * t["test_std"]
-            ax.plot(x, y, marker="o", markersize=3, color=MODEL_COLORS[m],
-                    label=f"{m.upper()} ({int(t['n_trials'].iloc[0])} trials)")
-            ax.fill_between(x, y - s, y + s, color=MODEL_COLORS[m], alpha=0.2)
+            ax.plot(x, y, marker="o", markersize=3, color=model_color(m), label=MODEL_LABELS[m])
+            ax.fill_between(x, y - s, y + s, color=model_color(m), alpha=0.2)
+        trials = sorted({int(v) for v in table.loc[table["dataset"] == ds, "n_trials"]})
         ax.set_title(ds)
-        ax.set_xlabel("number of features (first columns)")
+        ax.set_xlabel(f"number of features (first columns); {'/'.join(map(str, trials))} trials")
         ax.set_ylabel("test accuracy (%)")
-        ax.legend(loc="lower right")
     for ax in axes.ravel()[len(names):]:
         ax.set_visible(False)
-    return fig
+    return _legend_below(fig, ncol=2)
 
 
 
@@ -560,16 +645,75 @@ def paired_differences_plot(block_std: pd.DataFrame, comparisons):
     """Per-block differences of the cross-fold std, one strip per comparison ``(a, b)``: a - b in accuracy
     points for every (dataset, model, seed) block (:func:`hpstrat_lite.reports.controls.block_std`), with
     the median as a black bar. Below zero: ``a`` gives the smaller spread on that block."""
-    fig, ax = _plt().subplots(figsize=(BOOK_WIDTH, 3.4))
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.4))
     rng = np.random.default_rng(0)  # jitter only, for legibility
     labels = []
     for i, (a, b) in enumerate(comparisons):
         d = (block_std[a] - block_std[b]).dropna().to_numpy()
-        ax.scatter(i + rng.uniform(-0.25, 0.25, d.size), d, s=9, color=METHOD_COLORS.get(a), alpha=0.7,
+        ax.scatter(i + rng.uniform(-0.25, 0.25, d.size), d, s=9, color=method_color(a), alpha=0.7,
                    linewidths=0, zorder=3)
-        ax.plot([i - 0.3, i + 0.3], [np.median(d)] * 2, color="black", linewidth=2.2, zorder=4)
+        ax.plot([i - 0.3, i + 0.3], [np.median(d)] * 2, color=REFERENCE_COLOR, linewidth=2.2, zorder=4)
         labels.append(f"{METHOD_LABELS.get(a, a)}\n- {METHOD_LABELS.get(b, b)}")
-    ax.axhline(0, color="black", linewidth=0.8)
+    ax.axhline(0, color=REFERENCE_COLOR, linewidth=0.8)
     ax.set_xticks(range(len(labels)), labels, fontsize=8)
     ax.set_ylabel("difference of cross-fold std\n(points; below 0: first smaller)")
     return fig
+
+
+# --------------------------------------------------------------------------------------------------
+# Your graph: the audit
+
+
+def split_spread_plot(std: pd.DataFrame, *, title: str | None = None):
+    """Cross-fold std of test accuracy per model (groups) and split method (bars in the method's colour).
+
+    ``std`` is a wide table, models as rows and split methods as columns, as
+    :attr:`hpstrat_lite.experiments.audit.AuditResult.std` holds it (points, lower is more stable).
+    """
+    methods = _methods(list(std.columns))
+    unknown = [m for m in methods if m not in METHOD_COLORS]
+    if unknown:
+        raise ValueError(f"std has column(s) {unknown} that are not split methods; expected some of "
+                         f"{sorted(METHOD_COLORS)}.")
+    models = [str(m) for m in std.index]
+    fig, ax = _subplots(figsize=(min(BOOK_WIDTH, 2.4 + 1.3 * len(models)), 3.4))
+    width = 0.8 / len(methods)
+    x = np.arange(len(models))
+    for j, m in enumerate(methods):
+        ax.bar(x + (j - (len(methods) - 1) / 2) * width, std[m].to_numpy(float), width=width, color=method_color(m),
+               label=METHOD_LABELS.get(m, m))
+    ax.set_xticks(x, models)
+    ax.set_ylim(bottom=0)
+    ax.set_ylabel("cross-fold std of test accuracy\n(points, lower = more stable)")
+    if title:
+        ax.set_title(title)
+    return _legend_below(fig, ncol=len(methods))
+
+
+# --------------------------------------------------------------------------------------------------
+# Appendix: what a rerun costs
+
+
+def minutes_by_dataset_plot(minutes: pd.DataFrame):
+    """Training minutes per dataset (rows of ``minutes``, log x-axis) on each machine (columns, a marker shape
+    each, in greys: machines are neither split methods nor models), e.g.
+    :func:`hpstrat_lite.reports.timing.minutes_per_dataset` output."""
+    from matplotlib.ticker import FuncFormatter
+
+    if minutes.empty:
+        raise ValueError("minutes is empty: no timed sweep to plot.")
+    datasets = [str(d) for d in minutes.index]
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 1.2 + 0.3 * len(datasets)))
+    y = np.arange(len(datasets))
+    shades = [REFERENCE_COLOR, CHANCE_COLOR, NEUTRAL_COLOR, REFERENCE_COLOR, CHANCE_COLOR]
+    markers = ["o", "s", "^", "D", "v"]
+    for j, machine in enumerate(minutes.columns):
+        ax.scatter(minutes[machine].to_numpy(float), y, s=30, marker=markers[j % len(markers)],
+                   color=shades[j % len(shades)], edgecolors=REFERENCE_COLOR, linewidths=0.5, zorder=3,
+                   label=str(machine))
+    ax.set_xscale("log")
+    ax.xaxis.set_major_formatter(FuncFormatter(lambda v, _: f"{v:g}"))
+    ax.set_yticks(y, datasets)
+    ax.set_ylim(len(datasets) - 0.5, -0.5)
+    ax.set_xlabel("training minutes per dataset (log scale; all models, split methods and folds)")
+    return _legend_below(fig, ncol=2)

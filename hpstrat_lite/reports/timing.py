@@ -1,9 +1,15 @@
-"""What the HpStrat sweep cost: recorded training time, the projection with today's engine, timed commands.
+"""What the HpStrat sweeps cost: the reader's tables, and the measurement reports behind them.
 
-Each function turns result rows (and ``results/sweep_projection.csv``, written by
-``benchmarks/bench_sweep.py``) into a list of *report items* for the GNN chapter: a string is a paragraph of
-Markdown, anything else (a ``DataFrame``, a ``Styler``, a ``Figure``) is shown as it is. :func:`show` displays
-such a list in a notebook.
+For the reader (the book's appendix): :func:`sweep_command` (the command that reruns a results file),
+:func:`hardware_label` (a machine in words), :func:`full_rerun_table` (each end-to-end timed sweep: hardware,
+command, runs, wall time), :func:`recorded_cost_table` (the training time each committed results file
+records), :func:`rerun_rank_table` (whether a rerun gives the same Table 3 score) and
+:func:`minutes_per_dataset` (where the time goes).
+
+For the benchmarks: the other functions turn result rows (and ``results/sweep_projection.csv``, written by
+``benchmarks/bench_sweep.py``) into a list of *report items* that keep every measurement detail (engine
+versions, hosts, timestamps): a string is a paragraph of Markdown, anything else (a ``DataFrame``, a
+``Styler``, a ``Figure``) is shown as it is. :func:`show` displays such a list in a notebook.
 """
 from __future__ import annotations
 
@@ -13,11 +19,165 @@ import pandas as pd
 
 from ..core.folds import SPLIT_METHODS
 from ..experiments.results import RESULTS_DIR
-from .hpstrat import PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_wall_time
+from .hpstrat import (PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_cost,
+                      sweep_wall_time)
 
 #: The time the full k = 4, seed 0 sweep should take on the project's 2-core CPU machine (minutes).
 BUDGET_MIN = 180
 METHOD_LABELS = {"random": "random k-fold", "stratified": "class-stratified", "hpstrat": "HpStrat"}
+
+
+# --------------------------------------------------------------------------------------------------
+# For the reader: what a rerun costs, on which hardware, with which command
+
+
+def hardware_label(host, device="cpu") -> str:
+    """A machine in words, from a row's ``host`` and ``device``: the GPU for a CUDA run
+    (``"NVIDIA H200 GPU"``), else the CPU and its number of CPUs (``"Intel Xeon CPU, 2 CPUs"``); ``"CPU"``
+    or ``"GPU"`` alone when the row does not name its host.
+
+    Examples
+    --------
+    >>> hardware_label("NVIDIA H200 + Intel(R) Xeon(R) Processor, 16 cpus, avx512+amx", "cuda")
+    'NVIDIA H200 GPU'
+    >>> hardware_label("AMD EPYC, 2 cpus, avx512"), hardware_label(None)
+    ('AMD EPYC CPU, 2 CPUs', 'CPU')
+    """
+    import re
+
+    on_gpu = str(device).startswith("cuda")
+    text = "" if host is None or (isinstance(host, float) and host != host) else str(host)
+    parts = [part.strip() for part in text.split(",") if part.strip()]
+    if not parts:
+        return "GPU" if on_gpu else "CPU"
+    name = parts[0]
+    if on_gpu:
+        return (name.split(" + ")[0].strip() if " + " in name else "GPU").removesuffix(" GPU") + " GPU"
+    cpu = re.sub(r"\((R|TM)\)", "", name.split(" + ")[-1]).replace("Processor", "").strip()
+    cpus = next((part.split()[0] for part in parts[1:] if part.endswith("cpus")), None)
+    return f"{cpu} CPU" + (f", {cpus} CPUs" if cpus else "")
+
+
+def _machine(rows: pd.DataFrame) -> str:
+    device = rows["device"].astype(str).mode().iloc[0] if "device" in rows else "cpu"
+    host = rows["host"].dropna().mode().iloc[0] if "host" in rows and rows["host"].notna().any() else None
+    return hardware_label(host, device)
+
+
+def sweep_command(rows: pd.DataFrame, *, out=None) -> str:
+    """The ``hpstrat experiment`` command that trains the runs of ``rows`` (a sweep's results file): its
+    datasets in the order they were trained, its models unless all eight, its split methods unless all
+    three, its ``k``, split seeds and device, the protocol's epochs and patience where they are not the
+    paper's, and ``--out`` when ``out`` (the file) is not the command's default file."""
+    import inspect
+
+    from ..experiments.sweep import default_results_path, run_experiment
+
+    if rows.empty:
+        raise ValueError("rows is empty: there is no sweep to name a command for.")
+    datasets = " ".join(dict.fromkeys(rows["dataset"]))
+    models = list(dict.fromkeys(rows["model"]))
+    ks = sorted(rows["k"].unique())
+    seeds = " ".join(str(int(s)) for s in sorted(rows["seed"].unique()))
+    cmd = f"hpstrat experiment --datasets {datasets}"
+    if len(models) < 8:
+        cmd += f" --models {' '.join(models)}"
+    methods = [m for m in SPLIT_METHODS if m in set(rows["method"])] if "method" in rows else list(SPLIT_METHODS)
+    if len(methods) < len(SPLIT_METHODS) or set(rows["method"]) - set(SPLIT_METHODS):
+        cmd += f" --methods {' '.join(dict.fromkeys(rows['method']))}"
+    cmd += f" --k {' '.join(str(int(k)) for k in ks)} --seeds {seeds}"
+    defaults = inspect.signature(run_experiment).parameters  # the paper's protocol: 1000 epochs, patience 100
+    for column, flag in (("max_epochs", "--max-epochs"), ("patience", "--patience")):
+        default = defaults[column].default
+        if column in rows and rows[column].nunique() == 1 and int(rows[column].iloc[0]) != default:
+            cmd += f" {flag} {int(rows[column].iloc[0])}"
+    if "device" in rows and rows["device"].astype(str).str.startswith("cuda").all():
+        cmd += " --device cuda"
+    if out is not None:
+        kwargs = {c: int(rows[c].iloc[0]) for c in ("max_epochs", "patience", "n_bins") if c in rows}
+        default = default_results_path(int(ks[0]), sorted(int(x) for x in rows["seed"].unique()), **kwargs)
+        if Path(out).name != Path(default).name:
+            cmd += f" --out results/{Path(out).name}"
+    return cmd
+
+
+def full_rerun_table(timed_files) -> pd.DataFrame:
+    """Each whole sweep trained again as one command (one results file per command and machine): the
+    ``hardware`` (:func:`hardware_label`), the ``command`` (:func:`sweep_command`), ``runs``, ``wall time (min)``
+    (the command's running time read back from its rows, :func:`~hpstrat_lite.reports.hpstrat.sweep_wall_time`;
+    a command stopped and started again counts its running time only) and ``training (min)`` (the part spent
+    training; the rest is loading data, making folds and writing rows). Fastest first."""
+    from ..experiments.results import read_rows
+
+    out = []
+    for path in map(Path, timed_files):
+        rows = read_rows(path)
+        if rows.empty:
+            raise FileNotFoundError(f"timed_files names {str(path)!r}, which has no rows.")
+        span = sweep_wall_time(rows)
+        out.append({"hardware": _machine(rows), "command": sweep_command(rows), "runs": len(rows),
+                    "wall time (min)": span["wall_min"], "training (min)": span["train_min"]})
+    return pd.DataFrame(out).sort_values("wall time (min)", kind="stable", ignore_index=True)
+
+
+def recorded_cost_table(results_files: dict) -> pd.DataFrame:
+    """The training time each committed results file records: ``results_files`` maps a description (the
+    protocol) to a file or list of files. One row each: ``hardware``, ``command`` (:func:`sweep_command`),
+    ``runs`` and ``training (h)``, the sum of the rows' ``seconds`` (:func:`~hpstrat_lite.reports.hpstrat.sweep_cost`:
+    each batch's wall time once; data loading left out). Such a file may have been trained in several
+    sittings, so this is training time, not the wall time of one command."""
+    from ..experiments.results import read_rows
+
+    out = []
+    for what, files in results_files.items():
+        rows = read_rows(files)
+        if rows.empty:
+            raise FileNotFoundError(f"results_files[{what!r}] = {files!r} has no rows.")
+        single = files if isinstance(files, (str, Path)) else None
+        out.append({"protocol": what, "hardware": _machine(rows), "command": sweep_command(rows, out=single),
+                    "runs": len(rows), "training (h)": sweep_cost(rows).loc["total", "total"] / 60})
+    return pd.DataFrame(out)
+
+
+def rerun_rank_table(committed: pd.DataFrame, timed_files, *, models=None) -> pd.DataFrame:
+    """Does a rerun give the same result? The global mean rank of each split method (Table 3's score over
+    the (dataset, model) pairs; 1 = the smallest cross-fold std) from the paper, from the committed rows and
+    from each timed rerun (columns named by their hardware), over the pairs every file has."""
+    from ..experiments.results import read_rows
+
+    timed = {path: read_rows(path) for path in map(Path, timed_files)}
+    models = [m for m in dict.fromkeys(committed["model"]) if m != "MLP"] if models is None else list(models)
+    pairs = committed[["dataset", "model"]].drop_duplicates()
+    for rows in timed.values():
+        pairs = pairs.merge(rows[["dataset", "model"]].drop_duplicates())
+    table = {"paper": pd.Series(PAPER_GLOBAL_MEAN_RANK),
+             "committed results": rank_summary(committed.merge(pairs), models=models)["global_mean"]}
+    seen = {}
+    for rows in timed.values():
+        label = _machine(rows)
+        seen[label] = seen.get(label, 0) + 1
+        name = f"rerun on {label}" + (f" ({seen[label]})" if seen[label] > 1 else "")
+        table[name] = rank_summary(rows.merge(pairs), models=models)["global_mean"]
+    return pd.DataFrame(table).reindex(list(SPLIT_METHODS)).rename(index=METHOD_LABELS).rename_axis("split method")
+
+
+def minutes_per_dataset(timed_files) -> pd.DataFrame:
+    """Training minutes of each dataset (rows, in training order) in each timed rerun (columns named by
+    hardware, numbered when one machine timed twice)."""
+    from ..experiments.results import read_rows
+
+    out, seen = {}, {}
+    for path in map(Path, timed_files):
+        rows = read_rows(path)
+        label = _machine(rows)
+        seen[label] = seen.get(label, 0) + 1
+        out[label + (f" ({seen[label]})" if seen[label] > 1 else "")] = \
+            rows.groupby("dataset", sort=False)["seconds"].sum() / 60
+    return pd.DataFrame(out).rename_axis("dataset")
+
+
+# --------------------------------------------------------------------------------------------------
+# For the benchmarks: every measurement detail
 
 
 def show(items) -> None:

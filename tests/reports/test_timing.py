@@ -8,7 +8,9 @@ import pandas as pd
 import pytest
 
 from hpstrat_lite.experiments.results import read_rows
-from hpstrat_lite.reports import timing
+from matplotlib.colors import to_hex
+
+from hpstrat_lite.reports import plots, timing
 from hpstrat_lite.reports.hpstrat import protocol_line, protocol_rows, random_split_rows
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
@@ -92,3 +94,62 @@ def test_stability_tests_on_a_clear_and_a_null_effect():
     assert t2["pairwise"].loc["random", "verdict"] == "inconclusive"
     assert "**inconclusive**" in stability_verdict(t2)
     assert stability_claims(flip).set_index("claim").iloc[1]["verdict"] == "inconclusive"
+
+
+# --------------------------------------------------------------------------------------------------
+# The reader's tables of the appendix
+
+
+def test_hardware_label_names_the_machine_in_words():
+    assert timing.hardware_label("NVIDIA H200 + Intel(R) Xeon(R) Processor, 16 cpus, avx512+amx", "cuda") == \
+        "NVIDIA H200 GPU"
+    assert timing.hardware_label("Intel(R) Xeon(R) Processor, 2 cpus, avx512+amx", "cpu") == "Intel Xeon CPU, 2 CPUs"
+    assert timing.hardware_label("AMD EPYC, 2 cpus, avx512") == "AMD EPYC CPU, 2 CPUs"
+    assert timing.hardware_label(None) == "CPU" and timing.hardware_label(float("nan"), "cuda:0") == "GPU"
+
+
+def test_sweep_command_says_what_differs_from_the_defaults():
+    rows = pd.DataFrame(_rows("Texas", "GCN", "random", 0) + _rows("Cora", "MLP", "random", 0)
+                        + _rows("Cora", "MLP", "random", 1))
+    assert timing.sweep_command(rows) == ("hpstrat experiment --datasets Texas Cora --models GCN MLP --methods random "
+                                          "--k 4 --seeds 0 1")
+    quick = rows.assign(max_epochs=20, patience=20, device="cuda")
+    assert timing.sweep_command(quick, out="results/gnn_k4_seeds0-1_e20_p20.csv").endswith(
+        "--max-epochs 20 --patience 20 --device cuda")
+    assert timing.sweep_command(rows, out="results/mine.csv").endswith("--out results/mine.csv")
+    with pytest.raises(ValueError, match="rows is empty"):
+        timing.sweep_command(rows.iloc[:0])
+
+
+def test_reader_tables_on_the_committed_timed_sweeps():
+    timed = sorted(RESULTS.glob("timed_k4_seed0*.csv"))
+    if not timed:
+        pytest.skip("no timed sweep committed")
+    reruns = timing.full_rerun_table(timed)
+    assert len(reruns) == len(timed) and (reruns["runs"] == 1152).all()
+    assert (reruns["wall time (min)"] >= reruns["training (min)"] - 1e-9).all()
+    assert reruns["wall time (min)"].is_monotonic_increasing
+    assert reruns["command"].str.startswith("hpstrat experiment --datasets ").all()
+    assert not reruns.to_string().count("dirty") and not reruns.to_string().count("(R)")  # no lab-log details
+    committed = read_rows(RESULTS / "gnn_k4_seed0.csv")
+    ranks = timing.rerun_rank_table(committed, timed)
+    assert list(ranks.index) == ["random k-fold", "class-stratified", "HpStrat"]
+    assert ranks.shape[1] == 2 + len(timed)
+    assert ((ranks >= 1) & (ranks <= 3)).all().all()
+    assert (ranks.drop(columns="paper").sum() - 6).abs().max() < 1e-9  # three methods' mean ranks sum to 6
+    minutes = timing.minutes_per_dataset(timed)
+    assert minutes.shape == (12, len(timed)) and minutes.columns.is_unique
+    fig = plots.minutes_by_dataset_plot(minutes)
+    used = {to_hex(c).upper() for coll in fig.axes[0].collections for c in coll.get_facecolors()}
+    assert not used & set(plots.METHOD_COLORS.values()) and not used & set(plots.MODEL_COLORS.values())
+    cost = timing.recorded_cost_table({"k = 4, seed 0": RESULTS / "gnn_k4_seed0.csv"})
+    assert cost.loc[0, "runs"] == len(committed) and cost.loc[0, "training (h)"] > 0
+
+
+def test_reader_tables_name_a_file_without_rows(tmp_path):
+    with pytest.raises(FileNotFoundError, match=r"results_files\['x'\] = .*missing.csv.* has no rows"):
+        timing.recorded_cost_table({"x": tmp_path / "missing.csv"})
+    with pytest.raises(FileNotFoundError, match=r"timed_files names .*missing.csv.*, which has no rows"):
+        timing.full_rerun_table([tmp_path / "missing.csv"])
+    with pytest.raises(ValueError, match="minutes is empty"):
+        plots.minutes_by_dataset_plot(pd.DataFrame())
