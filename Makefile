@@ -15,7 +15,7 @@ $(STAMP): pyproject.toml Makefile
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH)
 	$(BIN)/python -m pip install -q -e '.[test,book]'
-	# MathJax for the offline book (copied into the built book's _static by hpstrat_lite.book)
+	# MathJax for the offline book (copied into the built book's _static by tools/book.py)
 	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node mathjax@3
 	touch $(STAMP)
 

@@ -13,8 +13,9 @@ The package follows the data flow, one sub-package per stage::
     reports/      rows -> tables, tests, claims and figures: Part I (hpstrat), Part II (necessity),
                   study progress, the reproduction scorecard, plots
 
-``book`` runs the notebooks with papermill and builds the Jupyter Book; ``cli`` is the ``hpstrat``
-command. The paper's method (``core``) imports without torch; the names below are its public API.
+``cli`` is the ``hpstrat`` command; the book runner (papermill + Jupyter Book) is ``tools/book.py`` of the
+source checkout, not part of the package. The paper's method (``core``) imports without torch; the names
+below are its public API.
 """
 __version__ = "0.1.0"  # first: hpstrat_lite.experiments.results reads it when imported
 

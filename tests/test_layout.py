@@ -23,7 +23,7 @@ def test_stages_are_subpackages():
     for stage in ("core", "data", "engine", "experiments", "reports"):
         assert (PACKAGE / stage / "__init__.py").is_file(), stage
     flat = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert flat == ["__init__.py", "_host.py", "_io.py", "book.py", "cli.py", "part2.py"]
+    assert flat == ["__init__.py", "_host.py", "_io.py", "cli.py", "part2.py"]
 
 
 def test_no_module_over_800_lines():

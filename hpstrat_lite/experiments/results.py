@@ -20,8 +20,29 @@ import pandas as pd
 
 from .._io import atomic_write, file_lock
 
-RESULTS_DIR = Path(os.environ.get("HPSTRAT_RESULTS", Path(__file__).resolve().parents[2] / "results"))
-"""Where runners write by default: ``$HPSTRAT_RESULTS`` or the checkout's ``results/`` folder."""
+
+def default_results_dir(package_dir=None) -> Path:
+    """Where runners write when no folder is given, never inside the installed package.
+
+    1. ``$HPSTRAT_RESULTS`` when set;
+    2. else the repository's ``results/`` when the package runs from a source checkout (a folder holding
+       ``pyproject.toml`` and ``results/`` beside the package folder): the committed results the book reads;
+    3. else ``results/`` in the working directory (made absolute when this module is imported).
+
+    ``package_dir`` (the ``hpstrat_lite`` folder, default this package's) is for tests.
+    """
+    env = os.environ.get("HPSTRAT_RESULTS", "").strip()
+    if env:
+        return Path(env).expanduser().resolve()
+    package_dir = Path(__file__).resolve().parents[1] if package_dir is None else Path(package_dir)
+    checkout = package_dir.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "results").is_dir():
+        return checkout / "results"
+    return Path.cwd() / "results"
+
+
+RESULTS_DIR = default_results_dir()
+"""Where runners write by default (:func:`default_results_dir`, taken when the library is imported)."""
 
 
 @functools.lru_cache(maxsize=None)
