@@ -9,6 +9,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..core.homophily import homophily_bins, mean_homophily
 
 #: Colour of each split method (Okabe-Ito palette: distinguishable with colour-vision deficiency).
@@ -51,7 +52,7 @@ def book_table(df, *, digits: int = 1, hide_index: bool = False):
 
 def use_book_style() -> None:
     """Matplotlib settings for figures legible at book width (fonts, dpi, grid)."""
-    import matplotlib as mpl
+    mpl = require("matplotlib", extra="reports")
 
     mpl.rcParams.update({
         "figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (BOOK_WIDTH, 3.2),
@@ -67,7 +68,7 @@ def _methods(names) -> list[str]:
 
 
 def _plt():
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", extra="reports")
 
     return plt
 
@@ -467,7 +468,7 @@ def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node"):
     from .necessity import _as_summary, _pct
 
     datasets = NODE_DATASETS if datasets is None else datasets
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", extra="reports")
 
     if task not in ("node", "link"):
         raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
@@ -498,7 +499,7 @@ def plot_ws_gamma(table, *, ax=None, random_level=0.5):
 
     ``table`` is :func:`ws_gamma_table`'s output (gamma 0 is WS1000's i.i.d. features).
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", extra="reports")
 
     if ax is None:
         fig, ax = plt.subplots(figsize=(7.5, 3.4))
@@ -526,7 +527,7 @@ def plot_feature_study(table, *, datasets=None, ncols=2):
     Lines are the mean test accuracy of the tuned MLP and GCN, bands one standard deviation over
     the evaluation seeds. ``table`` is :func:`feature_study_table`'s output.
     """
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", extra="reports")
 
     names = list(datasets) if datasets is not None else list(dict.fromkeys(table["dataset"]))
     if not names:
