@@ -10,12 +10,13 @@ TORCH  := torch==2.13.0
 
 install: $(STAMP)
 
-$(STAMP): pyproject.toml Makefile
+# Every extra (pyg, studies, ray, reports, book) and the test tools, at the versions of constraints.txt.
+$(STAMP): pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH)
-	$(BIN)/python -m pip install -q -e '.[test,book]'
-	# MathJax for the offline book (copied into the built book's _static by hpstrat_lite.book)
+	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all,test,book]'
+	# MathJax for the offline book (copied into the built book's _static by tools/book.py)
 	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node mathjax@3
 	touch $(STAMP)
 

@@ -13,8 +13,9 @@ The package follows the data flow, one sub-package per stage::
     reports/      rows -> tables, tests, claims and figures: Part I (hpstrat), Part II (necessity),
                   study progress, the reproduction scorecard, plots
 
-``book`` runs the notebooks with papermill and builds the Jupyter Book; ``cli`` is the ``hpstrat``
-command. The paper's method (``core``) imports without torch; the names below are its public API.
+``cli`` is the ``hpstrat`` command; the book runner (papermill + Jupyter Book) is ``tools/book.py`` of the
+source checkout, not part of the package. The paper's method (``core``) imports without torch; the names
+below are its public API.
 """
 __version__ = "0.1.0"  # first: hpstrat_lite.experiments.results reads it when imported
 
@@ -23,13 +24,13 @@ from .core.folds import (SPLIT_METHODS, fold_masks, fold_rounds, hpstrat_folds, 
 from .core.homophily import homophily_bins, mean_homophily, node_homophily
 from .core.quality import fold_quality, quality_table
 from .core.ranking import friedman_test, rank_methods, rank_tables
-from .core.splitters import HomophilyStratifiedKFold
 
-_LAZY = {"load_dataset": "data.datasets", "dataset_summary": "data.datasets", "available_datasets": "data.datasets",
+_LAZY = {"HomophilyStratifiedKFold": "core.splitters", "CovariateStratifiedKFold": "core.splitters",
+         "load_dataset": "data.datasets", "dataset_summary": "data.datasets", "available_datasets": "data.datasets",
          "load_graph": "data.graphs", "as_graph": "data.graphs", "HpStratSplit": "data.transforms"}
 
 
-def __getattr__(name):  # torch_geometric is imported only when a dataset or the transform is asked for
+def __getattr__(name):  # scikit-learn and torch_geometric load only when a splitter, a dataset or the transform is used
     if name in _LAZY:
         import importlib
 
@@ -39,5 +40,5 @@ def __getattr__(name):  # torch_geometric is imported only when a dataset or the
 
 __all__ = ["SPLIT_METHODS", "fold_masks", "fold_rounds", "hpstrat_folds", "make_folds", "random_folds",
            "stratified_folds", "homophily_bins", "mean_homophily", "node_homophily", "fold_quality",
-           "quality_table", "friedman_test", "rank_methods", "rank_tables", "HomophilyStratifiedKFold",
+           "quality_table", "friedman_test", "rank_methods", "rank_tables",
            *_LAZY]

@@ -3,10 +3,11 @@ half-written file) and the file lock that serialises writers across processes.""
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 import tempfile
 from pathlib import Path
+
+from filelock import FileLock
 
 
 def atomic_write(path, write) -> None:
@@ -28,13 +29,12 @@ def atomic_write(path, write) -> None:
 
 @contextlib.contextmanager
 def file_lock(lock_path):
-    """Hold an exclusive ``fcntl.flock`` on ``lock_path`` (created with its folder if missing) for the
-    ``with`` block: processes writing the same results file, cache entry or study database take turns."""
+    """Hold an exclusive lock on ``lock_path`` (created with its folder if missing) for the ``with`` block:
+    processes writing the same results file, cache entry or study database take turns.
+
+    The lock is the ``filelock`` package's ``FileLock`` (``flock`` on POSIX, ``msvcrt`` on Windows); it is
+    released when the block ends or the holder dies, so a killed writer never leaves a stale lock."""
     lock_path = Path(lock_path)
     lock_path.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock_path, "a+") as fh:
-        fcntl.flock(fh, fcntl.LOCK_EX)
-        try:
-            yield
-        finally:
-            fcntl.flock(fh, fcntl.LOCK_UN)
+    with FileLock(lock_path):
+        yield

@@ -206,10 +206,35 @@ def _cmd_audit(args) -> int:
     return 0
 
 
-def _cmd_book(args) -> int:
-    from .book import build_book
+def book_runner(package_dir=None):
+    """The book runner module (``tools/book.py`` of the source checkout this package runs from), or ``None``
+    for an installed package: the runner reads and writes the repository's notebooks and pages, so it is not
+    part of the wheel. A checkout is a folder holding ``pyproject.toml`` and ``tools/book.py`` beside the
+    package."""
+    import importlib.util
 
-    build_book(profile=args.profile, force=args.force, build=not args.no_build)
+    repo = (Path(__file__).resolve().parent if package_dir is None else Path(package_dir)).parent
+    runner = repo / "tools" / "book.py"
+    if not (runner.is_file() and (repo / "pyproject.toml").is_file()):
+        return None
+    module = sys.modules.get("book")
+    if getattr(module, "__file__", None) != str(runner):
+        if str(runner.parent) not in sys.path:  # importable by name in the runner's worker processes too
+            sys.path.insert(0, str(runner.parent))
+        spec = importlib.util.spec_from_file_location("book", runner)
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["book"] = module
+        spec.loader.exec_module(module)
+    return module
+
+
+def _cmd_book(args) -> int:
+    runner = book_runner()
+    if runner is None:
+        print("hpstrat book: the book runner needs a source checkout of hpstrat_lite (tools/book.py); "
+              "clone the repository and run `make book` there.", file=sys.stderr)
+        return 2
+    runner.build_book(profile=args.profile, force=args.force, build=not args.no_build)
     return 0
 
 

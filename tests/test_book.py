@@ -6,7 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hpstrat_lite import book
+from hpstrat_lite.cli import book_runner
+
+book = book_runner()  # tools/book.py of this checkout
 
 SMOKE_OUT = Path(__file__).resolve().parents[1] / "_build" / "smoke-test"  # same as tests/test_notebooks.py
 

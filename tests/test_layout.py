@@ -1,42 +1,6 @@
-"""The package's layout: one sub-package per stage of the data flow, small modules, notebooks that only call."""
+"""The package's entry points: the Part II alias, and every module importable first."""
 import subprocess
 import sys
-from pathlib import Path
-
-import nbformat
-import pytest
-
-REPO = Path(__file__).resolve().parents[1]
-PACKAGE = REPO / "hpstrat_lite"
-
-
-def test_core_imports_without_torch():
-    """The paper's method (core) and the top-level API import numpy/scipy/scikit-learn only."""
-    probe = ("import sys, hpstrat_lite, hpstrat_lite.core.folds, hpstrat_lite.core.homophily, "
-             "hpstrat_lite.core.quality, hpstrat_lite.core.ranking, hpstrat_lite.core.splitters; "
-             "print(sorted(m for m in ('torch', 'torch_geometric', 'optuna') if m in sys.modules))")
-    out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
-
-
-def test_stages_are_subpackages():
-    for stage in ("core", "data", "engine", "experiments", "reports"):
-        assert (PACKAGE / stage / "__init__.py").is_file(), stage
-    flat = sorted(p.name for p in PACKAGE.glob("*.py"))
-    assert flat == ["__init__.py", "_host.py", "_io.py", "book.py", "cli.py", "part2.py"]
-
-
-def test_no_module_over_800_lines():
-    sizes = {str(p.relative_to(REPO)): len(p.read_text().splitlines()) for p in PACKAGE.rglob("*.py")}
-    assert {p: n for p, n in sizes.items() if n > 800} == {}
-
-
-@pytest.mark.parametrize("path", sorted((REPO / "notebooks").glob("*.ipynb")), ids=lambda p: p.name)
-def test_notebook_code_cells_are_at_most_30_lines(path):
-    nb = nbformat.read(path, as_version=4)
-    long = [(i, len(c.source.splitlines())) for i, c in enumerate(nb.cells)
-            if c.cell_type == "code" and len(c.source.splitlines()) > 30]
-    assert long == []
 
 
 def test_part2_alias_runs_hpstrat_tune():

@@ -14,10 +14,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from hpstrat_lite import book
+from hpstrat_lite.cli import book_runner
 from hpstrat_lite.reports.plots import stratum_spread
 from conftest import bins_oracle
 from hpstrat_lite.reports import scorecard
+
+book = book_runner()  # tools/book.py of this checkout
 
 PART2_PREFIXES = ("06_", "07_", "08_", "09_")  # Part II chapters train and tune models
 
@@ -84,7 +86,7 @@ def test_committed_toc_is_generated_from_the_config_and_its_pages_exist():
     jobs = book.plan("full", cfg)
     text = (REPO / "_toc.yml").read_text()
     assert text == book.TOC_HEADER + yaml.safe_dump(book.toc(jobs, cfg), sort_keys=False, allow_unicode=True), \
-        "_toc.yml is out of date: run `python -m hpstrat_lite.book --toc`"
+        "_toc.yml is out of date: run `python tools/book.py --toc`"
     files = [cfg["root"]] + [e["file"] for part in book.toc(jobs, cfg)["parts"] for ch in part["chapters"]
                              for e in [ch] + ch.get("sections", [])]
     missing = [f for f in files if not any((REPO / f"{f}{ext}").exists() for ext in (".md", ".ipynb"))]

@@ -88,7 +88,7 @@ def covariate_folds(covariate, y, *, k: int = 4, n_bins: int = 10, binning: str 
     Examples
     --------
     >>> covariate_folds([3.0, 1.0, 2.0, 5.0, 4.0, 6.0], [0, 0, 0, 1, 1, 1], k=3, n_bins=1).tolist()
-    [2, 0, 1, 2, 0, 1]
+    [1, 0, 2, 2, 0, 1]
     """
     labels = check_labels(y)
     n = labels.shape[0]

@@ -9,6 +9,7 @@ import warnings
 
 import numpy as np
 
+from .._extras import require
 from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed)
 from .covariates import covariate_folds, degree_folds, placebo_folds, strata_kernel
 from .homophily import homophily_bins
@@ -192,7 +193,7 @@ def fold_rounds(folds, *, k: int) -> list[tuple[np.ndarray, np.ndarray, np.ndarr
 def fold_masks(folds, *, k: int):
     """Boolean masks ``(train_mask, val_mask, test_mask)`` of shape ``[num_nodes, k]`` (torch), one column
     per round — the layout of PyTorch Geometric's multi-split datasets."""
-    import torch
+    torch = require("torch", extra="pyg")
 
     f = torch.as_tensor(check_folds(folds, k))
     check_k(k, max(k, f.shape[0]))

@@ -9,6 +9,8 @@ undefined (NaN) for an isolated node.
 """
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 from ._validate import (check_edge_index, check_homophily, check_int, check_labels, check_n_bins, check_node_ids,
@@ -28,10 +30,10 @@ def simple_undirected_pairs(edge_index, num_nodes: int) -> tuple[np.ndarray, np.
     b = np.maximum(u[keep], v[keep])
     key = a * np.int64(num_nodes) + b
     del a, b
-    # torch.unique on CPU (a radix sort) is ~2x faster than numpy's sort-based np.unique at 62M keys
-    import torch
-
-    key = torch.unique(torch.from_numpy(key)).numpy()
+    # torch.unique on CPU (a radix sort) is ~2x faster than numpy's sort-based np.unique at 62M keys: used when
+    # the caller has loaded torch already (PyG users); the core itself never imports it (same sorted keys)
+    torch = sys.modules.get("torch")
+    key = np.unique(key) if torch is None else torch.unique(torch.from_numpy(key)).numpy()
     return key // num_nodes, key % num_nodes
 
 

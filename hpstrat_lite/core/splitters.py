@@ -1,19 +1,118 @@
-"""The scikit-learn front end over :func:`hpstrat_folds` (the PyG transform is :class:`hpstrat_lite.data.transforms.HpStratSplit`)."""
+"""scikit-learn cross-validators over :func:`hpstrat_folds` and :func:`covariate_folds`.
+
+Both are ``_BaseKFold`` subclasses, as scikit-learn's ``StratifiedKFold``: the options are checked in
+``__init__``, ``split`` calls ``indexable`` (X, y and groups of different lengths raise scikit-learn's
+error), and ``random_state`` follows scikit-learn (``None``: fresh randomness on every ``split``; an int:
+the same folds on every call and machine; ``shuffle=False`` with a ``random_state`` is an error). The
+stratification covariate is passed as ``groups``; ``GroupsConsumerMixin`` requests it, so the splitters
+work with ``cross_validate(..., params={"groups": h})`` under ``sklearn.set_config(enable_metadata_routing=True)``
+and with ``groups=h`` when routing is off. The PyG transform is
+:class:`hpstrat_lite.data.transforms.HpStratSplit`.
+"""
 from __future__ import annotations
 
+import numbers
+
 import numpy as np
+from sklearn.model_selection._split import GroupsConsumerMixin, _BaseKFold
 
-from ._validate import check_bool, check_homophily, check_k, check_labels, check_n_bins, check_seed
+from ._validate import (check_bool, check_choice, check_covariate, check_homophily, check_k, check_labels,
+                        check_n_bins, check_seed)
+from .covariates import BINNINGS, covariate_bins, covariate_folds
 from .folds import hpstrat_folds
+from .homophily import homophily_bins
 
 
-class HomophilyStratifiedKFold:
-    """Homophily-aware stratified k-fold cross-validator with the scikit-learn splitter interface.
+def split_generator(random_state) -> np.random.Generator:
+    """The Generator of one ``split`` call, with scikit-learn's meaning of ``random_state``.
 
-    Folds follow :func:`hpstrat_folds`; ``split(X, y, groups=homophily)`` yields ``(train, test)`` index
-    arrays, test = fold i, train = every other fold (scikit-learn's convention; use :func:`fold_rounds`
-    for the paper's train/validation/test rounds). The node homophily is passed as ``groups``, because
-    scikit-learn passes ``groups`` through ``cross_val_score`` and friends.
+    ``None``: fresh OS entropy, so every call gives new folds (scikit-learn's ``check_random_state(None)``
+    semantics, without reading or changing numpy's global state); an int ``s``: ``default_rng(s)``, the
+    folds of :func:`hpstrat_folds` with ``seed=s``; a ``Generator`` or ``RandomState`` instance: drawn from,
+    so successive calls differ and the sequence is reproducible.
+    """
+    if random_state is None:
+        return np.random.default_rng()
+    if isinstance(random_state, np.random.RandomState):
+        return np.random.default_rng(random_state.randint(0, 2**31 - 1))
+    return check_seed(random_state, "random_state")
+
+
+def _check_random_state(random_state) -> None:
+    if random_state is None or isinstance(random_state, (np.random.RandomState, np.random.Generator)):
+        return
+    if isinstance(random_state, bool) or not isinstance(random_state, numbers.Integral) or random_state < 0:
+        raise ValueError(f"random_state must be None, a non-negative integer, a numpy.random.Generator or a "
+                         f"numpy.random.RandomState; got {random_state!r}.")
+
+
+def deal_in_index_order(labels: np.ndarray, bins: np.ndarray, k: int) -> np.ndarray:
+    """Folds of the unshuffled deal: sort nodes by (bin, class, index) and deal ``fold = rank mod k``
+    (HpStrat's stratum-by-stratum loop with the members of a stratum in index order)."""
+    n = labels.shape[0]
+    order = np.lexsort((np.arange(n), labels, bins))
+    folds = np.empty(n, dtype=np.int64)
+    folds[order] = np.arange(n, dtype=np.int64) % k
+    return folds
+
+
+class _CovariateKFold(GroupsConsumerMixin, _BaseKFold):
+    """The shared part: option checks, ``groups`` required, folds -> test masks."""
+
+    def __init__(self, n_splits=4, *, n_bins=10, shuffle=True, random_state=None):
+        check_k(n_splits, None, "n_splits")
+        check_n_bins(n_bins)
+        check_bool(shuffle, "shuffle")
+        _check_random_state(random_state)
+        super().__init__(n_splits=int(n_splits), shuffle=bool(shuffle), random_state=random_state)
+        self.n_bins = n_bins
+
+    def split(self, X, y, groups=None):
+        """Generate ``(train, test)`` index arrays, one pair per fold: test = fold i, train = the others.
+
+        Parameters
+        ----------
+        X : array-like of shape (n_samples, n_features)
+            Training data (only its length is used; ``np.zeros(n_samples)`` will do).
+        y : array-like of shape (n_samples,)
+            Integer class labels; folds are stratified by class within each covariate bin.
+        groups : array-like of shape (n_samples,)
+            The stratification covariate, one value per sample (required).
+
+        Yields
+        ------
+        train : numpy.ndarray
+            The training set indices for that split.
+        test : numpy.ndarray
+            The test set indices for that split.
+        """
+        return super().split(X, y, groups)
+
+    def _iter_test_masks(self, X, y=None, groups=None):
+        folds = self.fold_ids(y, groups)
+        for i in range(self.n_splits):
+            yield folds == i
+
+    def fold_ids(self, y, groups) -> np.ndarray:
+        """The fold of each sample, ``0..n_splits-1`` (one call of the random choice)."""
+        if groups is None:
+            raise ValueError(f"groups ({self._groups_are}, one value per sample) is required by "
+                             f"{type(self).__name__}.split; {self._groups_hint}")
+        labels = check_labels(y)
+        k = check_k(self.n_splits, labels.shape[0], "n_splits")
+        if self.shuffle:
+            return self._shuffled_folds(groups, labels, split_generator(self.random_state))
+        return deal_in_index_order(labels, self._bins(groups, labels.shape[0]), k)
+
+
+class HomophilyStratifiedKFold(_CovariateKFold):
+    """Homophily-aware stratified k-fold cross-validator (HpStrat, Algorithm A.1) for scikit-learn.
+
+    Folds follow :func:`hpstrat_folds`: strata (homophily bin, class), B equal-width bins on [0, 1], the
+    NaN bin of isolated nodes last. ``split(X, y, groups=homophily)`` yields ``(train, test)`` index arrays,
+    test = fold i, train = every other fold (scikit-learn's convention; use :func:`fold_rounds` for the
+    paper's train/validation/test rounds). The node homophily is passed as ``groups`` (metadata routing
+    requests it by default).
 
     Parameters
     ----------
@@ -23,57 +122,87 @@ class HomophilyStratifiedKFold:
         Number of equal-width homophily bins.
     shuffle : bool, default True
         Shuffle nodes within each stratum; with ``False`` they keep their index order.
-    random_state : int, numpy.random.Generator or None
-        Seed of the shuffle; ``None`` means 0 so that repeated calls give the same folds.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default None
+        Seed of the shuffle. ``None``: new folds on every ``split`` call (scikit-learn's meaning); an int
+        gives the folds of ``hpstrat_folds(..., seed=random_state)``. Must stay ``None`` when
+        ``shuffle=False``.
+
+    See Also
+    --------
+    hpstrat_lite.core.folds.hpstrat_folds : the fold assignment itself.
+    CovariateStratifiedKFold : the same dealing on any node covariate.
+    sklearn.model_selection.StratifiedKFold : class-only stratification.
 
     Examples
     --------
+    >>> import numpy as np
     >>> cv = HomophilyStratifiedKFold(n_splits=3, random_state=0)
     >>> cv
-    HomophilyStratifiedKFold(n_splits=3, n_bins=10, shuffle=True, random_state=0)
-    >>> [len(test) for _, test in cv.split(None, [0, 0, 0, 1, 1, 1], groups=[1, 1, 0, 0, 0.5, 0.5])]
+    HomophilyStratifiedKFold(n_bins=10, n_splits=3, random_state=0, shuffle=True)
+    >>> y, h = [0, 0, 0, 1, 1, 1], [1, 1, 0, 0, 0.5, 0.5]
+    >>> [len(test) for _, test in cv.split(np.zeros((6, 1)), y, groups=h)]
     [2, 2, 2]
     """
 
+    _groups_are = "the node homophily"
+    _groups_hint = "compute it with hpstrat_lite.node_homophily."
+
     def __init__(self, n_splits: int = 4, *, n_bins: int = 10, shuffle: bool = True, random_state=None):
-        check_k(n_splits, None, "n_splits")
-        check_n_bins(n_bins)
-        check_bool(shuffle, "shuffle")
-        if random_state is not None:
-            check_seed(random_state, "random_state")
-        self.n_splits = n_splits
-        self.n_bins = n_bins
-        self.shuffle = shuffle
-        self.random_state = random_state
+        super().__init__(n_splits, n_bins=n_bins, shuffle=shuffle, random_state=random_state)
 
-    def __repr__(self) -> str:
-        return (f"{type(self).__name__}(n_splits={self.n_splits}, n_bins={self.n_bins}, "
-                f"shuffle={self.shuffle}, random_state={self.random_state})")
+    def _shuffled_folds(self, groups, labels, rng):
+        return hpstrat_folds(check_homophily(groups, labels.shape[0], "groups"), labels, k=self.n_splits,
+                             n_bins=self.n_bins, seed=rng)
 
-    def get_n_splits(self, X=None, y=None, groups=None) -> int:
-        return self.n_splits
+    def _bins(self, groups, n):
+        return homophily_bins(check_homophily(groups, n, "groups"), n_bins=self.n_bins)
 
-    def fold_ids(self, y, homophily) -> np.ndarray:
-        """The fold of each sample (see :func:`hpstrat_folds`)."""
-        if homophily is None:
-            raise ValueError("groups (the node homophily, one value per sample) is required by "
-                             "HomophilyStratifiedKFold.split; compute it with hpstrat_lite.node_homophily.")
-        labels = check_labels(y)
-        check_k(self.n_splits, labels.shape[0], "n_splits")
-        if self.shuffle:
-            seed = 0 if self.random_state is None else self.random_state
-            return hpstrat_folds(homophily, labels, k=self.n_splits, n_bins=self.n_bins, seed=seed)
-        # no shuffle: stratum members keep index order (identity priority)
-        from .homophily import homophily_bins
 
-        bins = homophily_bins(check_homophily(homophily, labels.shape[0], "groups"), n_bins=self.n_bins)
-        order = np.lexsort((np.arange(labels.shape[0]), labels, bins))
-        folds = np.empty(labels.shape[0], dtype=np.int64)
-        folds[order] = np.arange(labels.shape[0]) % self.n_splits
-        return folds
+class CovariateStratifiedKFold(_CovariateKFold):
+    """k-fold cross-validator stratified by (covariate bin, class), dealt as HpStrat deals.
 
-    def split(self, X, y, groups=None):
-        """Yield ``(train_idx, test_idx)`` for each of the ``n_splits`` folds."""
-        folds = self.fold_ids(y, groups)
-        for i in range(self.n_splits):
-            yield np.flatnonzero(folds != i), np.flatnonzero(folds == i)
+    The covariate (node degree, a score, any real value per sample; NaN is its own bin, dealt last) is
+    passed as ``groups``; folds follow :func:`hpstrat_lite.core.covariates.covariate_folds`. With the node
+    homophily as covariate, ``binning="uniform"`` bins on the covariate's range (not on [0, 1]); use
+    :class:`HomophilyStratifiedKFold` for HpStrat itself.
+
+    Parameters
+    ----------
+    n_splits : int, default 4
+        Number of folds, at least 3.
+    n_bins : int, default 10
+        Number B of covariate bins.
+    binning : {"uniform", "quantile"}, default "uniform"
+        B equal-width bins between the covariate's minimum and maximum, or bins at its ``j / B`` quantiles
+        (see :func:`hpstrat_lite.core.covariates.covariate_bins`).
+    shuffle : bool, default True
+        Shuffle samples within each stratum; with ``False`` they keep their index order.
+    random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default None
+        As in :class:`HomophilyStratifiedKFold`.
+
+    Examples
+    --------
+    >>> import numpy as np
+    >>> degree = np.array([1, 1, 2, 2, 8, 9, 1, 2, 9])
+    >>> cv = CovariateStratifiedKFold(n_splits=3, n_bins=3, binning="quantile", random_state=0)
+    >>> splits = cv.split(np.zeros((9, 1)), [0] * 9, groups=np.log1p(degree))
+    >>> [sorted(degree[test].tolist()) for _, test in splits]  # one node of each degree bin per fold
+    [[1, 2, 9], [1, 2, 8], [1, 2, 9]]
+    """
+
+    _groups_are = "the covariate"
+    _groups_hint = "pass one real value per sample (NaN for none)."
+
+    def __init__(self, n_splits: int = 4, *, n_bins: int = 10, binning: str = "uniform", shuffle: bool = True,
+                 random_state=None):
+        check_choice(binning, "binning", BINNINGS)
+        super().__init__(n_splits, n_bins=n_bins, shuffle=shuffle, random_state=random_state)
+        self.binning = binning
+
+    def _shuffled_folds(self, groups, labels, rng):
+        covariate = check_covariate(groups, labels.shape[0], "groups")
+        return covariate_folds(covariate, labels, k=self.n_splits, n_bins=self.n_bins, binning=self.binning,
+                               seed=rng)
+
+    def _bins(self, groups, n):
+        return covariate_bins(check_covariate(groups, n, "groups"), n_bins=self.n_bins, binning=self.binning)

@@ -3,4 +3,10 @@
 ``operators`` (sparse graph operators), ``randomness`` (per-run generators), ``models`` (the eight
 batched architectures), ``kernels`` (numba kernels for CPU), ``train`` (the training loop with early
 stopping), ``linkpred`` (link prediction encoders and their training).
+
+Needs the ``[pyg]`` extra (torch, torch_geometric); without it, importing any module here says so in one line.
 """
+from .._extras import require
+
+require("torch", extra="pyg")
+require("torch_geometric", extra="pyg")

@@ -25,6 +25,8 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._extras import require
+
 #: Files an audit with ``out=`` writes: the result rows (one per run, resumable) and the fold quality.
 ROWS_FILE, QUALITY_FILE = "rows.csv", "quality.csv"
 #: Below this Friedman p-value the split methods' spreads are said to differ.
@@ -155,7 +157,7 @@ class AuditResult:
 
     def plot(self, ax=None):
         """Figure of the cross-fold spread: per model, each method's std of test accuracy (points)."""
-        import matplotlib.pyplot as plt
+        plt = require("matplotlib.pyplot", extra="reports")
 
         if ax is None:
             _, ax = plt.subplots(figsize=(1.6 + 1.1 * len(self.std), 3.2))

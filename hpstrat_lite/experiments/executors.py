@@ -21,6 +21,7 @@ from __future__ import annotations
 import contextlib
 import os
 
+from .._extras import require
 from ..core._validate import check_bool, check_choice, check_int
 
 EXECUTORS = ("local", "ray")
@@ -63,7 +64,7 @@ def ray_runtime(address=None, *, num_cpus=None):
     (``"auto"``: the one ``ray start`` runs on this machine), or a local Ray of ``num_cpus`` CPUs
     (default: this machine's), started without a dashboard and shut down when the block ends.
     Yields the ``ray`` module."""
-    import ray
+    ray = require("ray", extra="ray")
 
     if ray.is_initialized():
         yield ray

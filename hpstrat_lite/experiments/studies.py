@@ -9,10 +9,11 @@ from __future__ import annotations
 import time
 from pathlib import Path
 import numpy as np
-import optuna
+from .._extras import require
 from .._io import file_lock
 from ..core._validate import check_int
 
+optuna = require("optuna", extra="studies")
 from .tuning import N_STARTUP_TRIALS, _check_space, run_trial, space_distributions
 
 # ----------------------------------------------------------------------------------------------

@@ -77,12 +77,14 @@ import time
 from pathlib import Path
 
 import numpy as np
-import optuna
 import pandas as pd
 import scipy.sparse as sp
-import torch
 
+from .._extras import require
 from ..core._validate import check_choice, check_int
+
+optuna = require("optuna", extra="studies")
+torch = require("torch", extra="pyg")
 from ..engine.linkpred import edge_split, run_link_prediction
 from .._host import host_cpu
 from .results import append_rows, code_version, model_name, read_rows

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .._extras import require
 from ..core.ranking import friedman_test, rank_methods, rank_tables
 
 RUN_ID = ["dataset", "model", "method", "k", "seed", "fold"]  # one run across results files of one protocol
@@ -231,7 +232,7 @@ def homophily_regression(rows: pd.DataFrame, *, x: str = "test_homophily", y: st
     Returns ``slope``, ``intercept``, ``p_value`` (two-sided t-test of the slope), ``r2``, ``n`` and the
     fitted ``model`` (a statsmodels results object, for plotting confidence bands).
     """
-    import statsmodels.api as sm
+    sm = require("statsmodels.api", extra="reports")
 
     df = rows[[x, y]].dropna()
     if len(df) < 3:

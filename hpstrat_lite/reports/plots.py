@@ -15,6 +15,7 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
+from .._extras import require
 from ..core.homophily import homophily_bins, mean_homophily
 
 #: The Okabe-Ito colours (Okabe and Ito, *Color Universal Design*, 2008): distinct for viewers with
@@ -129,7 +130,7 @@ def book_table(df, *, digits: int = 1, hide_index: bool = False):
 
 def use_book_style() -> None:
     """Matplotlib settings for figures legible at book width (fonts, dpi, grid)."""
-    import matplotlib as mpl
+    mpl = require("matplotlib", extra="reports")
 
     mpl.rcParams.update({
         "figure.dpi": 100, "savefig.dpi": 100, "figure.figsize": (BOOK_WIDTH, 3.2),
@@ -145,9 +146,7 @@ def _methods(names) -> list[str]:
 
 
 def _plt():
-    import matplotlib.pyplot as plt
-
-    return plt
+    return require("matplotlib.pyplot", extra="reports")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .._extras import require
 from ..core.folds import SPLIT_METHODS
 from ..experiments.results import RESULTS_DIR
 from .hpstrat import (PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_cost,
@@ -401,7 +402,7 @@ def timed_minutes_per_dataset(tables: dict, committed: pd.DataFrame, spans: dict
 
 def timed_minutes_plot(minutes: pd.DataFrame):
     """Horizontal bars, log scale: the training minutes per dataset of each timed command."""
-    import matplotlib.pyplot as plt
+    plt = require("matplotlib.pyplot", extra="reports")
 
     fig, ax = plt.subplots(figsize=(8, 6))
     minutes.plot.barh(logx=True, width=0.8, ax=ax)

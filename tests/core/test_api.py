@@ -15,7 +15,8 @@ DATA_ARGUMENTS = {
     "homophily_bins": ["homophily"], "mean_homophily": ["homophily"],
     "node_homophily": ["edge_index", "y", "num_nodes"], "fold_quality": ["folds", "y", "homophily"],
     "quality_table": ["datasets"], "friedman_test": ["df", "value"], "rank_methods": ["df", "value"],
-    "rank_tables": ["ranked"], "HomophilyStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
+    "rank_tables": ["ranked"], "HomophilyStratifiedKFold": ["n_splits"],
+    "CovariateStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
     "dataset_summary": ["names", "root"], "available_datasets": ["root"], "load_graph": ["path"],
     "as_graph": ["dataset", "root"], "HpStratSplit": [],
 }
@@ -38,24 +39,26 @@ def test_options_passed_by_position_raise_type_error():
     rng = np.random.default_rng(0)
     y = rng.integers(0, 3, 60)
     h = rng.random(60)
-    from hpstrat_lite import HomophilyStratifiedKFold, HpStratSplit
+    from hpstrat_lite import CovariateStratifiedKFold, HomophilyStratifiedKFold, HpStratSplit
 
     for call in (lambda: hpstrat_folds(h, y, 4, 5, 3), lambda: fold_quality(y, y, h, 4),
                  lambda: fold_rounds(y, 4), lambda: make_folds("stratified", h, y, 4, 1),
                  lambda: node_homophily([[0, 1], [1, 0]], [0, 0, 1], 3, False),
-                 lambda: HomophilyStratifiedKFold(3, 5), lambda: HpStratSplit(4)):
+                 lambda: HomophilyStratifiedKFold(3, 5), lambda: CovariateStratifiedKFold(3, 5),
+                 lambda: HpStratSplit(4)):
         with pytest.raises(TypeError, match="positional argument"):
             call()
     assert np.array_equal(hpstrat_folds(h, y, k=4, n_bins=5, seed=3), hpstrat_folds(h, y, k=4, n_bins=5, seed=3))
 
 
 def test_defaults_agree_between_function_splitter_and_transform():
-    from hpstrat_lite import HomophilyStratifiedKFold, HpStratSplit
+    from hpstrat_lite import CovariateStratifiedKFold, HomophilyStratifiedKFold, HpStratSplit
 
     k_function = inspect.signature(hpstrat_folds).parameters["k"].default
-    assert k_function == HomophilyStratifiedKFold().n_splits == HpStratSplit().k == 4
+    assert k_function == HomophilyStratifiedKFold().n_splits == CovariateStratifiedKFold().n_splits \
+        == HpStratSplit().k == 4
     assert inspect.signature(hpstrat_folds).parameters["n_bins"].default == HomophilyStratifiedKFold().n_bins \
-        == HpStratSplit().n_bins == 10
+        == CovariateStratifiedKFold().n_bins == HpStratSplit().n_bins == 10
 
 
 #: Parameter names that are data (a table of rows, a path, a folder, a graph size) even where they have a

@@ -148,7 +148,7 @@ def test_rounds_and_masks_follow_the_convention():
     (lambda: fold_rounds([0, 1, 3], k=3), r"folds must hold fold ids in 0..2"),
     (lambda: HomophilyStratifiedKFold(n_splits=2), r"n_splits=2 is too small: .* so n_splits must be >= 3"),
     (lambda: HomophilyStratifiedKFold(n_bins=0), r"n_bins must be an integer >= 1"),
-    (lambda: list(HomophilyStratifiedKFold(3).split(None, [0, 1, 0])), r"groups \(the node homophily"),
+    (lambda: list(HomophilyStratifiedKFold(3).split(np.zeros(3), [0, 1, 0])), r"groups \(the node homophily"),
     (lambda: HpStratSplit(k=1), r"k=1 is too small: a round needs a train, a validation and a test fold, "
                                 r"so k must be >= 3"),
 ])
@@ -164,7 +164,7 @@ def test_sklearn_splitter_matches_hpstrat_and_works_with_cross_val_score():
     rng = np.random.default_rng(0)
     X, y, h = rng.normal(size=(60, 3)), np.arange(60) % 3, rng.random(60)
     cv = HomophilyStratifiedKFold(n_splits=4, random_state=5)
-    assert repr(cv) == "HomophilyStratifiedKFold(n_splits=4, n_bins=10, shuffle=True, random_state=5)"
+    assert repr(cv) == "HomophilyStratifiedKFold(n_bins=10, n_splits=4, random_state=5, shuffle=True)"
     folds = hpstrat_folds(h, y, k=4, seed=5)
     for i, (train, test) in enumerate(cv.split(X, y, groups=h)):
         np.testing.assert_array_equal(test, np.flatnonzero(folds == i))
@@ -226,7 +226,8 @@ def test_hpstrat_split_is_a_registered_pyg_transform():
     from torch_geometric.transforms import BaseTransform
 
     assert isinstance(HpStratSplit(), BaseTransform)
-    assert repr(HpStratSplit(k=5, n_bins=3, seed=1)) == "HpStratSplit(k=5, n_bins=3, seed=1)"
+    assert repr(HpStratSplit(k=5, n_bins=3, seed=1)) == ("HpStratSplit(k=5, n_bins=3, seed=1, key='y', covariate=None, "
+                                                         "binning='uniform')")
     ei = torch.tensor([[0, 1, 2, 3, 4, 5], [1, 0, 3, 2, 5, 4]])
     data = T.Compose([T.ToUndirected(), HpStratSplit(k=3)])(Data(edge_index=ei, y=torch.tensor([0, 0, 1, 1, 0, 1]),
                                                                   num_nodes=6))
