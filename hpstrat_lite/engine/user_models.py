@@ -169,7 +169,6 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     y = y.long().to(dev)
     num_classes = int(y.max()) + 1
     masks = masks.to(dev)
-    rows = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
@@ -178,6 +177,23 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     threads = None if num_threads == "auto" else num_threads
     fingerprint = _data_fingerprint(data) if checkpoint is not None else None
     files = []
+    try:
+        rows = _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks, seeds, lr, weight_decay,
+                                      max_epochs, patience, dev, threads, checkpoint, fingerprint, files, bar, F)
+    finally:  # an error's message then follows the bar instead of being overwritten by it
+        if bar is not None:
+            bar.close()
+    for f in files:
+        f.unlink(missing_ok=True)
+    return rows
+
+
+def _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks, seeds, lr, weight_decay, max_epochs,
+                           patience, dev, threads, checkpoint, fingerprint, files, bar, F) -> list[dict]:
+    """The loop of :func:`train_factory_runs` over its runs (``files`` collects the checkpoint files)."""
+    from .train import _torch_threads
+
+    rows = []
     for r, seed in enumerate(seeds):
         saved = None
         if checkpoint is not None:
@@ -202,10 +218,6 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
         rows.append({"run": r, "seed": seed, "model": label, **row, "device": str(dev), "precision": "float32"})
         if bar is not None:
             bar.update(1)
-    if bar is not None:
-        bar.close()
-    for f in files:
-        f.unlink(missing_ok=True)
     return rows
 
 

@@ -162,16 +162,18 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
     # a finished pair costs nothing: no dataset loaded, no process started
     todo = [(name, model) for name in datasets for model in models if not _pair_keys(name, model, grid) <= done]
     bar.update(len(datasets) * len(models) - len(todo))
-    if executor == "ray" and todo:
-        _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process, cpus_per_pair)
-    else:
-        for name in dict.fromkeys(name for name, _ in todo):
-            dataset = _dataset_plan(name, grid)
-            for model in (m for n, m in todo if n == name):
-                bar.set_postfix_str(f"{name} / {model}")
-                done |= _run_pair(dataset, model, grid, done, train_runs)
-                bar.update(1)
-    bar.close()
+    try:
+        if executor == "ray" and todo:
+            _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process, cpus_per_pair)
+        else:
+            for name in dict.fromkeys(name for name, _ in todo):
+                dataset = _dataset_plan(name, grid)
+                for model in (m for n, m in todo if n == name):
+                    bar.set_postfix_str(f"{name} / {model}")
+                    done |= _run_pair(dataset, model, grid, done, train_runs)
+                    bar.update(1)
+    finally:  # an error's message then follows the bar instead of being overwritten by it
+        bar.close()
     return read_rows(out)
 
 
