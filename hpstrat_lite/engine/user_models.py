@@ -13,7 +13,14 @@ epochs, early stopping with patience 100 on the validation loss, test accuracy m
 weights of the epoch of lowest validation loss. The run's seed seeds torch's generator inside
 ``torch.random.fork_rng`` (initial weights, dropout), so the same seed gives the same run and the
 caller's global random state is left as it was. Rows name the model by its qualified name
-(``module.qualname``); on the command line a factory is written ``module:function``.
+(``module.qualname``; a factory defined in a script or a notebook by its own name); on the command line a
+factory is written ``module:function``.
+
+Cost: a factory's R runs train one after the other, so a (graph, factory) pair costs R single runs,
+where the built-in models train their R runs as one batched model
+(:func:`hpstrat_lite.engine.train.train_runs`). With ``checkpoint=`` every finished run is saved, so a
+stopped sweep or audit repeats at most the run it was in. An exception raised by the factory or the
+module becomes a :class:`ModelError` naming the model and the run.
 """
 from __future__ import annotations
 
@@ -126,7 +133,10 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     lr, weight_decay, max_epochs, patience, device, progress
         As in :func:`hpstrat_lite.engine.train.train_runs` (``patience=None``: exactly ``max_epochs`` epochs).
     num_threads : "auto", int or None
-        CPU threads while training (restored afterwards); ``"auto"`` and ``None`` leave torch's setting.
+        CPU threads while training (restored afterwards); ``"auto"``: one thread when the graph is small
+        (``num_nodes * max(num_features, 64)`` below :data:`hpstrat_lite.engine.train.SMALL_BATCH_ENTRIES`:
+        Texas, Cora), where a second thread mostly waits at OpenMP barriers on a busy machine, else
+        torch's setting; ``None`` leaves torch's setting.
     checkpoint : path, optional
         A folder where each finished run saves its row (a hash of the model, its masks, seed, protocol
         and data names the file): a call killed midway and repeated with the same arguments trains only
@@ -174,7 +184,13 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(seeds), desc=label, leave=False)
-    threads = None if num_threads == "auto" else num_threads
+    if num_threads == "auto":  # small graphs on one thread, as the batched engine does (train.SMALL_BATCH_ENTRIES)
+        from .train import SMALL_BATCH_ENTRIES
+
+        small = n * max(int(x.shape[1]), 64) < SMALL_BATCH_ENTRIES and dev.type == "cpu"
+        threads = 1 if small else None
+    else:
+        threads = num_threads
     fingerprint = _data_fingerprint(data) if checkpoint is not None else None
     files = []
     try:

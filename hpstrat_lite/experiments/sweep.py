@@ -16,7 +16,7 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_k, check_n_bins, check_seeds
+from ..core._validate import check_int, check_k, check_n_bins, check_seeds
 from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
@@ -140,6 +140,8 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
     seeds = check_seeds(seeds)
     check_k(k, None)
     check_n_bins(n_bins)
+    check_int(max_epochs, "max_epochs", 1)  # before any graph is read or any bar shown
+    check_int(patience, "patience", 1, allow_none=True)
     datasets = [datasets] if is_single_graph(datasets) else list(datasets)
     # every name is checked before any training; a user's graph (file or Data) is read and checked here
     datasets = [get_spec(d).name if is_dataset_name(d) else as_graph(d, root=root) for d in datasets]

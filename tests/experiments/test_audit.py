@@ -440,3 +440,41 @@ def test_notebook_models_are_named_by_their_own_name():
 
     make.__module__ = "__main__"
     assert model_label(make) == make.__qualname__ and "__main__" not in model_label(make)
+
+
+def test_cli_audit_takes_a_metric_control_methods_and_a_covariate_file(tmp_path, capsys):
+    from hpstrat_lite.cli import main
+
+    data = _graph()
+    np.savez(tmp_path / "toy.npz", edges=data.edge_index.numpy().T, node_labels=data.y.numpy(),
+             node_features=data.x.numpy())
+    np.save(tmp_path / "cov.npy", np.linspace(0, 1, data.num_nodes))
+    out = tmp_path / "audit"
+    rc = main(["audit", "--data", str(tmp_path / "toy.npz"), "--models", "MLP", "--methods", "stratified", "degree",
+               "placebo", "--covariate", str(tmp_path / "cov.npy"), "--metric", "macro_f1", "--max-epochs", "5",
+               "--patience", "5", "--device", "cpu", "--out", str(out), "--no-report"])
+    printed = capsys.readouterr().out
+    assert rc == 0 and "macro-F1" in printed and "[majority baseline]" in printed
+    result = load_audit(out)
+    assert result.metric == "macro_f1" and list(result.quality.index) == ["stratified", "degree", "placebo",
+                                                                            "covariate"]
+    (tmp_path / "cov.txt").write_text("1 2 3")
+    assert main(["audit", "--data", str(tmp_path / "toy.npz"), "--models", "MLP", "--covariate",
+                 str(tmp_path / "cov.txt"), "--out", str(tmp_path / "x")]) == 2
+    assert "--covariate" in capsys.readouterr().err
+
+
+def test_progress_is_shown_by_default_in_a_terminal(monkeypatch):
+    import io
+
+    from hpstrat_lite.experiments import audit as audit_module
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert audit_module._show_progress()
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    assert not audit_module._show_progress()
