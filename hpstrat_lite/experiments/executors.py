@@ -7,8 +7,11 @@
   resources (``num_cpus`` CPU threads, one GPU when it trains on CUDA). The task trains the pair's
   missing runs and *returns* their rows; the calling process (the driver) is the only one that
   writes the results file, appending each pair's rows as its task ends. Resuming, deduplication and
-  the row schema are therefore those of the local executor. A pair whose task is lost (a killed
-  driver, a lost node) left no rows, and the same command trains it again.
+  the row schema are therefore those of the local executor. A task lost with its worker process or
+  node is run again by Ray, at most :data:`MAX_RETRIES` times, before the sweep stops with one line
+  (:class:`LostTaskError`); a pair whose task never finished (a killed driver, say) left no rows, and
+  the same command trains it again. A user's model factory travels with its task (a factory defined in
+  a module must be importable on the workers; one defined in a script or notebook is sent by value).
 
 Ray runs on a cluster joined with ``address=`` (``ray start --head`` on one machine,
 ``ray start --address=<head>:6379`` on the others, then ``hpstrat experiment ... --executor ray
