@@ -188,12 +188,34 @@ def _cmd_tune(args) -> int:
     return 0
 
 
+def _load_covariate(path):
+    """A node covariate saved with ``numpy.save`` (``--covariate FILE.npy``)."""
+    import numpy as np
+
+    path = Path(path)
+    if not path.is_file():
+        raise FileNotFoundError(f"--covariate {str(path)!r} does not exist; expected a .npy file of one value per "
+                                f"node (numpy.save).")
+    try:
+        return np.load(path, allow_pickle=False)
+    except Exception as err:  # not an .npy file
+        raise ValueError(f"--covariate {str(path)!r} cannot be read as .npy (numpy.save): {type(err).__name__}: "
+                         f"{err}") from None
+
+
 def _cmd_audit(args) -> int:
     from .experiments.audit import audit, render_report
+    from .experiments.sweep import COVARIATE_METHOD
 
+    covariate = None
+    if args.covariate is not None:
+        covariate = _load_covariate(args.covariate)
+        if COVARIATE_METHOD not in args.methods:
+            args.methods = [*args.methods, COVARIATE_METHOD]
     result = audit(args.data, args.models, k=args.k, seeds=args.seeds, methods=args.methods, n_bins=args.bins,
-                   max_epochs=args.max_epochs, patience=args.patience, out=args.out, root=args.root,
-                   device=args.device, progress=True)
+                   metric=args.metric, covariate=covariate, max_epochs=args.max_epochs, patience=args.patience,
+                   out=args.out, root=args.root, device=args.device, progress=True, executor=args.executor,
+                   ray_address=args.ray_address)
     print(result.summary())
     print(f"\nrows: {Path(args.out) / 'rows.csv'}")
     if args.no_report:
@@ -299,6 +321,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh-process", action="store_true",
                    help="train every (dataset, model) pair in a new Ray worker process (max_calls=1), so that "
                         "none inherits the heap fragmented by the pairs before it (implies --executor ray)")
+    p.add_argument("--traceback", action="store_true", help="on an error, print the full traceback")
     p.set_defaults(func=_cmd_experiment)
 
     p = sub.add_parser(
@@ -360,15 +383,27 @@ def build_parser() -> argparse.ArgumentParser:
                                                  "edge_index, node_labels / y, optional node_features / x)")
     p.add_argument("--models", nargs="+", required=True,
                    help="built-in model names and/or factories 'module:function' importable from PYTHONPATH")
-    p.add_argument("--methods", nargs="+", default=["random", "stratified", "hpstrat"])
+    p.add_argument("--methods", nargs="+", default=["random", "stratified", "hpstrat"],
+                   help="split methods: random stratified hpstrat (default), the controls degree and placebo, "
+                        "covariate (with --covariate)")
+    p.add_argument("--covariate", default=None, metavar="FILE.npy",
+                   help="a node covariate (numpy.save, one value per node): adds the split method covariate")
+    p.add_argument("--metric", default="accuracy", choices=("accuracy", "balanced_accuracy", "macro_f1", "roc_auc"),
+                   help="test metric of the tables (default accuracy; every run records all four; model "
+                        "selection stays on the validation loss)")
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--bins", type=int, default=10)
     p.add_argument("--max-epochs", type=int, default=1000)
     p.add_argument("--patience", type=int, default=100)
     p.add_argument("--device", default="auto")
-    p.add_argument("--out", required=True, help="folder for rows.csv, quality.csv and report.html (a rerun resumes)")
+    p.add_argument("--executor", choices=("local", "ray"), default=None,
+                   help="local (default) or ray: each (graph, model) pair a Ray task, factories included")
+    p.add_argument("--ray-address", default=None, help="Ray cluster to join (default: a local Ray for the run)")
+    p.add_argument("--out", required=True, help="folder for rows.csv, quality.csv, baselines.csv, audit.json and "
+                                                "report.html (a rerun resumes; another graph's folder is refused)")
     p.add_argument("--no-report", action="store_true", help="skip the HTML report (papermill + nbconvert)")
+    p.add_argument("--traceback", action="store_true", help="on an error, print the full traceback")
     p.set_defaults(func=_cmd_audit)
 
     p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")
@@ -383,10 +418,23 @@ def main(argv=None) -> int:
     args = build_parser().parse_args(argv)
     try:
         return args.func(args)
-    except (ValueError, FileNotFoundError) as err:
+    except Exception as err:
+        model_error = _is_error(err, "hpstrat_lite.engine.user_models", "ModelError")
+        if getattr(args, "traceback", False) or not (
+                isinstance(err, (ValueError, FileNotFoundError)) or model_error
+                or _is_error(err, "hpstrat_lite.experiments.executors", "LostTaskError")):
+            raise
         what = f" {args.what}" if args.command == "tune" else ""
-        print(f"hpstrat {args.command}{what}: error: {err}", file=sys.stderr)
+        hint = " (--traceback for the full trace)" if model_error and hasattr(args, "traceback") else ""
+        print(f"hpstrat {args.command}{what}: error: {err}{hint}", file=sys.stderr)
         return 2
+
+
+def _is_error(err, module: str, name: str) -> bool:
+    """``err`` is an instance of ``module.name`` (checked without importing the module: one that raised
+    it is loaded already; the CLI does not load torch for commands that need none)."""
+    loaded = sys.modules.get(module)
+    return loaded is not None and isinstance(err, getattr(loaded, name))
 
 
 if __name__ == "__main__":

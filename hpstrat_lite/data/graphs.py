@@ -184,6 +184,12 @@ def load_graph(path, *, name: str | None = None, sparse_features: bool = False) 
                          f"(a torch.save'd Data, or an .npz with edges / edge_index and node_labels / y).")
     name = path.stem if name is None else name
     if suffix == ".npz":
+        with open(path, "rb") as fh:
+            head = fh.read(4)
+        if head not in (b"PK\x03\x04", b"PK\x05\x06"):  # numpy.savez writes a zip archive
+            raise ValueError(f"graph file {str(path)!r} is not an .npz archive (numpy.savez writes a zip file; this "
+                             f"one starts with {head!r}); save the arrays with numpy.savez(path, edges=..., "
+                             f"node_labels=..., node_features=...).")
         try:
             with np.load(path, allow_pickle=False) as z:
                 fields = {k: z[k] for k in z.files}

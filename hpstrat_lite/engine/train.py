@@ -70,6 +70,7 @@ from . import models as _models
 from ..data.feature_layout import engine_features
 from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, build_model, check_model, check_precision, matmul_precision,
                      native_bfloat16)
+from .metrics import run_scores
 from .operators import RunRows, SparseOp, graph_operators
 from .randomness import RunRandom
 
@@ -601,6 +602,8 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
         losses = [_run_losses(logits, y, all_weights[i]) for i in range(3)]
         correct = (logits.argmax(-1) == y[None, :]).float()  # [R, N]
         accs = [(correct * all_weights[i]).sum(1) for i in range(3)]
+        probs = torch.softmax(logits, -1).cpu().numpy()
+    scores = run_scores(probs, y.cpu().numpy(), [masks[1].cpu().numpy(), masks[2].cpu().numpy()])
     if device.type == "cuda":
         torch.cuda.synchronize(device)
     wall = spent + time.perf_counter() - t0
@@ -610,6 +613,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     cols = {k: v.cpu().tolist() for k, v in cols.items()}
     for r in range(R):
         row = {k: v[r] for k, v in cols.items()}
+        row.update({k: v for k, v in scores[r].items() if k not in row})  # accuracy: the torch figure above
         row.update(stopped_early=bool(stopped[r]), seconds=wall / R, batch_seconds=wall, batch_size=R)
         rows.append(row)
     return rows
@@ -638,8 +642,8 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         One of :data:`hpstrat_lite.engine.models.MODELS`, or a factory ``factory(in_channels, out_channels)``
         returning a ``torch.nn.Module`` whose ``forward(x, edge_index)`` gives logits: its runs are
         trained one at a time under the same protocol (:func:`hpstrat_lite.engine.user_models.train_factory_runs`;
-        ``hidden``, ``num_layers``, ``dropout``, ``feature_norm``, ``runs_per_batch``, ``checkpoint`` and
-        ``precision`` do not apply to it).
+        ``hidden``, ``num_layers``, ``dropout``, ``feature_norm``, ``runs_per_batch`` and ``precision`` do
+        not apply to it; ``checkpoint`` saves each finished run).
     train_mask, val_mask, test_mask : torch.Tensor of bool, shape ``[N, R]`` (or ``[N]`` for R = 1)
         One column per run (PyG's multi-split layout, e.g. :func:`hpstrat_lite.fold_masks`).
     seeds : sequence of int
@@ -679,7 +683,9 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     list of dict
         One dict per run, in mask-column order: ``run``, ``seed``, ``model``, ``best_epoch``,
         ``epochs_run``, ``stopped_early``, ``train_acc``, ``val_acc``, ``test_acc``,
-        ``train_loss``, ``val_loss``, ``test_loss`` (all measured with the best weights),
+        ``train_loss``, ``val_loss``, ``test_loss``, and on validation and test the other scores of
+        :data:`hpstrat_lite.engine.metrics.METRICS` (``val_balanced_acc``, ``test_macro_f1``,
+        ``test_roc_auc``, ...; all measured with the best weights),
         ``seconds`` (its batch's wall time / batch size), ``batch_seconds``, ``batch_size``,
         ``device``, ``precision``.
 
@@ -695,7 +701,8 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
 
         return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, lr=lr,
                                   weight_decay=weight_decay, max_epochs=max_epochs, patience=patience,
-                                  device=device, progress=progress, num_threads=num_threads)
+                                  device=device, progress=progress, num_threads=num_threads,
+                                  checkpoint=checkpoint)
     model = check_model(model)
     hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
           "dropout": check_real(dropout, "dropout", 0.0, 1.0, high_open=True),

@@ -13,19 +13,38 @@ epochs, early stopping with patience 100 on the validation loss, test accuracy m
 weights of the epoch of lowest validation loss. The run's seed seeds torch's generator inside
 ``torch.random.fork_rng`` (initial weights, dropout), so the same seed gives the same run and the
 caller's global random state is left as it was. Rows name the model by its qualified name
-(``module.qualname``); on the command line a factory is written ``module:function``.
+(``module.qualname``; a factory defined in a script or a notebook by its own name); on the command line a
+factory is written ``module:function``.
+
+Cost: a factory's R runs train one after the other, so a (graph, factory) pair costs R single runs,
+where the built-in models train their R runs as one batched model
+(:func:`hpstrat_lite.engine.train.train_runs`). With ``checkpoint=`` every finished run is saved, so a
+stopped sweep or audit repeats at most the run it was in. An exception raised by the factory or the
+module becomes a :class:`ModelError` naming the model and the run.
 """
 from __future__ import annotations
 
 import importlib
+import json
 import math
 import time
+from pathlib import Path
 
 import torch
 
 from ..core._validate import check_int, check_real
+from .metrics import run_scores
 
-__all__ = ["model_label", "resolve_model", "train_factory_runs"]
+__all__ = ["ModelError", "model_label", "resolve_model", "train_factory_runs"]
+
+
+class ModelError(RuntimeError):
+    """A user's model raised an exception while it was built or trained; the message names the model and
+    the run (``run``: its column in the masks), the original exception is its ``__cause__``."""
+
+    def __init__(self, message: str, *, run: int | None = None):
+        super().__init__(message)
+        self.run = run
 
 
 def _is_factory(model) -> bool:
@@ -78,18 +97,20 @@ def resolve_model(model):
 
 
 def model_label(model) -> str:
-    """The name result rows give a model: the built-in name, or ``module.qualname`` of a factory."""
+    """The name result rows give a model: the built-in name, ``module.qualname`` of a factory, or its
+    ``qualname`` alone when it is defined in a script or a notebook (module ``__main__``)."""
     model = resolve_model(model)
     if isinstance(model, str):
         return model
     target = getattr(model, "func", model)  # functools.partial: its function's name
     qualname = getattr(target, "__qualname__", type(target).__qualname__)
-    return f"{getattr(target, '__module__', None) or type(target).__module__}.{qualname}"
+    module = getattr(target, "__module__", None) or type(target).__module__
+    return qualname if module == "__main__" else f"{module}.{qualname}"  # a script's or notebook's: its name
 
 
 def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *, lr: float = 0.01,
                        weight_decay: float = 5e-4, max_epochs: int = 1000, patience: int | None = 100,
-                       device="auto", progress: bool = False, num_threads="auto") -> list[dict]:
+                       device="auto", progress: bool = False, num_threads="auto", checkpoint=None) -> list[dict]:
     """Train R runs of a user's model factory, one at a time, under the HpStrat protocol (Section 5).
 
     Run r builds ``factory(num_features, num_classes)`` with torch's generator seeded by ``seeds[r]``,
@@ -112,7 +133,23 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     lr, weight_decay, max_epochs, patience, device, progress
         As in :func:`hpstrat_lite.engine.train.train_runs` (``patience=None``: exactly ``max_epochs`` epochs).
     num_threads : "auto", int or None
-        CPU threads while training (restored afterwards); ``"auto"`` and ``None`` leave torch's setting.
+        CPU threads while training (restored afterwards); ``"auto"``: one thread when the graph is small
+        (``num_nodes * max(num_features, 64)`` below :data:`hpstrat_lite.engine.train.SMALL_BATCH_ENTRIES`:
+        Texas, Cora), where a second thread mostly waits at OpenMP barriers on a busy machine, else
+        torch's setting; ``None`` leaves torch's setting.
+    checkpoint : path, optional
+        A folder where each finished run saves its row (a hash of the model, its masks, seed, protocol
+        and data names the file): a call killed midway and repeated with the same arguments trains only
+        the runs that had not finished. The files are removed when the call returns.
+
+    Runs train one at a time: the cost of a factory's pair is R times one run (the built-in models
+    train their R runs as one batched model instead).
+
+    Raises
+    ------
+    ModelError
+        The factory or the module's ``forward`` raised; the message names the model, the run and its
+        seed, the original exception is its ``__cause__``.
 
     Returns
     -------
@@ -122,7 +159,7 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     """
     import torch.nn.functional as F
 
-    from .train import _check_graph_runs, _torch_threads
+    from .train import _check_graph_runs, _data_fingerprint, _torch_threads
 
     factory = resolve_model(factory)
     if isinstance(factory, str):
@@ -142,31 +179,83 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     y = y.long().to(dev)
     num_classes = int(y.max()) + 1
     masks = masks.to(dev)
-    rows = []
     bar = None
     if progress:
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(seeds), desc=label, leave=False)
-    threads = None if num_threads == "auto" else num_threads
+    if num_threads == "auto":  # small graphs on one thread, as the batched engine does (train.SMALL_BATCH_ENTRIES)
+        from .train import SMALL_BATCH_ENTRIES
+
+        small = n * max(int(x.shape[1]), 64) < SMALL_BATCH_ENTRIES and dev.type == "cpu"
+        threads = 1 if small else None
+    else:
+        threads = num_threads
+    fingerprint = _data_fingerprint(data) if checkpoint is not None else None
+    files = []
+    try:
+        rows = _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks, seeds, lr, weight_decay,
+                                      max_epochs, patience, dev, threads, checkpoint, fingerprint, files, bar, F)
+    finally:  # an error's message then follows the bar instead of being overwritten by it
+        if bar is not None:
+            bar.close()
+    for f in files:
+        f.unlink(missing_ok=True)
+    return rows
+
+
+def _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks, seeds, lr, weight_decay, max_epochs,
+                           patience, dev, threads, checkpoint, fingerprint, files, bar, F) -> list[dict]:
+    """The loop of :func:`train_factory_runs` over its runs (``files`` collects the checkpoint files)."""
+    from .train import _torch_threads
+
+    rows = []
     for r, seed in enumerate(seeds):
-        with _torch_threads(threads), torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
-            torch.manual_seed(seed)
-            row = _train_one(factory, label, x, edge_index, y, num_classes, masks[:, :, r], lr, weight_decay,
-                             max_epochs, patience, F)
+        saved = None
+        if checkpoint is not None:
+            saved = _run_file(checkpoint, label, masks[:, :, r], seed, (lr, weight_decay, max_epochs, patience),
+                              fingerprint)
+            files.append(saved)
+        if saved is not None and saved.exists():
+            row = json.loads(saved.read_text())
+        else:
+            with _torch_threads(threads), torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
+                torch.manual_seed(seed)
+                try:
+                    row = _train_one(factory, label, x, edge_index, y, num_classes, masks[:, :, r], lr,
+                                     weight_decay, max_epochs, patience, F)
+                except ModelError as err:
+                    raise ModelError(f"{err} (run {r}, seed {seed})", run=r) from err.__cause__
+            if saved is not None:
+                from .._io import atomic_write
+
+                saved.parent.mkdir(parents=True, exist_ok=True)
+                atomic_write(saved, lambda tmp: Path(tmp).write_text(json.dumps(row)))
         rows.append({"run": r, "seed": seed, "model": label, **row, "device": str(dev), "precision": "float32"})
         if bar is not None:
             bar.update(1)
-    if bar is not None:
-        bar.close()
     return rows
+
+
+def _run_file(folder, label, masks, seed, protocol, fingerprint) -> Path:
+    """The checkpoint file of one finished run of a factory: named by a hash of everything it depends on."""
+    import hashlib
+    import re
+
+    digest = hashlib.sha1(repr((label, int(seed), protocol, fingerprint, tuple(masks.shape))).encode())
+    digest.update(masks.cpu().numpy().tobytes())
+    return Path(folder) / f"{re.sub(r'[^A-Za-z0-9_.-]', '_', label)}-{digest.hexdigest()[:16]}.run.json"
 
 
 def _train_one(factory, label, x, edge_index, y, num_classes, masks, lr, weight_decay, max_epochs, patience, F):
     """One run (see :func:`train_factory_runs`); masks ``[3, N]``."""
     t0 = time.perf_counter()
     tr, va, te = masks[0], masks[1], masks[2]
-    model = factory(int(x.shape[1]), num_classes)
+    try:
+        model = factory(int(x.shape[1]), num_classes)
+    except Exception as err:
+        raise ModelError(f"model {label}: factory({int(x.shape[1])}, {num_classes}) raised {type(err).__name__}: "
+                         f"{err}") from err
     if not isinstance(model, torch.nn.Module):
         raise ValueError(f"model factory {label} returned a {type(model).__name__}; it must return a "
                          f"torch.nn.Module whose forward(x, edge_index) gives logits.")
@@ -182,6 +271,8 @@ def _train_one(factory, label, x, edge_index, y, num_classes, masks, lr, weight_
         except TypeError as err:  # a forward that does not take (x, edge_index)
             raise ValueError(f"model {label}: forward(x, edge_index) failed: {err}; the module's forward must take "
                              f"the node features and edge_index and return logits.") from None
+        except Exception as err:
+            raise ModelError(f"model {label}: forward(x, edge_index) raised {type(err).__name__}: {err}") from err
         if not torch.is_tensor(out) or tuple(out.shape) != (x.shape[0], num_classes):
             shape = tuple(out.shape) if torch.is_tensor(out) else type(out).__name__
             raise ValueError(f"model {label}: forward(x, edge_index) must return logits of shape [num_nodes, "
@@ -194,7 +285,10 @@ def _train_one(factory, label, x, edge_index, y, num_classes, masks, lr, weight_
         model.train()
         opt.zero_grad(set_to_none=True)
         loss = F.cross_entropy(logits()[tr], y[tr])
-        loss.backward()
+        try:
+            loss.backward()
+        except Exception as err:
+            raise ModelError(f"model {label}: the backward pass raised {type(err).__name__}: {err}") from err
         opt.step()
         model.eval()
         with torch.no_grad():
@@ -216,10 +310,13 @@ def _train_one(factory, label, x, edge_index, y, num_classes, masks, lr, weight_
         for split, m in (("train", tr), ("val", va), ("test", te)):
             metrics[f"{split}_acc"] = float((pred[m] == y[m]).float().mean())
             metrics[f"{split}_loss"] = float(F.cross_entropy(out[m], y[m]))
+        probs = torch.softmax(out, -1)[None].cpu().numpy()
+    scores = run_scores(probs, y.cpu().numpy(), [va.cpu().numpy()[None], te.cpu().numpy()[None]])[0]
     if x.device.type == "cuda":
         torch.cuda.synchronize(x.device)
     wall = time.perf_counter() - t0
     return {"train_acc": metrics["train_acc"], "val_acc": metrics["val_acc"], "test_acc": metrics["test_acc"],
             "train_loss": metrics["train_loss"], "val_loss": metrics["val_loss"], "test_loss": metrics["test_loss"],
+            **{k: v for k, v in scores.items() if k not in metrics},
             "best_epoch": best_epoch, "epochs_run": epochs_run, "stopped_early": stopped, "seconds": wall,
             "batch_seconds": wall, "batch_size": 1}

@@ -7,8 +7,11 @@
   resources (``num_cpus`` CPU threads, one GPU when it trains on CUDA). The task trains the pair's
   missing runs and *returns* their rows; the calling process (the driver) is the only one that
   writes the results file, appending each pair's rows as its task ends. Resuming, deduplication and
-  the row schema are therefore those of the local executor. A pair whose task is lost (a killed
-  driver, a lost node) left no rows, and the same command trains it again.
+  the row schema are therefore those of the local executor. A task lost with its worker process or
+  node is run again by Ray, at most :data:`MAX_RETRIES` times, before the sweep stops with one line
+  (:class:`LostTaskError`); a pair whose task never finished (a killed driver, say) left no rows, and
+  the same command trains it again. A user's model factory travels with its task (a factory defined in
+  a module must be importable on the workers; one defined in a script or notebook is sent by value).
 
 Ray runs on a cluster joined with ``address=`` (``ray start --head`` on one machine,
 ``ray start --address=<head>:6379`` on the others, then ``hpstrat experiment ... --executor ray
@@ -26,6 +29,16 @@ from ..core._validate import check_bool, check_choice, check_int
 
 EXECUTORS = ("local", "ray")
 """The values of ``executor``."""
+
+#: How many times Ray runs a pair's task again when its worker process or node dies (not when the
+#: task's own code raises: that error is the pair's answer and ends the sweep).
+MAX_RETRIES = 2
+
+
+class LostTaskError(RuntimeError):
+    """A pair's Ray task was lost with its worker more than :data:`MAX_RETRIES` times; the rows of the
+    pairs that finished are in the results file, and the same command trains the rest."""
+
 
 _LOADED = {}  # the one dataset a Ray worker process keeps loaded between tasks: {plan key: (data, h, plan)}
 
@@ -106,7 +119,9 @@ def _pair_task(name, model, grid, done, threads):
     from .sweep import _dataset_plan, _run_key, _train_and_describe
 
     torch.set_num_threads(threads)
-    key = (name, grid["root"], grid["k"], tuple(grid["seeds"]), tuple(grid["methods"]), grid["n_bins"])
+    cov = grid.get("covariate")
+    key = (name, grid["root"], grid["k"], tuple(grid["seeds"]), tuple(grid["methods"]), grid["n_bins"],
+           None if cov is None else cov.tobytes())
     if key not in _LOADED:
         _LOADED.clear()
         _LOADED[key] = _dataset_plan(name, grid)
@@ -119,6 +134,7 @@ def _pair_task(name, model, grid, done, threads):
     out = grid["out"]
     # checkpoints beside the results file where this machine has its folder (the driver's machine)
     checkpoint = out.parent / f".{out.stem}.checkpoints" if out.parent.is_dir() else None
+    model = grid.get("factories", {}).get(model, model)  # a user's factory travels with the grid
     return _train_and_describe(data, model, runs, k, h, grid["n_bins"], grid["max_epochs"], grid["patience"],
                                grid["device"], grid["runs_per_batch"], train_runs, grid["version"],
                                checkpoint=checkpoint)
@@ -139,8 +155,10 @@ def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpu
         A new worker process for every pair (``max_calls=1``), so that none inherits the heap of the
         pairs before it.
 
-    A failing task re-raises its error here once the tasks ahead of it have landed; the tasks not yet
-    finished are cancelled, and their pairs train again when the command is rerun.
+    A task lost with its worker process or node is run again, at most :data:`MAX_RETRIES` times, then
+    :class:`LostTaskError` ends the sweep. A task whose code raises re-raises that error here (the
+    original exception, not Ray's wrapper) once the tasks ahead of it have landed. Either way the tasks
+    not yet finished are cancelled, and their pairs train again when the command is rerun.
     """
     from .results import append_rows
     from .sweep import RUN_KEY, _pair_keys
@@ -153,7 +171,8 @@ def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpu
             raise ValueError(f"cpus_per_pair={cpus_per_pair} is more than the Ray cluster's {total_cpus} CPUs.")
         grid = {**grid, "device": device}
         options = {"max_calls": 1} if fresh_process else {}
-        task = ray.remote(_pair_task).options(max_retries=0, **resources, **options)
+        task = ray.remote(_pair_task).options(max_retries=MAX_RETRIES, retry_exceptions=False, **resources,
+                                              **options)
         pending = {}
         for name, model in pairs:
             mine = frozenset(_pair_keys(name, model, grid) & done)
@@ -162,7 +181,7 @@ def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpu
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 label = pending.pop(ready[0])
-                rows = ray.get(ready[0])  # re-raises the task's error
+                rows = _task_rows(ray, ready[0], label)
                 if rows:
                     append_rows(grid["out"], rows)
                     done |= {tuple(r[c] for c in RUN_KEY) for r in rows}
@@ -171,3 +190,21 @@ def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpu
         finally:
             for ref in pending:
                 ray.cancel(ref, force=True)
+
+
+def _task_rows(ray, ref, label):
+    """The rows a pair's task returned; its own exception re-raised as it was raised in the task, a task
+    lost with its worker :data:`MAX_RETRIES` + 1 times as :class:`LostTaskError`."""
+    from ray.exceptions import RayError, RayTaskError
+
+    try:
+        return ray.get(ref)
+    except RayTaskError as err:
+        cause = getattr(err, "cause", None)
+        if isinstance(cause, Exception):
+            raise cause from None
+        raise
+    except RayError as err:  # WorkerCrashedError, NodeDiedError, ObjectLostError, ...
+        raise LostTaskError(f"the Ray task of pair {label} was lost {MAX_RETRIES + 1} times "
+                            f"({type(err).__name__}); the rows of the finished pairs are saved, rerun the same "
+                            f"command to train the rest.") from None

@@ -16,12 +16,16 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_k, check_n_bins, check_seeds
+from ..core._validate import check_int, check_k, check_n_bins, check_seeds
 from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
 from .executors import check_executor, run_pairs_on_ray
 from .results import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
+
+#: Suffixes of the metric columns every row has on validation and test besides accuracy (``val_<s>``, ``test_<s>``;
+#: :mod:`hpstrat_lite.engine.metrics`).
+METRIC_SUFFIXES = ("balanced_acc", "macro_f1", "roc_auc")
 
 RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience"]
 """Columns that identify one run; a row with the same key is never trained twice."""
@@ -52,7 +56,7 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
                    runs_per_batch: int | None = None, progress: bool = True, workers: int = 1,
                    fresh_process: bool = False,
                    executor: str | None = None, ray_address: str | None = None,
-                   cpus_per_pair: int | None = None) -> pd.DataFrame:
+                   cpus_per_pair: int | None = None, covariate=None) -> pd.DataFrame:
     """Run (or resume) the grid and return every row of the results file.
 
     Parameters
@@ -69,7 +73,8 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
         importable by the worker processes (defined in a module, not in a notebook).
     k, seeds, methods, n_bins
         Folds per split, split seeds, split methods (default random, stratified, hpstrat; the controls
-        "degree" and "placebo" of :data:`hpstrat_lite.core.folds.CONTROL_METHODS` on request), bins B.
+        "degree" and "placebo" of :data:`hpstrat_lite.core.folds.CONTROL_METHODS` on request, and
+        "covariate" with ``covariate=``), bins B.
     out : path, optional
         Results CSV (default :func:`default_results_path`). Rows already there are not rerun.
     max_epochs, patience
@@ -101,11 +106,17 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
     cpus_per_pair : int, optional
         CPUs (and torch threads) each Ray task declares. Default 1; with ``fresh_process`` and no
         ``workers``, all of the local Ray's CPUs.
+    covariate : array-like of shape (num_nodes,), optional
+        A node covariate of the user's (one real value per node, NaN allowed): the split method
+        ``"covariate"`` stratifies on its uniform bins and the classes
+        (:func:`hpstrat_lite.core.covariates.covariate_folds`). Its rows are named ``"covariate"``, so
+        one results file holds the runs of one covariate.
 
     Returns
     -------
     pandas.DataFrame with one row per run: the run key, ``best_epoch``, ``epochs_run``, ``train_acc``,
-    ``val_acc``, ``test_acc``, ``test_homophily`` (mean over the test fold's non-isolated nodes),
+    ``val_acc``, ``test_acc``, the other scores of validation and test (:data:`METRIC_SUFFIXES`:
+    ``val_balanced_acc``, ``test_macro_f1``, ``test_roc_auc``, ...), ``test_homophily`` (mean over the test fold's non-isolated nodes),
     ``test_isolated``, ``seconds``, ``batch_size``, ``device``, ``code_version``, ``finished_at``.
     """
     from tqdm.auto import tqdm
@@ -121,12 +132,16 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
     factories = {model_label(m): m for m in models if not isinstance(m, str)}
     models = [model_label(m) for m in models]
     methods = list(SPLIT_METHODS) if methods is None else list(methods)
+    allowed = ALL_METHODS + ((COVARIATE_METHOD,) if covariate is not None else ())
     for m in methods:
-        if m not in ALL_METHODS:
-            raise ValueError(f"methods must be a subset of {ALL_METHODS}; got {m!r}.")
+        if m not in allowed:
+            hint = " ('covariate' needs covariate=)" if m == COVARIATE_METHOD else ""
+            raise ValueError(f"methods must be a subset of {allowed}{hint}; got {m!r}.")
     seeds = check_seeds(seeds)
     check_k(k, None)
     check_n_bins(n_bins)
+    check_int(max_epochs, "max_epochs", 1)  # before any graph is read or any bar shown
+    check_int(patience, "patience", 1, allow_none=True)
     datasets = [datasets] if is_single_graph(datasets) else list(datasets)
     # every name is checked before any training; a user's graph (file or Data) is read and checked here
     datasets = [get_spec(d).name if is_dataset_name(d) else as_graph(d, root=root) for d in datasets]
@@ -137,24 +152,30 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
     out = Path(out) if out is not None else default_results_path(k, seeds, max_epochs=max_epochs, patience=patience,
                                                                  n_bins=n_bins)
     check_protocol(out, max_epochs=max_epochs, patience=patience, n_bins=n_bins)
+    if covariate is not None:
+        from ..core._validate import check_covariate
+
+        covariate = check_covariate(covariate, None)
     grid = dict(k=k, seeds=seeds, methods=methods, n_bins=n_bins, out=out, root=root, device=device,
                 max_epochs=max_epochs, patience=patience, runs_per_batch=runs_per_batch, version=version,
-                graphs=graphs, factories=factories)
+                graphs=graphs, factories=factories, covariate=covariate, progress=progress)
     bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not progress)
     done = _finished_keys(read_rows(out))
     # a finished pair costs nothing: no dataset loaded, no process started
     todo = [(name, model) for name in datasets for model in models if not _pair_keys(name, model, grid) <= done]
     bar.update(len(datasets) * len(models) - len(todo))
-    if executor == "ray" and todo:
-        _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process, cpus_per_pair)
-    else:
-        for name in dict.fromkeys(name for name, _ in todo):
-            dataset = _dataset_plan(name, grid)
-            for model in (m for n, m in todo if n == name):
-                bar.set_postfix_str(f"{name} / {model}")
-                done |= _run_pair(dataset, model, grid, done, train_runs)
-                bar.update(1)
-    bar.close()
+    try:
+        if executor == "ray" and todo:
+            _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process, cpus_per_pair)
+        else:
+            for name in dict.fromkeys(name for name, _ in todo):
+                dataset = _dataset_plan(name, grid)
+                for model in (m for n, m in todo if n == name):
+                    bar.set_postfix_str(f"{name} / {model}")
+                    done |= _run_pair(dataset, model, grid, done, train_runs)
+                    bar.update(1)
+    finally:  # an error's message then follows the bar instead of being overwritten by it
+        bar.close()
     return read_rows(out)
 
 
@@ -167,9 +188,27 @@ def _dataset_plan(name, grid):
         data = load_dataset(name, root=grid["root"], sparse_features=True)
     y, h = _labels_and_homophily(data)
     degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes) if "degree" in grid["methods"] else None
-    plan = [(method, seed, make_folds(method, h, y, k=grid["k"], seed=seed, n_bins=grid["n_bins"], degree=degree))
+    plan = [(method, seed, split_folds(method, h, y, k=grid["k"], seed=seed, n_bins=grid["n_bins"], degree=degree,
+                                       covariate=grid.get("covariate")))
             for method in grid["methods"] for seed in grid["seeds"]]
     return data, h, plan
+
+
+#: The split method of a user's node covariate (``covariate=`` of :func:`run_experiment`).
+COVARIATE_METHOD = "covariate"
+
+
+def split_folds(method, h, y, *, k, seed, n_bins, degree=None, covariate=None):
+    """The folds of one split method: :func:`hpstrat_lite.core.folds.make_folds` for
+    :data:`hpstrat_lite.core.folds.ALL_METHODS`, and for ``"covariate"`` the (covariate bin, class) folds of
+    a user's covariate (:func:`hpstrat_lite.core.covariates.covariate_folds`, ``n_bins`` uniform bins)."""
+    if method == COVARIATE_METHOD:
+        from ..core.covariates import covariate_folds
+
+        if covariate is None:
+            raise ValueError("method='covariate' needs covariate= (one real value per node).")
+        return covariate_folds(covariate, y, k=k, n_bins=n_bins, seed=seed)
+    return make_folds(method, h, y, k=k, seed=seed, n_bins=n_bins, degree=degree)
 
 
 def _run_key(dataset: str, model: str, method: str, seed: int, fold: int, grid) -> tuple:
@@ -195,7 +234,7 @@ def _run_pair(dataset, model, grid, done, train_runs) -> set:
     rows = _train_and_describe(data, grid.get("factories", {}).get(model, model), runs, k, h, n_bins, max_epochs,
                                patience, grid["device"],
                                grid["runs_per_batch"], train_runs, grid["version"],
-                               checkpoint=out.parent / f".{out.stem}.checkpoints")
+                               checkpoint=out.parent / f".{out.stem}.checkpoints", progress=grid.get("progress", False))
     append_rows(out, rows)
     return {tuple(r[c] for c in RUN_KEY) for r in rows}
 
@@ -219,13 +258,27 @@ def _finished_keys(table: pd.DataFrame) -> set:
 
 
 def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, device, runs_per_batch,
-                        train_runs, version, checkpoint=None) -> list[dict]:
+                        train_runs, version, checkpoint=None, progress=False) -> list[dict]:
+    """Train ``runs`` (``(method, seed, fold, folds)``) of one model on ``data`` and return their rows.
+
+    A factory's runs show a progress bar over runs when ``progress`` (they train one at a time); an
+    exception in a factory's model becomes a :class:`hpstrat_lite.engine.user_models.ModelError` naming
+    the model, the graph, the split method, the split seed and the fold."""
+    from ..engine.user_models import ModelError
 
     train_mask, val_mask, test_mask = _run_masks([(folds, fold) for _, _, fold, folds in runs], k)
-    results = train_runs(data, model, train_mask, val_mask, test_mask,
-                         seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
-                         max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch,
-                         checkpoint=checkpoint)
+    extra = {} if isinstance(model, str) else {"progress": progress}
+    try:
+        results = train_runs(data, model, train_mask, val_mask, test_mask,
+                             seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
+                             max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch,
+                             checkpoint=checkpoint, **extra)
+    except ModelError as err:
+        if err.run is None:
+            raise
+        method, seed, fold, _ = runs[err.run]
+        raise ModelError(f"{err}; on {data.name}, split method {method}, split seed {seed}, fold {fold}",
+                         run=err.run) from err.__cause__
     if not isinstance(model, str):  # a user's factory: rows name it module.qualname
         from ..engine.user_models import model_label
 
@@ -238,6 +291,8 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
                      "n_bins": n_bins, "max_epochs": max_epochs, "patience": patience,
                      "run_seed": res["seed"], "best_epoch": res["best_epoch"], "epochs_run": res["epochs_run"],
                      "train_acc": res["train_acc"], "val_acc": res["val_acc"], "test_acc": res["test_acc"],
+                     **{f"{split}_{name}": res.get(f"{split}_{name}", float("nan"))
+                        for name in METRIC_SUFFIXES for split in ("val", "test")},
                      "val_loss": res["val_loss"],
                      "test_homophily": float(np.nanmean(ht)) if np.isfinite(ht).any() else float("nan"),
                      "test_isolated": int(np.isnan(ht).sum()), "seconds": res["seconds"],

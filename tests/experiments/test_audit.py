@@ -175,3 +175,306 @@ def test_cli_audit_names_a_missing_or_unreadable_file(tmp_path, capsys):
     assert main(["audit", "--data", str(tmp_path / "bad.pt"), "--models", "GCN", "--out", str(tmp_path)]) == 2
     err = capsys.readouterr().err.strip()
     assert err.startswith("hpstrat audit: error: graph file") and "bad.pt' cannot be read" in err
+
+
+# ---------------------------------------------------------------------------------------------------
+# Metrics, baselines, statistics, outputs, errors
+# ---------------------------------------------------------------------------------------------------
+
+def _constructed_rows(spread, *, models=("A", "B"), seeds=(0, 1, 2), k=4, level=None, seed=0):
+    """Rows of an audit whose test scores per (model, method, seed) are level + spread[method] * z_fold."""
+    rng = np.random.default_rng(seed)
+    rows = []
+    for model in models:
+        for method, s in spread.items():
+            for split_seed in seeds:
+                z = rng.standard_normal(k)
+                z = (z - z.mean()) / z.std(ddof=1)
+                base = (level or {}).get(model, 0.7)
+                for fold in range(k):
+                    value = base + s * z[fold]
+                    rows.append({"dataset": "toy", "model": model, "method": method, "seed": split_seed,
+                                 "fold": fold, "k": k, "test_acc": value, "test_balanced_acc": value,
+                                 "test_macro_f1": value, "test_roc_auc": value})
+    return pd.DataFrame(rows)
+
+
+QUALITY = pd.DataFrame({"method": ["random", "stratified", "hpstrat"], "sdd": 0.0, "cdd": 0.0, "chd": 0.0,
+                        "w1": 0.0}).set_index("method")
+
+
+def test_two_models_three_seeds_can_reach_significance():
+    rows = _constructed_rows({"random": 0.05, "stratified": 0.03, "hpstrat": 0.01})
+    result = AuditResult.from_rows(rows, QUALITY)
+    assert result.friedman.n_blocks == 6 and result.friedman.min_pvalue < 0.05
+    assert result.friedman.pvalue == pytest.approx(np.exp(-6))  # every block ranks hpstrat < stratified < random
+    assert result.conclusive and "the split methods differ" in result.verdict()
+    assert result.ranks.loc["mean"].idxmin() == "hpstrat"
+    # models as blocks with seeds averaged away could not: 2 blocks reach at best p = exp(-2)
+    one_seed = AuditResult.from_rows(rows[rows["seed"] == 0], QUALITY)
+    assert one_seed.friedman.min_pvalue == pytest.approx(np.exp(-2)) and not one_seed.conclusive
+    assert one_seed.friedman.blocks_needed == 3 and "from 3 blocks on" in one_seed.design_line()
+
+
+def test_friedman_blocks_equals_scipy_and_states_what_significance_needs():
+    from scipy.stats import friedmanchisquare
+
+    from hpstrat_lite.experiments.audit import friedman_blocks
+
+    rng = np.random.default_rng(1)
+    table = pd.DataFrame(rng.integers(0, 4, (7, 4)).astype(float), columns=list("abcd"))  # ties included
+    got = friedman_blocks(table)
+    stat, p = friedmanchisquare(*[table[c] for c in table])
+    assert got.statistic == pytest.approx(stat) and got.pvalue == pytest.approx(p)
+    from scipy.stats import chi2
+
+    if got.blocks_needed_observed is not None:  # the smallest n at the observed W reaching p < 0.05
+        n, w = got.blocks_needed_observed, got.kendall_w
+        assert chi2.sf(w * n * 3, 3) < 0.05 <= chi2.sf(w * (n - 1) * 3, 3)
+    assert np.isnan(friedman_blocks(table.iloc[:1]).pvalue)
+
+
+def test_best_model_changes_only_beyond_the_cross_seed_spread():
+    from hpstrat_lite.experiments.audit import best_model_changes, best_model_rule
+
+    def per_seed(values):  # {(model, method): [per-seed means]}
+        return pd.DataFrame([{"model": m, "method": meth, "seed": s, "mean": v}
+                             for (m, meth), vs in values.items() for s, v in enumerate(vs)])
+
+    flip = per_seed({("A", "random"): [80, 81, 79], ("B", "random"): [70, 71, 69],
+                     ("A", "hpstrat"): [70, 71, 69], ("B", "hpstrat"): [80, 80, 81]})
+    rule = best_model_rule(flip)
+    assert rule.loc["random", "best"] == "A" and rule.loc["hpstrat", "best"] == "B"
+    assert rule["counts"].all() and best_model_changes(rule)
+    noisy = per_seed({("A", "random"): [80, 70, 81], ("B", "random"): [70, 80, 70.5],
+                      ("A", "hpstrat"): [70, 80, 70], ("B", "hpstrat"): [80, 70, 80.5]})
+    rule = best_model_rule(noisy)  # +0.05-point style leads that flip from seed to seed do not count
+    assert rule.loc["hpstrat", "best"] != rule.loc["random", "best"] and not best_model_changes(rule)
+    one_seed = best_model_rule(flip[flip["seed"] == 0])
+    assert not one_seed["counts"].any()  # with one seed no lead counts
+
+
+def test_baselines_mark_models_at_the_majority_rate():
+    rows = _constructed_rows({"random": 0.05, "stratified": 0.0, "hpstrat": 0.01},
+                             level={"A": 0.78, "B": 0.90})
+    base = []
+    for method in ("random", "stratified", "hpstrat"):
+        for seed in range(3):
+            for fold in range(4):
+                for name, v in (("majority", 0.78), ("logistic", 0.85)):
+                    base.append({"baseline": name, "method": method, "seed": seed, "fold": fold,
+                                 **{f"test_{c}": v for c in ("acc", "balanced_acc", "macro_f1", "roc_auc")}})
+    result = AuditResult.from_rows(rows, QUALITY, baselines=pd.DataFrame(base), class_counts=[9192, 2566])
+    assert result.at_majority == ["A"] and list(result.baselines.index) == ["majority", "logistic"]
+    assert result.baselines.loc["majority", "hpstrat"] == pytest.approx(78.0)
+    assert "within noise of the majority-class baseline" in result.verdict() and "A" in result.verdict()
+    assert result.imbalanced_binary and "metric='roc_auc'" in result.summary()
+    only_a = AuditResult.from_rows(rows[rows["model"] == "A"], QUALITY, baselines=pd.DataFrame(base))
+    assert "rests only on models that learned no more than the class shares" in only_a.verdict()
+
+
+def test_rows_without_the_new_metrics_still_read():
+    rows = _constructed_rows({"random": 0.05, "stratified": 0.03, "hpstrat": 0.01})
+    old = rows.drop(columns=["test_balanced_acc", "test_macro_f1", "test_roc_auc"])
+    assert AuditResult.from_rows(old, QUALITY).std.shape == (2, 3)
+    with pytest.raises(ValueError, match=r"metric='roc_auc': 72 of the 72 rows have no 'test_roc_auc'"):
+        AuditResult.from_rows(old, QUALITY, metric="roc_auc")
+
+
+def test_roc_auc_audit_of_an_imbalanced_binary_graph_with_baselines(data_root, tmp_path):
+    """Twitch-PTBR: two classes, 65 % of the nodes in the larger one."""
+    result = audit("Twitch-PTBR", ["MLP"], k=4, seeds=[0], metric="roc_auc", max_epochs=30, patience=10,
+                   device="cpu", root=data_root, out=tmp_path / "a", progress=False)
+    rows = result.rows
+    assert len(rows) == 12 and rows["test_roc_auc"].between(0, 1).all()
+    assert result.std.loc["MLP", "hpstrat"] == pytest.approx(
+        100 * rows[rows["method"] == "hpstrat"]["test_roc_auc"].std())
+    assert result.baselines.loc["majority"].tolist() == [50.0, 50.0, 50.0]  # a constant score: ROC-AUC 0.5
+    assert (result.baselines.loc["logistic"] > 50).all()
+    assert result.imbalanced_binary and result.class_counts == [1251, 661]
+    # the same folder read back on another metric: one run served every metric
+    acc = load_audit(tmp_path / "a", metric="accuracy")
+    assert acc.baselines.loc["majority"].round(0).tolist() == [65.0, 65.0, 65.0]
+    assert "metric='roc_auc'" in acc.summary() and "metric='roc_auc'" not in result.summary()
+
+
+def test_control_methods_and_a_user_covariate(tmp_path):
+    data = _graph()
+    cov = np.arange(data.num_nodes, dtype=float)
+    kw = dict(k=4, seeds=[0], max_epochs=10, patience=5, device="cpu", progress=False)
+    result = audit(data, ["MLP"], methods=["hpstrat", "degree", "placebo", "covariate"], covariate=cov,
+                   out=tmp_path / "c", **kw)
+    assert list(result.std.columns) == ["hpstrat", "degree", "placebo", "covariate"]
+    assert list(result.quality.index) == ["hpstrat", "degree", "placebo", "covariate"]
+    assert set(pd.read_csv(tmp_path / "c" / "baselines.csv")["method"]) == set(result.std.columns)
+    with pytest.raises(ValueError, match=r"method 'covariate' and covariate= go together"):
+        audit(data, ["MLP"], methods=["covariate"], **kw)
+    with pytest.raises(ValueError, match=r"methods must be one of .*got 'degre'"):
+        audit(data, ["MLP"], methods=["degre"], **kw)
+
+
+def test_an_out_folder_of_another_graph_is_refused(tmp_path):
+    kw = dict(k=4, seeds=[0], max_epochs=5, patience=5, device="cpu", progress=False, out=tmp_path / "a")
+    audit(_graph(seed=0), ["MLP"], **kw)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()}
+    other = _graph(seed=1)
+    other.name = "other"
+    with pytest.raises(ValueError, match=r"holds the audit of another graph \('toy', 80 nodes\); this one is "
+                                         r"'other' \(80 nodes\): name another folder"):
+        audit(other, ["MLP"], **kw)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()} == before  # nothing written
+
+
+def test_small_classes_warn_and_arguments_fail_before_any_work(tmp_path):
+    data = _graph()
+    y = data.y.clone()
+    y[0], y[1:3] = 3, 4  # class 3 has one node, class 4 two: both fewer than k = 4
+    data.y = y
+    kw = dict(k=4, seeds=[0], max_epochs=5, patience=5, device="cpu", progress=False)
+    with pytest.warns(UserWarning, match=r"have a single node") as record:
+        audit(data, ["MLP"], **kw)
+    assert any("fewer than k=4" in str(w.message) and "StratifiedKFold" in str(w.message) for w in record)
+    out = tmp_path / "never"
+    for bad, match in ((dict(max_epochs=0), r"max_epochs must be an integer >= 1; got 0"),
+                       (dict(patience=-1), r"patience must be an integer >= 1; got -1"),
+                       (dict(metric="auc"), r"metric must be one of .*'roc_auc'.*got 'auc'"),
+                       (dict(seeds=[]), r"seeds must name at least one split seed"),
+                       (dict(progress="yes"), r"progress must be True or False")):
+        with pytest.raises(ValueError, match=match):
+            audit(data, ["MLP"], **{**kw, **bad, "out": out})
+        assert not out.exists()
+
+
+class Broken(torch.nn.Module):
+    def __init__(self, i, o):
+        super().__init__()
+        self.lin = torch.nn.Linear(i, o)
+
+    def forward(self, x, edge_index):
+        raise ZeroDivisionError("a bug in the user's forward")
+
+
+def test_cli_one_line_for_a_failing_user_model_and_other_bad_inputs(tmp_path, capsys, monkeypatch):
+    from hpstrat_lite.cli import main
+
+    data = _graph()
+    np.savez(tmp_path / "toy.npz", edges=data.edge_index.numpy().T, node_labels=data.y.numpy(),
+             node_features=data.x.numpy())
+    pkg = tmp_path / "pkg"
+    pkg.mkdir()
+    (pkg / "brokennets.py").write_text(textwrap.dedent("""
+        import torch
+
+        class Broken(torch.nn.Module):
+            def __init__(self, i, o):
+                super().__init__()
+                self.lin = torch.nn.Linear(i, o)
+
+            def forward(self, x, edge_index):
+                return self.lin(x) / 0 if self.training else 1 / 0
+    """))
+    monkeypatch.syspath_prepend(str(pkg))
+    args = ["audit", "--data", str(tmp_path / "toy.npz"), "--models", "brokennets:Broken", "--max-epochs", "3",
+            "--device", "cpu", "--out", str(tmp_path / "out"), "--no-report"]
+    assert main(args) == 2
+    printed = capsys.readouterr().err.strip()
+    err = printed.splitlines()[-1]  # the progress bars above it, then one line
+    assert "Traceback" not in printed and err.startswith("hpstrat audit: error: ")
+    assert "model brokennets.Broken: forward(x, edge_index) raised ZeroDivisionError" in err
+    assert "split method random, split seed 0, fold 0" in err and "--traceback" in err
+    from hpstrat_lite.engine.user_models import ModelError
+
+    with pytest.raises(ModelError) as info:  # --traceback: the full trace, down to the user's line
+        main(args + ["--traceback"])
+    assert isinstance(info.value.__cause__, ZeroDivisionError)
+    capsys.readouterr()
+    # --max-epochs 0 fails before any progress bar or file
+    assert main([*args[:5], "MLP", "--max-epochs", "0", "--out", str(tmp_path / "z")]) == 2
+    captured = capsys.readouterr()
+    assert "max_epochs must be an integer >= 1; got 0" in captured.err and "(dataset, model)" not in captured.err
+    assert not (tmp_path / "z").exists()
+    # a text file named .npz
+    (tmp_path / "text.npz").write_text("node,label\n0,1\n")
+    assert main(["audit", "--data", str(tmp_path / "text.npz"), "--models", "MLP", "--out", str(tmp_path / "t")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err.count("\n") == 0 and "is not an .npz archive" in err and "pickled" not in err
+
+
+class Flaky(torch.nn.Module):
+    """A user's model whose factory fails on its BUILDS-th call while FAIL_AT is set (an interrupted audit)."""
+
+    BUILDS, FAIL_AT = [0], [None]
+
+    def __init__(self, i, o):
+        super().__init__()
+        Flaky.BUILDS[0] += 1
+        if Flaky.FAIL_AT[0] is not None and Flaky.BUILDS[0] >= Flaky.FAIL_AT[0]:
+            raise KeyboardInterrupt  # stands for a kill: not an error of the model
+        self.lin = torch.nn.Linear(i, o)
+
+    def forward(self, x, edge_index):
+        return self.lin(x)
+
+
+def test_an_interrupted_factory_audit_resumes_from_its_finished_runs(tmp_path):
+    data = _graph()
+    kw = dict(k=4, seeds=[0], methods=["random", "hpstrat"], max_epochs=15, patience=5, device="cpu",
+              progress=False)
+    clean = audit(data, [Flaky], out=tmp_path / "clean", **kw)
+    Flaky.BUILDS[0], Flaky.FAIL_AT[0] = 0, 6
+    with pytest.raises(KeyboardInterrupt):
+        audit(data, [Flaky], out=tmp_path / "a", **kw)
+    saved = list((tmp_path / "a").glob(".rows.checkpoints/*.run.json"))
+    assert len(saved) == 5  # the runs finished before the interruption
+    Flaky.BUILDS[0], Flaky.FAIL_AT[0] = 0, None
+    resumed = audit(data, [Flaky], out=tmp_path / "a", **kw)
+    assert Flaky.BUILDS[0] == 3  # only the 3 runs that had not finished
+    cols = ["method", "seed", "fold", "run_seed", "best_epoch", "test_acc", "test_roc_auc", "val_loss"]
+    pd.testing.assert_frame_equal(resumed.rows[cols], clean.rows[cols])
+    assert not list((tmp_path / "a").glob(".rows.checkpoints/*.run.json"))
+
+
+def test_notebook_models_are_named_by_their_own_name():
+    def make(i, o):
+        return LinearModel(i, o)
+
+    make.__module__ = "__main__"
+    assert model_label(make) == make.__qualname__ and "__main__" not in model_label(make)
+
+
+def test_cli_audit_takes_a_metric_control_methods_and_a_covariate_file(tmp_path, capsys):
+    from hpstrat_lite.cli import main
+
+    data = _graph()
+    np.savez(tmp_path / "toy.npz", edges=data.edge_index.numpy().T, node_labels=data.y.numpy(),
+             node_features=data.x.numpy())
+    np.save(tmp_path / "cov.npy", np.linspace(0, 1, data.num_nodes))
+    out = tmp_path / "audit"
+    rc = main(["audit", "--data", str(tmp_path / "toy.npz"), "--models", "MLP", "--methods", "stratified", "degree",
+               "placebo", "--covariate", str(tmp_path / "cov.npy"), "--metric", "macro_f1", "--max-epochs", "5",
+               "--patience", "5", "--device", "cpu", "--out", str(out), "--no-report"])
+    printed = capsys.readouterr().out
+    assert rc == 0 and "macro-F1" in printed and "[majority baseline]" in printed
+    result = load_audit(out)
+    assert result.metric == "macro_f1" and list(result.quality.index) == ["stratified", "degree", "placebo",
+                                                                            "covariate"]
+    (tmp_path / "cov.txt").write_text("1 2 3")
+    assert main(["audit", "--data", str(tmp_path / "toy.npz"), "--models", "MLP", "--covariate",
+                 str(tmp_path / "cov.txt"), "--out", str(tmp_path / "x")]) == 2
+    assert "--covariate" in capsys.readouterr().err
+
+
+def test_progress_is_shown_by_default_in_a_terminal(monkeypatch):
+    import io
+
+    from hpstrat_lite.experiments import audit as audit_module
+
+    class Terminal(io.StringIO):
+        def isatty(self):
+            return True
+
+    monkeypatch.setattr(sys, "stderr", Terminal())
+    assert audit_module._show_progress()
+    monkeypatch.setattr(sys, "stderr", io.StringIO())
+    monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
+    assert not audit_module._show_progress()

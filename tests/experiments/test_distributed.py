@@ -1,5 +1,6 @@
 """Beyond one process: the sweep on Ray (same rows as the local executor, resumable after a kill) and
 Part II studies shared by several processes through an Optuna SQLite storage."""
+import functools
 import os
 import signal
 import subprocess
@@ -9,6 +10,7 @@ import time
 import numpy as np
 import pandas as pd
 import pytest
+import torch
 
 from hpstrat_lite.experiments.results import read_rows
 from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
@@ -23,11 +25,18 @@ def local_ray():
     """A local Ray of 2 CPUs, no dashboard, shared by the module's tests and shut down after them;
     yields its address (for a second process to join)."""
     ray = pytest.importorskip("ray")
+    # the workers import this module's factories, as a cluster's workers import a user's package
+    old = os.environ.get("PYTHONPATH")
+    os.environ["PYTHONPATH"] = os.pathsep.join(filter(None, [os.path.dirname(__file__), old]))
     ray.init(num_cpus=2, include_dashboard=False, logging_level="WARNING", log_to_driver=False)
     try:
         yield ray.get_runtime_context().gcs_address
     finally:
         ray.shutdown()
+        if old is None:
+            os.environ.pop("PYTHONPATH", None)
+        else:
+            os.environ["PYTHONPATH"] = old
 
 
 def test_ray_executor_gives_the_local_rows_bit_for_bit(data_root, tmp_path, local_ray):
@@ -67,6 +76,40 @@ def test_killed_ray_run_resumes_without_lost_or_repeated_rows(data_root, tmp_pat
     full = run_experiment(datasets=datasets, out=out, root=data_root, executor="ray", **GRID)
     assert len(full) == 72 and not full.duplicated(RUN_KEY).any()
     pd.testing.assert_frame_equal(full.iloc[: len(partial)].reset_index(drop=True), partial)
+
+
+class LinearNet(torch.nn.Module):
+    def __init__(self, i, o):
+        super().__init__()
+        self.lin = torch.nn.Linear(i, o)
+
+    def forward(self, x, edge_index):
+        return self.lin(x)
+
+
+def make_linear_dying_once(in_channels, out_channels, *, marker):
+    """A user's factory whose process dies the first time it is called (a lost Ray worker)."""
+    if not os.path.exists(marker):
+        open(marker, "w").close()
+        os._exit(1)
+    return LinearNet(in_channels, out_channels)
+
+
+def test_a_factory_trains_on_ray_and_a_lost_worker_is_retried(data_root, tmp_path, local_ray):
+    """The task receives the factory itself; its worker dies on the first call, Ray runs the task again
+    (executors.MAX_RETRIES) and the rows equal a local run's."""
+    (tmp_path / "local.marker").touch()
+    grid = dict(datasets=["Texas"], k=4, seeds=[0], methods=["random", "hpstrat"], max_epochs=10, patience=5,
+                progress=False)
+    local = run_experiment(models=[functools.partial(make_linear_dying_once, marker=str(tmp_path / "local.marker"))],
+                           out=tmp_path / "local.csv", root=data_root, executor="local", **grid)
+    dying = functools.partial(make_linear_dying_once, marker=str(tmp_path / "ray.marker"))
+    remote = run_experiment(models=[dying], out=tmp_path / "ray.csv", root=data_root, executor="ray", **grid)
+    assert (tmp_path / "ray.marker").exists()  # the first worker died
+    assert len(remote) == len(local) == 8 and set(remote["model"]) == {"test_distributed.make_linear_dying_once"}
+    merged = local.merge(remote, on=RUN_KEY, suffixes=("", "_ray"))
+    for col in ["test_acc", "val_loss", "test_roc_auc", "test_macro_f1", "best_epoch"]:
+        np.testing.assert_array_equal(merged[col].to_numpy(), merged[f"{col}_ray"].to_numpy(), err_msg=col)
 
 
 def test_executor_arguments_are_checked(data_root, tmp_path):
