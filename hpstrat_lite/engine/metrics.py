@@ -26,7 +26,7 @@ import numpy as np
 METRICS = {"accuracy": "acc", "balanced_accuracy": "balanced_acc", "macro_f1": "macro_f1", "roc_auc": "roc_auc"}
 
 
-def classification_scores(probs, y, mask=None) -> dict[str, float]:
+def classification_scores(probs, y, *, mask=None) -> dict[str, float]:
     """The four :data:`METRICS` of one split.
 
     Parameters
@@ -83,7 +83,7 @@ def classification_scores(probs, y, mask=None) -> dict[str, float]:
     return out
 
 
-def run_scores(probs, y, masks, splits=("val", "test")) -> list[dict[str, float]]:
+def run_scores(probs, y, masks, *, splits=("val", "test")) -> list[dict[str, float]]:
     """Per run, the :data:`METRICS` of each split as row columns (``val_acc``, ``test_roc_auc``, ...).
 
     ``probs`` ``[R, N, C]`` (each run's class probabilities), ``y`` ``[N]``, ``masks`` a sequence of
@@ -93,7 +93,7 @@ def run_scores(probs, y, masks, splits=("val", "test")) -> list[dict[str, float]
     for r in range(probs.shape[0]):
         row = {}
         for split, mask in zip(splits, masks):
-            for name, value in classification_scores(probs[r], y, np.asarray(mask[r])).items():
+            for name, value in classification_scores(probs[r], y, mask=np.asarray(mask[r])).items():
                 row[f"{split}_{METRICS[name]}"] = value
         rows.append(row)
     return rows

@@ -490,7 +490,7 @@ def baseline_rows(graph, plan, *, k: int) -> pd.DataFrame:
             for name, probs in scored:
                 row = {"baseline": name, "method": method, "seed": seed, "fold": fold}
                 for split, mask in (("val", val), ("test", test)):
-                    for metric, value in classification_scores(probs, y, mask).items():
+                    for metric, value in classification_scores(probs, y, mask=mask).items():
                         row[f"{split}_{METRICS[metric]}"] = value
                 rows.append(row)
     return pd.DataFrame(rows)

@@ -40,14 +40,14 @@ def _check_kind(kind):
     return kind
 
 
-def format_number(value, kind="metric") -> str:
+def format_number(value, *, kind="metric") -> str:
     """``value`` as a string by the rule of ``kind`` (see the module docstring).
 
     Examples
     --------
-    >>> [format_number(v, "homophily") for v in (0.825158, -0.0004, float("nan"))]
+    >>> [format_number(v, kind="homophily") for v in (0.825158, -0.0004, float("nan"))]
     ['0.83', '0.00', 'n/a']
-    >>> format_number(0.000123456, "p"), format_number(12.2825, "metric"), format_number(8.0, "integer")
+    >>> format_number(0.000123456, kind="p"), format_number(12.2825, kind="metric"), format_number(8.0, kind="integer")
     ('0.00012', '12.3', '8')
     """
     _check_kind(kind)
@@ -83,17 +83,17 @@ def format_number(value, kind="metric") -> str:
     return text
 
 
-def format_mean_std(mean, std, kind="metric") -> str:
+def format_mean_std(mean, std, *, kind="metric") -> str:
     """``mean ± std`` with ``mean`` by the rule of ``kind`` and ``std`` to the same decimal place (or in the
     same exponent notation); ``n/a`` when the mean is missing, the mean alone when the std is.
 
     Examples
     --------
-    >>> format_mean_std(12.28250, 0.41875), format_mean_std(0.0123456, 0.00211), format_mean_std(81.27, 1.234, "accuracy")
+    >>> format_mean_std(12.28250, 0.41875), format_mean_std(0.0123456, 0.00211), format_mean_std(81.27, 1.234, kind="accuracy")
     ('12.3 ± 0.4', '0.0123 ± 0.0021', '81.3 ± 1.2')
     """
-    m = format_number(mean, kind)
-    sd = format_number(std, "metric")
+    m = format_number(mean, kind=kind)
+    sd = format_number(std, kind="metric")
     if m == NA or sd == NA:
         return m
     if "e" in m:
@@ -139,7 +139,7 @@ def format_frame(df: pd.DataFrame, *, kinds: dict | None = None) -> pd.DataFrame
     """``df`` with every cell formatted as a string (:func:`format_number`), each column by its kind in
     ``kinds`` (column name -> kind) or, for the others, by :func:`column_kind`; the index too."""
     kinds = _check_kinds(df, kinds)
-    out = pd.DataFrame({col: [format_number(v, kinds[col]) for v in df[col]] for col in df.columns},
+    out = pd.DataFrame({col: [format_number(v, kind=kinds[col]) for v in df[col]] for col in df.columns},
                        index=df.index, columns=df.columns)
     return out.rename(index=_index_label)
 
@@ -167,7 +167,7 @@ def format_table(df: pd.DataFrame, *, kinds: dict | None = None, caption: str | 
     (1, ['0.83', '0.012', '2708'])
     """
     kinds = _check_kinds(df, kinds)
-    styler = df.style.format({col: (lambda v, k=kinds[col]: format_number(v, k)) for col in df.columns})
+    styler = df.style.format({col: (lambda v, k=kinds[col]: format_number(v, kind=k)) for col in df.columns})
     styler = styler.format_index(_index_label)
     if caption:
         styler = styler.set_caption(caption)
@@ -177,7 +177,7 @@ def format_table(df: pd.DataFrame, *, kinds: dict | None = None, caption: str | 
 def _index_label(v):
     """An index label: a whole float as an integer (``2.0`` -> ``2``), other floats with 3 significant digits."""
     if isinstance(v, (float, np.floating)):
-        return format_number(v, "integer" if float(v).is_integer() else "metric")
+        return format_number(v, kind="integer" if float(v).is_integer() else "metric")
     return v
 
 

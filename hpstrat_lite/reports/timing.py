@@ -32,14 +32,14 @@ METHOD_LABELS = {"random": "random k-fold", "stratified": "class-stratified", "h
 # For the reader: what a rerun costs, on which hardware, with which command
 
 
-def hardware_label(host, device="cpu") -> str:
+def hardware_label(host, *, device="cpu") -> str:
     """A machine in words, from a row's ``host`` and ``device``: the GPU for a CUDA run
     (``"NVIDIA H200 GPU"``), else the CPU and its number of CPUs (``"Intel Xeon CPU, 2 CPUs"``); ``"CPU"``
     or ``"GPU"`` alone when the row does not name its host.
 
     Examples
     --------
-    >>> hardware_label("NVIDIA H200 + Intel(R) Xeon(R) Processor, 16 cpus, avx512+amx", "cuda")
+    >>> hardware_label("NVIDIA H200 + Intel(R) Xeon(R) Processor, 16 cpus, avx512+amx", device="cuda")
     'NVIDIA H200 GPU'
     >>> hardware_label("AMD EPYC, 2 cpus, avx512"), hardware_label(None)
     ('AMD EPYC CPU, 2 CPUs', 'CPU')
@@ -62,7 +62,7 @@ def hardware_label(host, device="cpu") -> str:
 def _machine(rows: pd.DataFrame) -> str:
     device = rows["device"].astype(str).mode().iloc[0] if "device" in rows else "cpu"
     host = rows["host"].dropna().mode().iloc[0] if "host" in rows and rows["host"].notna().any() else None
-    return hardware_label(host, device)
+    return hardware_label(host, device=device)
 
 
 def sweep_command(rows: pd.DataFrame, *, out=None) -> str:

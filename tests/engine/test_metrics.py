@@ -15,7 +15,7 @@ def test_scores_equal_scikit_learn(n_classes):
     p[:20] = p[20:40]  # tied scores
     p /= p.sum(1, keepdims=True)
     mask = rng.random(300) < 0.6
-    got = classification_scores(p, y, mask)
+    got = classification_scores(p, y, mask=mask)
     yt, pt = y[mask], p[mask]
     pred = pt.argmax(1)
     assert got["accuracy"] == pytest.approx((pred == yt).mean())
@@ -36,7 +36,7 @@ def test_constant_scores_and_missing_classes():
     p = np.eye(3)[[0, 0, 1, 1]] * 0.8 + 0.1
     assert classification_scores(p, np.array([0, 0, 1, 1]))["roc_auc"] == 1.0
     assert np.isnan(classification_scores(p[:2], np.array([0, 0]))["roc_auc"])
-    assert np.isnan(classification_scores(p, np.array([0, 0, 1, 1]), np.zeros(4, bool))["accuracy"])
+    assert np.isnan(classification_scores(p, np.array([0, 0, 1, 1]), mask=np.zeros(4, bool))["accuracy"])
 
 
 def test_run_scores_names_the_columns():
@@ -46,4 +46,4 @@ def test_run_scores_names_the_columns():
     masks = [rng.random((2, 10)) < 0.5, rng.random((2, 10)) < 0.5]
     rows = run_scores(probs, y, masks)
     assert len(rows) == 2 and set(rows[0]) == {f"{s}_{c}" for s in ("val", "test") for c in METRICS.values()}
-    assert rows[1]["test_roc_auc"] == classification_scores(probs[1], y, masks[1][1])["roc_auc"]
+    assert rows[1]["test_roc_auc"] == classification_scores(probs[1], y, mask=masks[1][1])["roc_auc"]

@@ -18,13 +18,13 @@ from hpstrat_lite.reports.plots import book_table
     (pd.NA, "metric", "n/a"), ("GCN", "accuracy", "GCN"), (0.5, 3, "0.500"), (np.inf, "metric", "∞"),
 ])
 def test_format_number_rounds_each_kind(value, kind, shown):
-    assert format_number(value, kind) == shown
+    assert format_number(value, kind=kind) == shown
 
 
 @pytest.mark.parametrize("kind", ["percent", -1, 13, True, 1.5])
 def test_format_number_names_a_bad_kind(kind):
     with pytest.raises(ValueError, match=r"kind=.* is not a kind of value; use one of \['accuracy', 'homophily'"):
-        format_number(1.0, kind)
+        format_number(1.0, kind=kind)
 
 
 def test_column_kind_from_name_and_values():
@@ -84,7 +84,7 @@ def test_mean_std_shares_the_means_decimals():
     assert format_mean_std(12.28250, 0.41875) == "12.3 ± 0.4"
     assert format_mean_std(0.000412, 0.0000333) == "4.12e-04 ± 3.33e-05"
     assert format_mean_std(float("nan"), 1.0) == "n/a" and format_mean_std(2.5, float("nan")) == "2.50"
-    assert format_mean_std(-0.00001, 0.2, "homophily") == "0.00 ± 0.20"
+    assert format_mean_std(-0.00001, 0.2, kind="homophily") == "0.00 ± 0.20"
 
 
 def test_metric_summary_rounds_to_three_significant_digits():

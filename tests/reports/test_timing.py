@@ -101,11 +101,11 @@ def test_stability_tests_on_a_clear_and_a_null_effect():
 
 
 def test_hardware_label_names_the_machine_in_words():
-    assert timing.hardware_label("NVIDIA H200 + Intel(R) Xeon(R) Processor, 16 cpus, avx512+amx", "cuda") == \
+    assert timing.hardware_label("NVIDIA H200 + Intel(R) Xeon(R) Processor, 16 cpus, avx512+amx", device="cuda") == \
         "NVIDIA H200 GPU"
-    assert timing.hardware_label("Intel(R) Xeon(R) Processor, 2 cpus, avx512+amx", "cpu") == "Intel Xeon CPU, 2 CPUs"
+    assert timing.hardware_label("Intel(R) Xeon(R) Processor, 2 cpus, avx512+amx", device="cpu") == "Intel Xeon CPU, 2 CPUs"
     assert timing.hardware_label("AMD EPYC, 2 cpus, avx512") == "AMD EPYC CPU, 2 CPUs"
-    assert timing.hardware_label(None) == "CPU" and timing.hardware_label(float("nan"), "cuda:0") == "GPU"
+    assert timing.hardware_label(None) == "CPU" and timing.hardware_label(float("nan"), device="cuda:0") == "GPU"
 
 
 def test_sweep_command_says_what_differs_from_the_defaults():
