@@ -113,7 +113,7 @@ def test_random_and_stratified_match_sklearn():
 def test_make_folds_dispatch_and_unknown_method():
     y, h = np.arange(12) % 2, np.linspace(0, 1, 12)
     np.testing.assert_array_equal(make_folds("hpstrat", h, y, k=3, seed=1), hpstrat_folds(h, y, k=3, seed=1))
-    with pytest.raises(ValueError, match=r"method must be one of \('random', 'stratified', 'hpstrat', 'degree', 'placebo'\); got 'kfold'"):
+    with pytest.raises(ValueError, match=r"method must be one of \('random', 'stratified', 'hpstrat', 'degree', 'placebo', 'covariate'\); got 'kfold'"):
         make_folds("kfold", h, y, k=3)
 
 
