@@ -220,7 +220,7 @@ def link_baseline_table(baseline_rows=None, link_rows=None, *, datasets=LINK_DAT
         splits = []
         for name in BASELINES:
             g = b[(b["dataset"] == ds) & (b["baseline"] == name) & (b["protocol"] == protocol)] if len(b) else b
-            rec[name] = _fmt(100 * g["test"].mean(), 100 * g["test"].std(ddof=0)) if len(g) else "n/a"
+            rec[name] = _fmt(100 * g["test"].mean(), 100 * g["test"].std(ddof=1)) if len(g) else "n/a"
             splits.append(str(len(g)))
         rec["GCN (ours)"] = _fmt(gm, gs) + (f" [{_int(gt)} trials]" if np.isfinite(gm) else "")
         rec["GCN (paper)"] = _fmt(*_paper_value(PAPER_LINK, ds, "GCN"))
@@ -293,7 +293,7 @@ def ws_gamma_comparison(link_rows=None, baseline_rows=None, *, gammas=WS_GAMMAS)
                "trials MLP/GCN": f"{_int(mt)}/{_int(gt)}"}
         for base in ("feature cosine", "feature cosine, signed row-sum"):
             sel = b[(b["dataset"] == name) & (b["baseline"] == base)] if len(b) else b
-            rec[base] = _fmt(100 * sel["test"].mean(), 100 * sel["test"].std(ddof=0)) if len(sel) else "n/a"
+            rec[base] = _fmt(100 * sel["test"].mean(), 100 * sel["test"].std(ddof=1)) if len(sel) else "n/a"
         if g == 0.0:
             rec["MLP (paper, Figure 2)"] = _fmt(*PAPER_LINK["WS1000"]["MLP"]) + " (Table 3)"
         elif g >= PAPER_WS_GAMMA["from_gamma"]:

@@ -62,8 +62,8 @@ def summarize(rows=None, *, task="node"):
     A *study* is one (dataset, model, protocol, k, tune seed, search space, number of features)
     with a trial budget ``n_trials``. Its evaluation rows (``phase = "eval"``) hold the test score
     of the best configuration per evaluation seed and round; a seed's score is its mean over
-    rounds (HpStrat: the k folds), and the study's score is the mean and the population standard
-    deviation over seeds, as :func:`hpstrat_lite.experiments.tuning.tune_node_classifier` returns. When a
+    rounds (HpStrat: the k folds), and the study's score is the mean and the sample standard
+    deviation (ddof = 1) over seeds, as :func:`hpstrat_lite.experiments.tuning.tune_node_classifier` returns. When a
     study was run with several budgets, the largest budget is kept; with both precisions at that
     budget, the float32 one.
 
@@ -93,7 +93,7 @@ def summarize(rows=None, *, task="node"):
             match = t[t["params"] == rec["params"]]
             best_val = float(match["val"].max()) if len(match) else float(t["val"].max())
         out.append({**rec, "trials_done": int(t["trial"].nunique()), "n_eval": int(per_seed.size),
-                    "test_mean": float(per_seed.mean()), "test_std": float(per_seed.std(ddof=0)),
+                    "test_mean": float(per_seed.mean()), "test_std": float(per_seed.std(ddof=1)),
                     "best_val": best_val})
     if not out:  # trials landed, no evaluation yet
         return pd.DataFrame(columns=cols)
@@ -284,7 +284,7 @@ def part1_table(part1_rows=None, node_rows=None, *, datasets=NODE_DATASETS, k=5,
         p1 = p1[(p1["method"] == "hpstrat") & (p1["k"] == k) & (p1["seed"] == seed)]
         p1 = p1.drop_duplicates(["dataset", "model", "fold"], keep="last")
         g = p1.groupby(["dataset", "model"])["test_acc"]
-        cells = g.agg(mean="mean", std=lambda a: a.std(ddof=0), folds="size").reset_index()
+        cells = g.agg(mean="mean", std=lambda a: a.std(ddof=1), folds="size").reset_index()
         cells = cells[cells["folds"] == k]
     out = []
     for ds in datasets:
@@ -654,7 +654,7 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                  "paper": paper_text(PAPER_NODE, ("Cora", "CiteSeer"), lambda x: x > gap),
                  "rule": f"GCN - MLP > {gap:g} points with Welch p < {alpha:g} (over the evaluation seeds) on each",
                  "evidence": text(g2), "missing": absent(("Cora", "CiteSeer"), g2), "chapter": "06_mlp_vs_gnn",
-                 "verdict": verdict(all(x > gap for *_, x in g2.values()) and all(sig2) if g2 else None)})
+                 "verdict": _gap_verdict([x > gap for *_, x in g2.values()], sig2)})
     g3 = gaps(link, ("WS1000",))
     ok3 = None
     if g3:
@@ -709,7 +709,7 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                  "paper": paper_text(PAPER_LINK, LINK_DATASETS, lambda x: x > gap),
                  "rule": f"GCN - MLP > {gap:g} ROC AUC points (x 100) with Welch p < {alpha:g} on each",
                  "evidence": text(g5), "missing": absent(LINK_DATASETS, g5), "chapter": "09_link_benchmarks",
-                 "verdict": verdict(all(x > gap for *_, x in g5.values()) and all(sig5) if g5 else None)})
+                 "verdict": _gap_verdict([x > gap for *_, x in g5.values()], sig5)})
     ft = feature_study_table(feature_rows, min_eval=min_eval)
     ev6, oks, studied = [], [], set()
     for ds, g in ft.groupby("dataset", sort=False):
@@ -740,6 +740,17 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     return pd.DataFrame(rows)
 
 
+def _gap_verdict(above, significant):
+    """A "GCN above the MLP by more than the gap on each dataset" claim: *disagrees* when a gap is not above
+    the line, *agrees* when every gap is and every Welch test is significant, else (a test missing or not
+    significant) *inconclusive*; no dataset with numbers: *inconclusive*."""
+    if not above:
+        return verdict(None)
+    if not all(above):
+        return verdict(False)
+    return verdict(True) if all(significant) else verdict(None)
+
+
 def welch_p(mean1, std1, n1, mean2, std2, n2):
     """Two-sided p-value of Welch's t-test from summary statistics (``scipy.stats.ttest_ind_from_stats``).
 
@@ -755,12 +766,12 @@ def welch_p(mean1, std1, n1, mean2, std2, n2):
 
 
 def _sample_std(std, n):
-    """Population std over ``n`` seeds (what :func:`summarize` reports) -> sample std (ddof = 1)."""
-    return std * np.sqrt(n / (n - 1)) if n and n > 1 else np.nan
+    """The sample std (ddof = 1, what :func:`summarize` reports) over ``n`` seeds; NaN with fewer than two."""
+    return std if n and n > 1 else np.nan
 
 
 def _cell(summary, ds, model):
-    """``(mean %, population std %, n_trials, n_eval, protocol, sampler_seed)`` of the largest-budget study."""
+    """``(mean %, sample std %, n_trials, n_eval, protocol, sampler_seed)`` of the largest-budget study."""
     s = summary[(summary["dataset"] == ds) & (summary["model"] == model_name(model))]
     if s.empty:
         return np.nan, np.nan, np.nan, 0, "", np.nan
@@ -770,7 +781,7 @@ def _cell(summary, ds, model):
 
 
 def _vs_paper(mean, std, n, paper):
-    """Welch p of ours (population std over n seeds) against the paper's (mean, std) over 5 trials."""
+    """Welch p of ours (sample std over n seeds) against the paper's (mean, std) over 5 trials."""
     if paper is None:
         return np.nan
     return welch_p(mean, _sample_std(std, n), n, paper[0], paper[1], 5)
