@@ -672,3 +672,52 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     return claims.assign(section=claims["source"], ours=ours,
                          verdict=claims["verdict"])[
         ["section", "claim", "paper", "rule", "ours", "verdict", "chapter"]]
+
+
+def protocol_reconciliation(protocols, *, alpha: float = ALPHA) -> "pd.DataFrame":
+    """HpStrat's central claim under each Part I protocol side by side: ``protocols`` maps a label (e.g.
+    ``"k = 5, seed 0"``) to its run rows (or results file paths, relative to the repository).
+
+    One row per protocol: complete (dataset, GNN) ``pairs``; against class-stratified and against random
+    k-fold the median std difference (points), the paired Wilcoxon p-value and the rank-biserial r
+    (:func:`hpstrat_lite.reports.hpstrat.stability_tests`) with its verdict word; the Friedman p-value and
+    Kendall's W of the three methods.
+    """
+    import pandas as pd
+
+    from .hpstrat import stability_tests
+
+    out = []
+    for label, rows in protocols.items():
+        if not isinstance(rows, pd.DataFrame):
+            rows = read_rows([_repo_path(p) for p in (rows if isinstance(rows, (list, tuple)) else [rows])])
+        rows = _gnn_rows(rows) if not rows.empty else rows
+        if rows.empty:
+            out.append({"protocol": label, "pairs": 0})
+            continue
+        t = stability_tests(rows, alpha=alpha)
+        rec = {"protocol": label, "pairs": int(t["friedman"]["pairs"])}
+        for other, name in (("stratified", "class-stratified"), ("random", "random")):
+            r = t["pairwise"].loc[other]
+            rec.update({f"vs {name}: median diff": r["median_diff"], f"vs {name}: p": r["p_value"],
+                        f"vs {name}: r": r["rank_biserial_r"], f"vs {name}": r["verdict"]})
+        rec.update({"Friedman p": t["friedman"]["p_value"], "Kendall W": t["friedman"]["kendall_w"]})
+        out.append(rec)
+    return pd.DataFrame(out)
+
+
+def reconciliation_sentence(table, *, alpha: float = ALPHA) -> str:
+    """What :func:`protocol_reconciliation` says, in one or two sentences (Markdown)."""
+    def part(name):
+        bits = []
+        for _, r in table.iterrows():
+            p = r.get(f"vs {name}: p")
+            if p is None or p != p:
+                bits.append(f"{r['protocol']}: no test")
+                continue
+            bits.append(f"{r['protocol']}: {r[f'vs {name}']} (p = {p:.2g}, r = {r[f'vs {name}: r']:+.2f})")
+        return "; ".join(bits)
+
+    return (f"Against class-stratified k-fold: {part('class-stratified')}. Against random k-fold: {part('random')}. "
+            f"A protocol's verdict is *HpStrat smaller* only with a two-sided Wilcoxon p < {alpha:g}; r < 0 means "
+            "HpStrat's spread is the smaller one.")
