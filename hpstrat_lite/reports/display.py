@@ -177,3 +177,21 @@ def findings_sentences(part1: pd.DataFrame, part2: pd.DataFrame) -> str:
                                            if rnd is not None else "") + ".")
     out.append(f"**Does the graph matter?** (Part II): {counts_sentence(part2)}")
     return " ".join(out)
+
+
+def gnn_page_scope(*, k: int, seeds) -> str:
+    """What a page of the GNN chapter adds, from its protocol (``k`` folds, split ``seeds``), in Markdown: the
+    main protocol (k = 4, seed 0), another number of folds, or several split seeds."""
+    seeds = [int(s) for s in seeds]
+    if len(seeds) > 1:
+        return (f"**This page** runs the paper's protocol over split seeds {seeds[0]}-{seeds[-1]} (k = {k}): the std of "
+                "each (dataset, model, method) is averaged over the seeds before ranking, so one lucky or unlucky split "
+                "weighs less, and Appendix E's best-model changes are judged against their cross-seed spread. The "
+                "scorecard sets its tests beside those of k = 4 and k = 5 with one seed.")
+    if k != 4:
+        return (f"**This page** repeats the main experiment with k = {k} folds (split seed {seeds[0]}): each test fold "
+                f"holds 1/{k} of the nodes instead of 1/4, a second check that the main protocol's conclusions do not "
+                "hang on the number of folds. The scorecard sets its tests beside those of k = 4 and of six seeds.")
+    return (f"**This page** is the paper's main protocol (k = {k}, split seed {seeds[0]}). Its ordering claims are "
+            "checked against every committed rerun of the same sweep; the k = 5 and six-seed pages repeat it with "
+            "other folds and seeds.")
