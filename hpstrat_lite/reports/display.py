@@ -16,7 +16,7 @@ import pandas as pd
 from .verdicts import BY_CONSTRUCTION, VERDICTS
 
 #: The columns a claims table shows, in this order (those present).
-CLAIM_COLUMNS = ("section", "source", "claim", "paper", "rule", "ours", "evidence", "missing", "verdict")
+CLAIM_COLUMNS = ("study", "section", "source", "claim", "paper", "rule", "ours", "evidence", "missing", "verdict")
 
 #: Chapter notebooks and the title a link to them shows.
 CHAPTER_TITLES = {
@@ -133,7 +133,8 @@ def _short(text: str, limit: int = 160) -> str:
 def findings_table(claims: pd.DataFrame, *, link_base: str = "") -> pd.DataFrame:
     """The front page's table: one row per claim with ``claim``, ``paper``, ``ours``, ``verdict`` and a link
     to the chapter that shows it (``chapter``), rerun details left to the scorecard."""
-    frame = claims_frame(claims, columns=("claim", "paper", "ours", "verdict"))
+    frame = claims_frame(claims, columns=("study", "claim", "paper", "ours", "verdict"))
+    frame["paper"] = frame["paper"].map(_short)
     frame["ours"] = frame["ours"].map(_short)
     if "chapter" in claims.columns:
         frame["chapter"] = [_link(c, link_base) for c in claims["chapter"]]
@@ -195,3 +196,16 @@ def gnn_page_scope(*, k: int, seeds) -> str:
     return (f"**This page** is the paper's main protocol (k = {k}, split seed {seeds[0]}). Its ordering claims are "
             "checked against every committed rerun of the same sweep; the k = 5 and six-seed pages repeat it with "
             "other folds and seeds.")
+
+
+def front_claims(part1: pd.DataFrame, part2: pd.DataFrame) -> pd.DataFrame:
+    """The headline claims for the front page, from the two scorecards: Part I's tested claims of the main
+    protocol (the Section 5.2 tests, the first row of each other section; the k = 5 and six-seed orders) and
+    every Part II claim; rows that hold by construction are left to the scorecard. A ``study`` column names
+    the paper."""
+    p1 = part1[part1["verdict"] != BY_CONSTRUCTION]
+    main = p1["section"].astype(str).str.startswith("Section 5.2, k = 4, seed 0")
+    first = ~p1["section"].astype(str).str.startswith("Section 5.2") & ~p1["section"].duplicated()
+    p1 = p1[main | first].assign(study="HpStrat")
+    p2 = part2[part2["verdict"] != BY_CONSTRUCTION].assign(study="Does the graph matter?")
+    return pd.concat([p1, p2], ignore_index=True)
