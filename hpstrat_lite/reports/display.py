@@ -155,10 +155,13 @@ def _pick(claims: pd.DataFrame, section: str, word: str):
 
 
 def _p_of(row) -> str:
+    """The Wilcoxon p-value of a Section 5.2 row, and whether a committed rerun broke it."""
     import re
 
-    m = re.search(r"Wilcoxon p = ([0-9.e+-]+)", _words(row["ours"])) if row is not None else None
-    return f"p = {m.group(1)}" if m else "no test"
+    ours = _words(row["ours"]) if row is not None else ""
+    m = re.search(r"Wilcoxon p = ([0-9.e+-]+)", ours)
+    text = f"p = {m.group(1)}" if m else "no test"
+    return text + ("; not on every committed rerun" if "(fails)" in ours else "")
 
 
 def findings_sentences(part1: pd.DataFrame, part2: pd.DataFrame) -> str:

@@ -140,6 +140,6 @@ def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
                         worst = (slack, float(d.mean()), s)
             _, margin, spread = worst
             established = bool(seeds > 1 and np.isfinite(spread) and margin > spread)
-        out.append({"dataset": ds, **best, "changes": changes, "top_two_gap": float(np.nanmedian(gaps)),
+        out.append({"dataset": ds, **best, "changes": changes, "top_two_gap": float(np.median(finite)) if (finite := [g for g in gaps if np.isfinite(g)]) else np.nan,
                     "margin": margin, "spread": spread, "seeds": seeds, "established": established})
     return pd.DataFrame(out).set_index("dataset")

@@ -87,6 +87,9 @@ def test_best_model_changes_counts_a_change_only_beyond_the_cross_seed_spread():
     assert noisy["changes"] and not noisy["established"]  # a 0.24-point margin inside a 0.5-point wobble
     one_seed = best_model_changes(changes_rows((1.0, 1.0), seeds=[0])).loc["D"]
     assert one_seed["changes"] and not one_seed["established"] and one_seed["seeds"] == 1  # no spread, no rule
+    alone = changes_rows((1.0, 1.0))
+    alone = best_model_changes(alone[alone["model"] == "GCN"]).loc["D"]  # one model: no runner-up, no change
+    assert not alone["changes"] and np.isnan(alone["top_two_gap"])
     with pytest.raises(ValueError, match="test_acc"):
         best_model_changes(pd.DataFrame({"dataset": ["D"]}))
 
