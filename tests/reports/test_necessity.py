@@ -613,3 +613,21 @@ def test_graph_free_reading_states_each_controls_share():
     text = readings.graph_free_reading(base, link, datasets=("Facebook",))
     assert "Facebook: tuned MLP 90.0, degree product 80.0 (75 % of the MLP's margin), shuffled-feature MLP 65.0 " \
            "(38 %), paper's MLP 50.3" in text
+
+
+def test_closing_readings_sort_datasets_by_gap_and_test():
+    from hpstrat_lite.reports import readings
+
+    node = _frame(*[_rows(d, m, [[v], [v + 0.01], [v - 0.01]]) for d, vals in (
+        ("Computers", (0.90, 0.905)), ("Cora", (0.70, 0.85)), ("CS", (0.95, 0.90)))
+        for m, v in zip(("MLP", "GCN"), vals)])
+    text = readings.mlp_gnn_reading(node, datasets=("Computers", "Cora", "CS", "Photo"))
+    assert "do not differ beyond the noise (p >= 0.05) on Computers" in text  # +0.5 within a 1-point wobble
+    assert "leads by more than 3.2 points on Cora (+15.0" in text  # the paper's own widest gap (Photo)
+    assert "the tuned MLP is ahead of the GCN on CS (-5.0" in text and "Not run: Photo." in text
+    link = _frame(*[_rows(d, m, [[v], [v + 0.01], [v - 0.01]], task="link", protocol="edge split 70/10/20", k=1)
+                    for d, vals in (("Twitch-EN", (0.9, 0.85)), ("Facebook", (0.6, 0.9)))
+                    for m, v in zip(("MLP-dot", "GCN-dot"), vals)])
+    text = readings.link_reading(link, datasets=("Twitch-EN", "Facebook"))
+    assert "the GCN is clearly ahead on Facebook (+30.0" in text and "the MLP is ahead on Twitch-EN (-5.0" in text
+    assert "paper +40.3" in text
