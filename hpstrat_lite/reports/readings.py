@@ -207,7 +207,7 @@ def mlp_gnn_reading(rows=None, *, datasets=NODE_DATASETS, line=None, alpha=0.05)
     if ahead:
         parts.append("the tuned MLP is ahead of the GCN on " + "; ".join(ahead))
     if noise:
-        parts.append(f"the two do not differ beyond the noise (p >= {alpha:g}) on " + "; ".join(noise))
+        parts.append(f"no difference is established (p >= {alpha:g}, or too few seeds for a test) on " + "; ".join(noise))
     if near:
         parts.append(f"the GCN leads by at most {line:.1f} points on " + "; ".join(near))
     if far:
