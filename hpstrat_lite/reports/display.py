@@ -121,13 +121,14 @@ def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int
 
 
 def _short(text: str, limit: int = 160) -> str:
-    """``text`` up to its first "; reruns:" or sentence break past ``limit`` characters (a findings bullet
-    gives the headline figure; the full cell is in the claims table)."""
-    head = text.split("; reruns:")[0]
-    if len(head) <= limit:
-        return head
-    cut = head.rfind("; ", 0, limit)
-    return head[:cut] + "; ..." if cut > 0 else head
+    """``text`` up to its first "; reruns:" or its last "; " break within ``limit`` characters (a findings bullet
+    gives the headline figure; the full cell is in the claims table), saying when a committed rerun fails."""
+    head, *reruns = text.split("; reruns:")
+    note = "; not on every committed rerun" if reruns and "(fails)" in reruns[0] else ""
+    if len(head) > limit:
+        cut = head.rfind("; ", 0, limit)
+        head = head[:cut] + "; ..." if cut > 0 else head
+    return head + note
 
 
 def findings_table(claims: pd.DataFrame, *, link_base: str = "") -> pd.DataFrame:

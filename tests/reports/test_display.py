@@ -38,7 +38,8 @@ def test_claims_table_shows_every_character_no_index_and_lists_as_words():
 
 def test_key_findings_and_counts_keep_holds_by_construction_apart():
     text = display.key_findings(card(), chapter="03_gnn_experiments")
-    assert "**inconclusive**" in text and "reruns:" not in text  # headline figure only
+    assert "**inconclusive**" in text and "reruns:" not in text  # headline figure only, and the rerun that fails
+    assert "r = +0.17; not on every committed rerun)" in text
     assert "1 claims tested: 0 agree, 0 disagree, 1 inconclusive." in text
     assert display.counts_sentence(card()).endswith("1 more hold by construction (counted apart).")
     assert "No claim" in display.key_findings(card(), chapter="09_link_benchmarks")
