@@ -126,3 +126,15 @@ def test_tag_for_reading_removes_parameters_and_folds_code():
                                                            ["injected-parameters", "remove-cell"], None, ["hide-input"]]
     shown = book.tag_for_reading(new_notebook(cells=[new_code_cell("x")]), show_code=True)
     assert shown.cells[0].metadata["tags"] == []
+
+
+@pytest.mark.slow
+def test_front_page_opens_with_the_generated_findings(html):
+    """The front page pastes the scorecard's findings: its sentences and its table of claims with verdicts."""
+    from hpstrat_lite.reports.verdicts import VERDICTS
+
+    page = (html / "book" / "intro.html").read_text()
+    found = page[page.index("What the papers claim"):page.index("Conventions")]
+    assert "<table" in found and "Does the graph matter?" in visible_text(found)
+    assert any(v in visible_text(found) for v in VERDICTS) and "claims tested" in visible_text(found)
+    assert "03_gnn_experiments.html" in found  # each claim links to its chapter

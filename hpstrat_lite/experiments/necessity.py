@@ -474,7 +474,7 @@ def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("MLP"
         if random and ds == "WS1000":
             r = run_random_baseline(ds, n_eval=n_eval, results_dir=results_dir, root=root)
             rows.append({"dataset": ds, "model": "random", "status": "done",
-                         "test_mean": float(r["test"].mean()), "test_std": float(r["test"].std(ddof=0)),
+                         "test_mean": float(r["test"].mean()), "test_std": float(r["test"].std(ddof=1)),
                          "n_trials": 0, "seconds": float(r["seconds"].sum())})
         for enc in encoders:
             epochs = max_epochs or LINK_MAX_EPOCHS.get(ds, LINK_DEFAULT_MAX_EPOCHS)

@@ -63,7 +63,10 @@ def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=N
 
 def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
     """Appendix E: the best model (highest mean test accuracy over folds) of each dataset under each
-    split method, and whether it differs between methods (``changes``)."""
+    split method, and whether its name differs between methods (``changes``).
+
+    A different name is not yet a change: :func:`hpstrat_lite.reports.verdicts.best_model_changes` adds the
+    rule the book's verdicts use (the winner's margin beyond its cross-seed spread, ``established``)."""
     std = cross_fold_std(rows, models=models)
     best = std.loc[std.groupby(["dataset", "method"])["mean"].idxmax(), ["dataset", "method", "model"]]
     wide = best.pivot(index="dataset", columns="method", values="model")

@@ -45,8 +45,8 @@ PAPER_NODE_MLP_ORIGINAL = {"Computers": (44.9, 5.8), "Photo": (69.6, 3.8), "CS":
                            "PubMed": (74.2, 0.7)}
 
 #: Paper Tables 3 and 4: link prediction test ROC AUC (x 100), ``(mean, std)``; Table 3's random
-#: baseline is 50 by construction of ROC AUC. Table 4's columns: "Musae-Twitch" is Twitch-EN,
-#: "Musae-Facebook" is Facebook. Figure 2 has no numbers in the text (:data:`PAPER_WS_GAMMA` holds its
+#: baseline is 50 by construction of ROC AUC. Table 4's columns: "Musae-Twitch" (the paper does not state
+#: which Twitch edition; we use Twitch-EN), "Twitch-PTBR", "Musae-Facebook" (Facebook). Figure 2 has no numbers in the text (:data:`PAPER_WS_GAMMA` holds its
 #: statements), so the WS1000_gamma entries are ``None``.
 PAPER_LINK = {
     "WS1000": {"random": (50.0, 0.0), "MLP": (49.1, 2.2), "GCN": (54.7, 0.4)},
@@ -67,3 +67,23 @@ PAPER_WS_GAMMA = {
                    "the highest attained performance being approximately 60% test ROC AUC for gamma >= 0.6",
                    "as parental dependence increases in the features, the MLP begins to outperform the GCN"),
 }
+
+
+def paper_figures() -> set[str]:
+    """Every number the two papers state that this package quotes, as the strings a page may print them
+    (``"82.6"``, ``"1.49"``, ``"0.021"``, ...): the values of this module, the HpStrat paper's constants
+    (:mod:`hpstrat_lite.reports.hpstrat`), the WS1000 gammas and the arXiv id. A hand-written page may type
+    these and no other measured figure (the book's test scans for the rest)."""
+    from .hpstrat import PAPER_APPENDIX_B_R2, PAPER_GLOBAL_MEAN_RANK
+
+    values = [PAPER["year"], *PAPER["abstract_claim"], *PAPER_WS_GAMMA.values(), *WS_GAMMAS,
+              *PAPER_GLOBAL_MEAN_RANK.values(), *PAPER_APPENDIX_B_R2]
+    for table in (PAPER_NODE, PAPER_LINK):
+        for cells in table.values():
+            values += [v for cell in cells.values() if cell for v in cell]
+    values += [v for cell in PAPER_NODE_MLP_ORIGINAL.values() for v in cell]
+    out = {PAPER["arxiv"]}
+    for v in values:
+        if isinstance(v, (int, float)):
+            out |= {f"{v:g}", f"{v:.1f}", f"{v:.2f}", f"{v:.3f}"}
+    return out

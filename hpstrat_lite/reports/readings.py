@@ -10,9 +10,10 @@ from __future__ import annotations
 import numpy as np
 
 from .necessity import (LINK_DATASETS, NODE_DATASETS, PAPER_LINK, PAPER_NODE, _as_summary, _baseline_rows, _cell,
-                        _vs_paper, budget_curve, graph_free_share, results_file, ws_gamma_table)
+                        _sample_std, _vs_paper, budget_curve, graph_free_share, results_file, welch_p, ws_gamma_table)
 
-__all__ = ["protocol_reading", "budget_reading", "graph_free_reading", "hgcn_reading", "ws_baseline_reading"]
+__all__ = ["protocol_reading", "budget_reading", "graph_free_reading", "hgcn_reading", "ws_baseline_reading",
+           "mlp_gnn_reading", "link_reading"]
 
 
 def _p(p) -> str:
@@ -167,3 +168,76 @@ def ws_baseline_reading(link_rows=None, baseline_rows=None) -> str:
             f"normalisation is a hypothesis consistent with these numbers, not established: the figure's values "
             f"are not in the paper's text.")
     return text
+
+
+def _gaps(summary, datasets):
+    """Per dataset with both numbers: ``(gap GCN - MLP, Welch p, trials MLP, trials GCN)`` (points)."""
+    out = {}
+    for ds in datasets:
+        mm, ms, mt, mn, *_ = _cell(summary, ds, "MLP")
+        gm, gs, gt, gn, *_ = _cell(summary, ds, "GCN")
+        if np.isfinite(mm) and np.isfinite(gm):
+            out[ds] = (gm - mm, welch_p(mm, _sample_std(ms, mn), mn, gm, _sample_std(gs, gn), gn), mt, gt)
+    return out
+
+
+def _gap_text(ds, g):
+    gap, p, mt, gt = g
+    return f"{ds} ({gap:+.1f}, {_p(p)}; {int(mt)}/{int(gt)} trials)"
+
+
+def mlp_gnn_reading(rows=None, *, datasets=NODE_DATASETS, line=None, alpha=0.05) -> str:
+    """Chapter 6's closing reading, from the HpStrat rows (or their :func:`summarize` output): where the tuned
+    MLP is ahead of the GCN (Welch p < ``alpha``), where the two do not differ beyond the noise, where the GCN
+    leads (p < ``alpha``) within ``line`` points (default: the widest GCN - MLP gap of the
+    paper's own Tables 1-2 on Computers, Photo, CS and Physics) and where it leads by more, each gap with Welch's
+    p-value and the trial budgets (MLP/GCN)."""
+    summary = _as_summary(rows, "node")
+    if line is None:
+        line = max(PAPER_NODE[d]["GCN"][0] - PAPER_NODE[d]["MLP"][0] for d in ("Computers", "Photo", "CS", "Physics"))
+    gaps = _gaps(summary, datasets)
+    if not gaps:
+        return "No dataset has both a tuned MLP and a tuned GCN yet."
+    sig = {d: bool(g[1] < alpha) for d, g in gaps.items()}
+    ahead = [_gap_text(d, g) for d, g in gaps.items() if g[0] < 0 and sig[d]]
+    noise = [_gap_text(d, g) for d, g in gaps.items() if not sig[d]]
+    near = [_gap_text(d, g) for d, g in gaps.items() if 0 <= g[0] <= line and sig[d]]
+    far = [_gap_text(d, g) for d, g in gaps.items() if g[0] > line and sig[d]]
+    parts = []
+    if ahead:
+        parts.append("the tuned MLP is ahead of the GCN on " + "; ".join(ahead))
+    if noise:
+        parts.append(f"no difference is established (p >= {alpha:g}, or too few seeds for a test) on " + "; ".join(noise))
+    if near:
+        parts.append(f"the GCN leads by at most {line:.1f} points on " + "; ".join(near))
+    if far:
+        parts.append(f"it leads by more than {line:.1f} points on " + "; ".join(far))
+    text = "On this run " + ", ".join(parts) + " (GCN - MLP in points, Welch p over the evaluation seeds, trials MLP/GCN)."
+    absent = [d for d in datasets if d not in gaps]
+    if absent:
+        text += f" Not run: {', '.join(absent)}."
+    return text
+
+
+def link_reading(rows=None, *, datasets=LINK_DATASETS, gap=2.0, alpha=0.05) -> str:
+    """Chapter 9's closing reading: per dataset the GCN's margin over the tuned MLP (ROC AUC x 100) with
+    Welch's p-value, sorted into "GCN clearly ahead" (more than ``gap`` points, p < ``alpha``), "MLP ahead"
+    (negative margin, p < ``alpha``) and "within the noise or under ``gap``", beside the paper's margin."""
+    summary = _as_summary(rows if rows is not None else results_file("link"), "link")
+    gaps = _gaps(summary, datasets)
+    if not gaps:
+        return "No link-prediction dataset has both a tuned MLP and a tuned GCN yet."
+    groups = {"the GCN is clearly ahead": [], "the MLP is ahead": [], "the margin is under the line or within the noise": []}
+    for ds, g in gaps.items():
+        paper = PAPER_LINK.get(ds, {})
+        margin = (f"; paper {paper['GCN'][0] - paper['MLP'][0]:+.1f}" if paper.get("GCN") and paper.get("MLP") else "")
+        text = _gap_text(ds, g)[:-1] + margin + ")"
+        if g[0] > gap and g[1] < alpha:
+            groups["the GCN is clearly ahead"].append(text)
+        elif g[0] < 0 and g[1] < alpha:
+            groups["the MLP is ahead"].append(text)
+        else:
+            groups["the margin is under the line or within the noise"].append(text)
+    parts = [f"{name} on {'; '.join(items)}" for name, items in groups.items() if items]
+    return (f"GCN - MLP (ROC AUC x 100, Welch p, trials MLP/GCN): " + ", ".join(parts)
+            + f". The line is {gap:g} points; the paper's proposal needs the first case on every dataset.")
