@@ -196,9 +196,10 @@ def control_reading(tests: dict, *, alpha: float = 0.05) -> str:
 
 
 def control_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
-    """This book's own claims about the controls, in the scorecard's columns: the statement, the rule, our
-    figure and a verdict (*agrees* when the test supports the statement at Holm p < ``alpha``, *disagrees*
-    when it is significant the other way, else *inconclusive*)."""
+    """This book's own claims about the controls, in the scorecard's columns (``section``, ``claim``,
+    ``paper``, ``rule``, ``ours``, ``verdict``, ``chapter``): the statement, the rule, our figure and a verdict
+    from :data:`hpstrat_lite.reports.verdicts.VERDICTS`: *agrees* when the test supports the statement at
+    Holm p < ``alpha``, *disagrees* when it is significant the other way, else *inconclusive*."""
     statements = {
         ("hpstrat", "placebo"): "HpStrat's cross-fold std is smaller than placebo stratification's (same strata count)",
         ("hpstrat", "degree"): "HpStrat's cross-fold std is smaller than degree stratification's",
@@ -210,10 +211,29 @@ def control_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
     out = []
     for _, t in tests["pairwise"].iterrows():
         verdict = {"a smaller": "agrees", "a larger": "disagrees"}.get(t["verdict"], "inconclusive")
-        out.append({"claim": statements.get((t["a"], t["b"]), f"{t['a']} smaller than {t['b']}"),
-                    "source": "this book (controls)",
+        out.append({"section": "Controls (this book)",
+                    "claim": statements.get((t["a"], t["b"]), f"{t['a']} smaller than {t['b']}"),
+                    "paper": "not tested by the paper",
                     "rule": f"two-sided Wilcoxon over (dataset, model, seed) blocks, Holm-adjusted p < {alpha}",
                     "ours": (f"median {t['median_diff']:+.2f} points, {t['share_a_smaller']:.0%} of {t['pairs']} "
                              f"blocks smaller, Holm p = {t['p_holm']:.2g}, r = {t['rank_biserial_r']:+.2f}"),
-                    "verdict": verdict})
+                    "verdict": verdict, "chapter": "03d_controls"})
     return pd.DataFrame(out)
+
+
+CONTROL_RESULTS = ["results/gnn_k4_seed0.csv", "results/gnn_k4_seeds1-5.csv", "results/controls_k4_seeds0-2.csv"]
+"""The rows the controls page and the scorecard read: the paper methods' k = 4 sweeps and the controls' sweep."""
+
+
+def controls_from_files(paths=CONTROL_RESULTS, *, seeds=(0, 1, 2), k: int = 4, max_epochs: int = 1000,
+                        patience: int = 100) -> tuple[dict, pd.DataFrame]:
+    """``(tests, coverage)`` of the control experiment read from its results files (the paper's protocol
+    by default): :func:`control_tests` on the complete blocks and their coverage per dataset."""
+    from ..experiments.results import read_rows
+
+    rows = read_rows(list(paths))
+    if rows.empty:
+        raise FileNotFoundError(f"no rows in {list(paths)}: run `hpstrat experiment --methods placebo degree`.")
+    rows = rows[(rows["k"] == k) & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)]
+    complete, coverage = complete_blocks(rows, methods=ALL_METHODS, seeds=seeds)
+    return control_tests(complete), coverage
