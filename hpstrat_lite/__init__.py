@@ -26,10 +26,11 @@ from .core.ranking import friedman_test, rank_methods, rank_tables
 from .core.splitters import HomophilyStratifiedKFold
 
 _LAZY = {"load_dataset": "data.datasets", "dataset_summary": "data.datasets", "available_datasets": "data.datasets",
-         "load_graph": "data.graphs", "as_graph": "data.graphs", "HpStratSplit": "data.transforms"}
+         "load_graph": "data.graphs", "as_graph": "data.graphs", "HpStratSplit": "data.transforms",
+         "necessity": "experiments.probes"}
 
 
-def __getattr__(name):  # torch_geometric is imported only when a dataset or the transform is asked for
+def __getattr__(name):  # torch_geometric is imported only when a dataset, the transform or necessity is asked for
     if name in _LAZY:
         import importlib
 
