@@ -17,7 +17,7 @@ DATA_ARGUMENTS = {
     "quality_table": ["datasets"], "friedman_test": ["df", "value"], "rank_methods": ["df", "value"],
     "rank_tables": ["ranked"], "HomophilyStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
     "dataset_summary": ["names", "root"], "available_datasets": ["root"], "load_graph": ["path"],
-    "as_graph": ["dataset", "root"], "HpStratSplit": [],
+    "as_graph": ["dataset", "root"], "HpStratSplit": [], "necessity": ["data"],
 }
 
 
