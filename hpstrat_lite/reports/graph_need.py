@@ -112,9 +112,10 @@ def estimates(rows=None, *, k: int = 4, seed: int = 0, metric: str = "accuracy")
     """The estimates of each graph as one row (columns :data:`ESTIMATES`, ``verdict``, ``total_seconds``
     and ``<estimate>_seconds``) from ``results/necessity_estimates.csv`` (the latest row of each)."""
     df = _rows(rows, RESULTS_DIR / ESTIMATES_FILE)
+    if not df.empty:
+        df = df[(df["k"] == k) & (df["seed"] == seed) & (df["metric"] == metric)]
     if df.empty:
-        return pd.DataFrame()
-    df = df[(df["k"] == k) & (df["seed"] == seed) & (df["metric"] == metric)]
+        return pd.DataFrame(columns=["dataset", *ESTIMATES, "verdict", "total_seconds"])
     df = df.drop_duplicates(["dataset", "estimate"], keep="last")
     values = df.pivot(index="dataset", columns="estimate", values="value")
     cost = df.pivot(index="dataset", columns="estimate", values="seconds").add_suffix("_seconds")
@@ -237,3 +238,27 @@ def scatter(points: dict, *, estimates_shown=ESTIMATES):
     axes[0, 0].set_ylabel("measured gap (points)", fontsize=8)
     axes[0, 0].legend(fontsize=7)
     return fig
+
+
+def trust_reading(scores: dict, verdicts: dict | None = None) -> str:
+    """Markdown: the rule of :func:`recommended`, the estimate it names with its lower bounds, and where each
+    estimate fails (a set of graphs whose Spearman interval reaches 0 or below, or whose sign agreement is
+    under one half); ``verdicts`` (set name -> :func:`verdict_agreement`) adds the verdict's record."""
+    name, low = recommended(scores)
+    bounds = ", ".join(f"{s}: {low.loc[name, s]:.2f}" for s in scores)
+    text = [f"**Rule.** Trust the estimate whose Spearman interval has the highest lower bound on its worst set "
+            f"of graphs. **Recommended: `{name}`** (lower bounds {bounds}).", "", "**Where each estimate fails.**"]
+    for e in low.index:
+        fails = []
+        for s, v in scores.items():
+            r = v.set_index("estimate").loc[e]
+            if not (r["low"] > 0):
+                fails.append(f"{s}: no rank relation shown (interval [{r['low']:.2f}, {r['high']:.2f}])")
+            if np.isfinite(r["sign_agreement"]) and r["sign_agreement"] < 0.5:
+                fails.append(f"{s}: wrong side on {1 - r['sign_agreement']:.0%} of {r['n_significant']} significant gaps")
+        text.append(f"- `{e}`: " + ("; ".join(fails) if fails else "no failure by these two checks"))
+    for s, v in (verdicts or {}).items():
+        text.append(f"\n**Verdict on {s}.** Of {v['n_significant']} significant gaps, the verdict has the gap's "
+                    f"sign on {v['right']}, the opposite sign on {v['wrong']}, and says \"no evidence\" on "
+                    f"{v['silent']}.")
+    return "\n".join(text)
