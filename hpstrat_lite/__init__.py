@@ -9,8 +9,9 @@ The package follows the data flow, one sub-package per stage::
     engine/       batched GNN training: sparse operators, per-run randomness, models, kernels,
       |           the training loop, link prediction
     experiments/  runners that write result rows under results/: the HpStrat sweep (sweep),
-      |           Optuna tuning (tuning), Part II's studies (necessity), the results store
-    reports/      rows -> tables, tests, claims and figures: Part I (hpstrat), Part II (necessity),
+      |           Optuna tuning (tuning), Part II's studies (necessity), the cheap graph-need estimates
+      |           (probes: ``necessity()``) and their rows (graph_need), the results store
+    reports/      rows -> tables, tests, claims and figures: Part I (hpstrat), Part II (necessity, graph_need),
                   study progress, the reproduction scorecard, plots
 
 ``book`` runs the notebooks with papermill and builds the Jupyter Book; ``cli`` is the ``hpstrat``
