@@ -51,12 +51,17 @@ C_GRID = (0.01, 0.1, 1.0, 10.0)
 LP_ALPHAS = (0.5, 0.9, 0.99)
 """Label propagation's alpha, chosen on the validation fold."""
 LP_STEPS = 30
+SPARSE_BELOW = 0.2
+"""Features with a smaller share of non-zeros are kept sparse (the engine's threshold, ``DENSE_ABOVE``)."""
+DENSE_MAX_ENTRIES = 5 * 10 ** 7
+"""Denser features are made dense only up to this many entries (400 MB of float64)."""
 REDUCED_DIM = 128
 """Columns of the features after the truncated SVD that precedes propagation (when they are wider)."""
 
 
 def _scipy_features(x):
-    """Node features as a scipy CSR matrix (sparse bag of words) or a dense float64 array."""
+    """Node features as a scipy CSR matrix (under :data:`SPARSE_BELOW` non-zeros, or too large to densify) or a
+    dense float64 array."""
     import scipy.sparse as sp
     import torch
 
@@ -65,19 +70,23 @@ def _scipy_features(x):
     if isinstance(x, torch.Tensor):
         x = engine_features(x)
         if x.layout == torch.sparse_csr:
-            return sp.csr_matrix((x.values().numpy().astype(np.float64), x.col_indices().numpy(),
-                                  x.crow_indices().numpy()), shape=tuple(x.shape))
-        if x.layout == torch.sparse_coo:
+            x = sp.csr_matrix((x.values().numpy().astype(np.float64), x.col_indices().numpy(),
+                               x.crow_indices().numpy()), shape=tuple(x.shape))
+        elif x.layout == torch.sparse_coo:
             x = x.coalesce()
             i = x.indices().numpy()
-            return sp.csr_matrix((x.values().numpy().astype(np.float64), (i[0], i[1])), shape=tuple(x.shape))
-        x = x.detach().cpu().numpy()
-    if sp.issparse(x):
-        return sp.csr_matrix(x, dtype=np.float64)
-    x = np.asarray(x, dtype=np.float64)
+            x = sp.csr_matrix((x.values().numpy().astype(np.float64), (i[0], i[1])), shape=tuple(x.shape))
+        else:
+            x = x.detach().cpu().numpy()
+    x = sp.csr_matrix(x, dtype=np.float64) if sp.issparse(x) else np.asarray(x, dtype=np.float64)
     if x.ndim != 2:
         raise ValueError(f"data.x must be a 2-D feature matrix; got shape {x.shape}.")
-    return sp.csr_matrix(x) if x.size and np.count_nonzero(x) < 0.2 * x.size else x
+    nonzero = x.nnz if sp.issparse(x) else np.count_nonzero(x)
+    dense = x.size == 0 or (nonzero >= SPARSE_BELOW * x.shape[0] * x.shape[1]
+                            and x.shape[0] * x.shape[1] <= DENSE_MAX_ENTRIES)
+    if dense:  # a dense BLAS product is many times faster than a sparse one at this density
+        return x.toarray() if sp.issparse(x) else x
+    return x if sp.issparse(x) else sp.csr_matrix(x)
 
 
 def adjacency(edge_index, n: int):
