@@ -63,3 +63,26 @@ def test_committed_rows_read(tmp_path):
     grid = csbm_gaps()
     if not grid.empty:
         assert grid[["lam", "mu"]].drop_duplicates().shape[0] == len(grid)
+
+
+def test_trust_reading_names_the_recommended_estimate_and_failures():
+    from hpstrat_lite.reports.graph_need import trust_reading
+
+    v = pd.DataFrame({"estimate": ["probe_gain", "edge_homophily"], "spearman": [0.9, 0.1], "low": [0.6, -0.3],
+                      "high": [1.0, 0.5], "sign_agreement": [1.0, 0.25], "n_significant": [4, 4]})
+    text = trust_reading({"real": v}, {"real": {"n_significant": 4, "right": 3, "wrong": 0, "silent": 1}})
+    assert "`probe_gain`" in text.split("Recommended:")[1].split("\n")[0]
+    assert "wrong side on 75% of 4" in text and "interval [-0.30, 0.50]" in text
+
+
+def test_study_seconds_sum_the_first_trials_and_ratios_divide():
+    from hpstrat_lite.reports.graph_need import cost_ratios, mlp_study_seconds
+
+    trials = pd.DataFrame({"phase": "trial", "model": "MLP", "dataset": "G", "protocol": "hpstrat",
+                           "trial": np.arange(40), "seconds": 2.0, "host": "h"})
+    study = mlp_study_seconds(trials, n_trials=30)
+    assert study["study_seconds"].tolist() == [60.0]
+    assert mlp_study_seconds(trials, n_trials=50).empty
+    est = pd.DataFrame({"dataset": ["G"], "total_seconds": [3.0], "probe_gain_seconds": [1.2]})
+    r = cost_ratios(est, study)
+    assert r["probe_gain_ratio"].iloc[0] == pytest.approx(0.02)
