@@ -74,7 +74,7 @@ def run_estimates(datasets, *, k: int = 4, seed: int = 0, metric: str = "accurac
     return read_rows(out)
 
 
-def run_csbm_grid(lams=CSBM_LAMS, mus=CSBM_MUS, *, n: int = 1000, avg_degree: float = 5.0, num_features=None,
+def run_csbm_grid(lams=CSBM_LAMS, *, mus=CSBM_MUS, n: int = 1000, avg_degree: float = 5.0, num_features=None,
                   graph_seed: int = 0, k: int = 4, seed: int = 0, max_epochs: int = 200, patience: int = 50,
                   out=None, log=print):
     """Measure the MLP-versus-GCN gap and compute the estimates on each cSBM of the grid ``lams x mus``.

@@ -240,7 +240,7 @@ def scatter(points: dict, *, estimates_shown=ESTIMATES):
     return fig
 
 
-def trust_reading(scores: dict, verdicts: dict | None = None) -> str:
+def trust_reading(scores: dict, *, verdicts: dict | None = None) -> str:
     """Markdown: the rule of :func:`recommended`, the estimate it names with its lower bounds, and where each
     estimate fails (a set of graphs whose Spearman interval reaches 0 or below, or whose sign agreement is
     under one half); ``verdicts`` (set name -> :func:`verdict_agreement`) adds the verdict's record."""

@@ -7,11 +7,11 @@ from hpstrat_lite.experiments.probes import ESTIMATES
 def test_csbm_grid_writes_rows_and_resumes(tmp_path):
     out = tmp_path / "grid.csv"
     logs = []
-    rows = run_csbm_grid([0.0, 1.5], [2.0], n=200, max_epochs=5, patience=5, out=out, log=logs.append)
+    rows = run_csbm_grid([0.0, 1.5], mus=[2.0], n=200, max_epochs=5, patience=5, out=out, log=logs.append)
     assert len(rows) == 2 * 4 and len(logs) == 2
     assert set(ESTIMATES) <= set(rows.columns) and rows["code_version"].notna().all()
     assert (rows["max_epochs"] == 5).all() and rows["mlp_test"].between(0, 1).all()
-    again = run_csbm_grid([0.0, 1.5], [2.0], n=200, max_epochs=5, patience=5, out=out, log=logs.append)
+    again = run_csbm_grid([0.0, 1.5], mus=[2.0], n=200, max_epochs=5, patience=5, out=out, log=logs.append)
     assert len(again) == 8 and len(logs) == 2  # nothing recomputed
 
 

@@ -70,7 +70,7 @@ def test_trust_reading_names_the_recommended_estimate_and_failures():
 
     v = pd.DataFrame({"estimate": ["probe_gain", "edge_homophily"], "spearman": [0.9, 0.1], "low": [0.6, -0.3],
                       "high": [1.0, 0.5], "sign_agreement": [1.0, 0.25], "n_significant": [4, 4]})
-    text = trust_reading({"real": v}, {"real": {"n_significant": 4, "right": 3, "wrong": 0, "silent": 1}})
+    text = trust_reading({"real": v}, verdicts={"real": {"n_significant": 4, "right": 3, "wrong": 0, "silent": 1}})
     assert "`probe_gain`" in text.split("Recommended:")[1].split("\n")[0]
     assert "wrong side on 75% of 4" in text and "interval [-0.30, 0.50]" in text
 
