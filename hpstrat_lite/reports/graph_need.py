@@ -177,21 +177,22 @@ def verdict_agreement(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", al
             "wrong": int(((said != 0) & (said != truth)).sum()), "silent": int((said == 0).sum())}
 
 
-def mlp_study_seconds(rows=None, *, n_trials: int = 30) -> pd.DataFrame:
-    """Seconds of the first ``n_trials`` trials of each graph's tuned-MLP study (the sum of its trial rows'
-    ``seconds``; the study with the most trials per graph, its ``host``), from the Part II protocol rows
-    (``results/part2_node_protocols.csv``) and HpStrat rows (``results/part2_node.csv``)."""
-    frames = _rows(rows, [RESULTS_DIR / "part2_node_protocols.csv", RESULTS_DIR / "part2_node.csv"])
-    t = frames[(frames["phase"] == "trial") & (frames["model"] == "MLP") & (frames["trial"] < n_trials)]
+def mlp_study_seconds(rows=None, *, n_trials: int = 30, protocol: str = "hpstrat") -> pd.DataFrame:
+    """Seconds of a ``n_trials``-trial tuned-MLP study per graph, from the Part II trial rows of ``protocol``
+    (default the HpStrat k-fold studies of ``results/part2_node.csv``, the folds the estimates use): the sum
+    of the first ``n_trials`` trials' ``seconds`` when the study ran that many (``trials_timed = n_trials``),
+    else ``n_trials`` times the mean seconds of the trials it ran (``trials_timed`` says how many). Also the
+    ``host`` the trials ran on."""
+    frames = _rows(rows, RESULTS_DIR / "part2_node.csv")
+    t = frames[(frames["phase"] == "trial") & (frames["model"] == "MLP") & (frames["protocol"] == protocol)]
     out = []
-    for (ds, protocol), g in t.groupby(["dataset", "protocol"], sort=True):
+    for ds, g in t.groupby("dataset", sort=True):
         g = g.drop_duplicates("trial", keep="last")
-        if g["trial"].nunique() < n_trials:
-            continue
-        out.append({"dataset": ds, "protocol": protocol, "study_seconds": float(g["seconds"].sum()),
+        g = g[g["trial"] < n_trials]
+        seconds = float(g["seconds"].sum()) if len(g) == n_trials else n_trials * float(g["seconds"].mean())
+        out.append({"dataset": ds, "protocol": protocol, "trials_timed": int(len(g)), "study_seconds": seconds,
                     "host": str(g["host"].dropna().iloc[0]) if "host" in g and g["host"].notna().any() else ""})
-    return pd.DataFrame(out).drop_duplicates("dataset", keep="first") if out else pd.DataFrame(
-        columns=["dataset", "protocol", "study_seconds", "host"])
+    return pd.DataFrame(out, columns=["dataset", "protocol", "trials_timed", "study_seconds", "host"])
 
 
 def cost_ratios(estimate_table: pd.DataFrame, study: pd.DataFrame) -> pd.DataFrame:

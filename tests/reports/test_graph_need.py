@@ -81,8 +81,10 @@ def test_study_seconds_sum_the_first_trials_and_ratios_divide():
     trials = pd.DataFrame({"phase": "trial", "model": "MLP", "dataset": "G", "protocol": "hpstrat",
                            "trial": np.arange(40), "seconds": 2.0, "host": "h"})
     study = mlp_study_seconds(trials, n_trials=30)
-    assert study["study_seconds"].tolist() == [60.0]
-    assert mlp_study_seconds(trials, n_trials=50).empty
+    assert study["study_seconds"].tolist() == [60.0] and study["trials_timed"].tolist() == [30]
+    few = mlp_study_seconds(trials.assign(seconds=np.arange(40.0)).head(4), n_trials=30)
+    assert few["study_seconds"].tolist() == [30 * 1.5] and few["trials_timed"].tolist() == [4]
+    assert mlp_study_seconds(trials, protocol="per_class").empty
     est = pd.DataFrame({"dataset": ["G"], "total_seconds": [3.0], "probe_gain_seconds": [1.2]})
     r = cost_ratios(est, study)
     assert r["probe_gain_ratio"].iloc[0] == pytest.approx(0.02)
