@@ -9,8 +9,9 @@ The package follows the data flow, one sub-package per stage::
     engine/       batched GNN training: sparse operators, per-run randomness, models, kernels,
       |           the training loop, link prediction
     experiments/  runners that write result rows under results/: the HpStrat sweep (sweep),
-      |           Optuna tuning (tuning), Part II's studies (necessity), the results store
-    reports/      rows -> tables, tests, claims and figures: Part I (hpstrat), Part II (necessity),
+      |           Optuna tuning (tuning), Part II's studies (necessity), the cheap graph-need estimates
+      |           (probes: ``necessity()``) and their rows (graph_need), the results store
+    reports/      rows -> tables, tests, claims and figures: Part I (hpstrat), Part II (necessity, graph_need),
                   study progress, the reproduction scorecard, plots
 
 ``cli`` is the ``hpstrat`` command; the book runner (papermill + Jupyter Book) is ``tools/book.py`` of the
@@ -27,10 +28,11 @@ from .core.ranking import friedman_test, rank_methods, rank_tables
 
 _LAZY = {"HomophilyStratifiedKFold": "core.splitters", "CovariateStratifiedKFold": "core.splitters",
          "load_dataset": "data.datasets", "dataset_summary": "data.datasets", "available_datasets": "data.datasets",
-         "load_graph": "data.graphs", "as_graph": "data.graphs", "HpStratSplit": "data.transforms"}
+         "load_graph": "data.graphs", "as_graph": "data.graphs", "HpStratSplit": "data.transforms",
+         "necessity": "experiments.probes"}
 
 
-def __getattr__(name):  # scikit-learn and torch_geometric load only when a splitter, a dataset or the transform is used
+def __getattr__(name):  # scikit-learn and torch_geometric load only when a splitter, a dataset, the transform or necessity is used
     if name in _LAZY:
         import importlib
 

@@ -8,6 +8,7 @@
     hpstrat tune node --datasets Cora CiteSeer         # Part II: tuned MLP and GCN (also link, features)
     hpstrat book [--profile smoke] [--force]           # execute notebooks, build the HTML book
     hpstrat audit --data graph.npz --models GCN mypkg.nets:make --k 4 --seeds 0 1 2 --out audit/
+    hpstrat necessity --data graph.npz [--metric roc_auc]   # does the graph help? cheap estimates, a verdict
 
 A ``--dataset`` / ``--datasets`` / ``--data`` value is a dataset name or the path of a graph file
 (:func:`hpstrat_lite.data.graphs.load_graph`: a torch.save'd ``Data`` or an ``.npz``).
@@ -228,6 +229,14 @@ def _cmd_audit(args) -> int:
     return 0
 
 
+def _cmd_necessity(args) -> int:
+    from .experiments.probes import necessity
+
+    print(necessity(args.data, metric=args.metric, k=args.k, seed=args.seed, root=args.root))
+    return 0
+
+
+
 def book_runner(package_dir=None):
     """The book runner module (``tools/book.py`` of the source checkout this package runs from), or ``None``
     for an installed package: the runner reads and writes the repository's notebooks and pages, so it is not
@@ -405,6 +414,16 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-report", action="store_true", help="skip the HTML report (papermill + nbconvert)")
     p.add_argument("--traceback", action="store_true", help="on an error, print the full traceback")
     p.set_defaults(func=_cmd_audit)
+
+    p = sub.add_parser("necessity", help="does the graph help? label-only measures and linear probes on HpStrat "
+                                         "folds, with a verdict from the probe gain's interval (seconds)")
+    p.add_argument("--data", required=True, help="dataset name or graph file (.pt: a saved Data; .npz: edges / "
+                                                 "edge_index, node_labels / y, node_features / x)")
+    p.add_argument("--metric", default="accuracy", choices=["accuracy", "roc_auc"],
+                   help="roc_auc: ROC AUC of the class-1 score (binary labels only)")
+    p.add_argument("--k", type=int, default=4)
+    p.add_argument("--seed", type=int, default=0)
+    p.set_defaults(func=_cmd_necessity)
 
     p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")
     p.add_argument("--profile", default="full", help="parameter profile from the book config (full, smoke)")

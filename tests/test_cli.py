@@ -114,3 +114,20 @@ def test_quality_prints_the_controls(data_root, capsys):
                  "placebo", "degree"]) == 0
     out = capsys.readouterr().out
     assert "placebo" in out and "degree" in out and "random" not in out
+
+
+def test_necessity_prints_estimates_and_verdict(tmp_path, capsys):
+    import numpy as np
+
+    from hpstrat_lite.cli import main
+
+    rng = np.random.default_rng(0)
+    n = 200
+    y = rng.integers(0, 2, size=n)
+    x = rng.normal(size=(n, 4)) + y[:, None]
+    np.savez(tmp_path / "g.npz", edges=rng.integers(0, n, size=(600, 2)), node_labels=y, node_features=x)
+    assert main(["necessity", "--data", str(tmp_path / "g.npz"), "--metric", "roc_auc"]) == 0
+    out = capsys.readouterr().out
+    assert "label_informativeness" in out and "probe_gain" in out and "verdict: " in out
+    assert main(["necessity", "--data", str(tmp_path / "missing.npz")]) == 2
+    assert "necessity" in capsys.readouterr().err

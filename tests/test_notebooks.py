@@ -21,7 +21,7 @@ from hpstrat_lite.reports import scorecard
 
 book = book_runner()  # tools/book.py of this checkout
 
-PART2_PREFIXES = ("06_", "07_", "08_", "09_")  # Part II chapters train and tune models
+PART2_PREFIXES = ("06_", "06b_", "07_", "08_", "09_")  # Part II chapters train and tune models
 
 REPO = Path(__file__).resolve().parents[1]
 SMOKE_OUT = REPO / "_build" / "smoke-test"

@@ -1,4 +1,4 @@
-"""Synthetic Watts-Strogatz benchmarks WS1000 and WS1000_gamma.
+"""Synthetic graphs: the Watts-Strogatz benchmarks WS1000 and WS1000_gamma, and contextual SBMs.
 
 Part II of the book ("Revisiting the Necessity of Graph Learning and Common Graph Benchmarks",
 Katsman, Lou and Gilbert, 2024, Section 5) proposes link prediction on a Watts-Strogatz
@@ -17,6 +17,11 @@ The graph and the noise depend only on ``seed``, so every member of the family s
 graph, the same root and the same noise: only gamma changes. A dataset is released as an edge
 list CSV (``edges.csv``, one row per undirected edge) and an npz of features (``features.npz``),
 like the paper's release; :func:`save_ws` / :func:`load_ws` write and read that layout.
+
+The contextual stochastic block model (:func:`make_csbm`, the synthetic family of the GPR-GNN paper,
+Chien et al., ICLR 2021, Section 5, after Deshpande et al., 2018) has two knobs, one per source of
+information: ``lam`` (how much the edges say about the two classes: homophilous above 0,
+heterophilous below) and ``mu`` (how much the features say).
 """
 
 from __future__ import annotations
@@ -42,6 +47,8 @@ __all__ = [
     "make_ws1000",
     "save_ws",
     "load_ws",
+    "make_csbm",
+    "csbm_edge_homophily",
 ]
 
 #: The gamma values of the WS1000_gamma family in the paper.
@@ -361,3 +368,82 @@ def load_ws(folder):
     if "gamma" in meta:
         data.gamma = float("nan") if meta["gamma"] is None else float(meta["gamma"])
     return data
+
+
+def csbm_edge_homophily(lam, *, avg_degree=5.0) -> float:
+    """Expected edge homophily of :func:`make_csbm` with balanced classes and many nodes:
+    ``p_in / (p_in + p_out) = 1/2 + lam / (2 sqrt(d))``."""
+    return 0.5 + float(lam) / (2.0 * np.sqrt(float(avg_degree)))
+
+
+def make_csbm(n=1000, *, lam=1.0, mu=1.0, avg_degree=5.0, num_features=None, seed=0):
+    """A two-class contextual stochastic block model (cSBM) as a PyG ``Data``.
+
+    As in GPR-GNN (Chien et al., 2021, Section 5): labels ``v_i = ±1`` (balanced, ``y = (v + 1) / 2``);
+    an edge joins ``i < j`` independently with probability
+
+    .. math:: p_{in} = \\frac{d + \\lambda \\sqrt{d}}{n} \\text{ if } v_i = v_j, \\qquad
+              p_{out} = \\frac{d - \\lambda \\sqrt{d}}{n} \\text{ otherwise},
+
+    so the mean degree is about ``d`` and the edge homophily about :func:`csbm_edge_homophily`; features
+
+    .. math:: x_i = \\sqrt{\\mu / n}\\, v_i\\, u + z_i / \\sqrt{F}, \\qquad
+              u \\sim N(0, I_F / F), \\; z_i \\sim N(0, I_F),
+
+    so ``mu = 0`` gives features independent of the labels. GPR-GNN ties the knobs by
+    ``lam**2 + mu**2 / xi = 1 + xi`` (``xi = n / F``) and sweeps ``phi = (2/pi) arctan(lam sqrt(xi) / mu)``;
+    here they are free, to lay a grid.
+
+    Parameters
+    ----------
+    n : int
+        Number of nodes (edges are drawn over all pairs, O(n^2) work: meant for a few thousand nodes).
+    lam : float
+        Graph signal, ``|lam| < sqrt(avg_degree)``.
+    mu : float
+        Feature signal, ``>= 0``.
+    avg_degree : float
+        Expected degree ``d``.
+    num_features : int, optional
+        Feature dimension ``F``; default ``n // 2`` (GPR-GNN's ``xi = n / F`` is 2.5).
+    seed : int
+        Seed of labels, edges and features.
+
+    Returns
+    -------
+    torch_geometric.data.Data
+        The canonical undirected simple graph (:func:`hpstrat_lite.data.graphs.canonical_graph`): ``x``
+        [n, F] float32, ``edge_index``, ``y``, ``name`` (``cSBM_lam<lam>_mu<mu>_s<seed>``), ``num_classes``,
+        and the generator's ``csbm_u`` (the direction ``u``), ``lam``, ``mu``, ``avg_degree``, ``seed``.
+    """
+    from .graphs import canonical_graph
+
+    n = check_int(n, "n", 4)
+    d = check_real(avg_degree, "avg_degree", 0.0, float(n - 1), low_open=True)
+    lim = float(np.sqrt(d))
+    lam = check_real(lam, "lam", -lim, lim, low_open=True, high_open=True)
+    mu = check_real(mu, "mu", 0.0, np.inf)
+    f = check_int(n // 2 if num_features is None else num_features, "num_features", 1)
+    seed = check_int(seed, "seed", 0)
+    rng = np.random.default_rng(seed)
+    v = np.where(rng.permutation(n) < n // 2, -1.0, 1.0)
+    p_in, p_out = (d + lam * lim) / n, (d - lam * lim) / n
+    src, dst = [], []
+    chunk = max(1, 2 ** 22 // n)
+    for start in range(0, n, chunk):  # one uniform per pair, a block of rows at a time
+        rows = np.arange(start, min(n, start + chunk))
+        p = np.where(v[rows, None] == v[None, :], p_in, p_out)
+        hit = (rng.random((rows.size, n)) < p) & (np.arange(n)[None, :] > rows[:, None])
+        r, c = np.nonzero(hit)
+        src.append(rows[r])
+        dst.append(c)
+    src, dst = np.concatenate(src), np.concatenate(dst)
+    edge_index = torch.as_tensor(np.stack([np.concatenate([src, dst]), np.concatenate([dst, src])]))
+    u = rng.normal(size=f) / np.sqrt(f)
+    x = np.sqrt(mu / n) * v[:, None] * u[None, :] + rng.normal(size=(n, f)) / np.sqrt(f)
+    data = Data(x=torch.as_tensor(x, dtype=torch.float32), edge_index=edge_index,
+                y=torch.as_tensor(((v + 1) / 2).astype(np.int64)), num_nodes=n)
+    out = canonical_graph(data, name=f"cSBM_lam{lam:g}_mu{mu:g}_s{seed}")
+    out.csbm_u = torch.as_tensor(u)
+    out.lam, out.mu, out.avg_degree, out.seed = lam, mu, d, seed
+    return out

@@ -18,7 +18,7 @@ DATA_ARGUMENTS = {
     "rank_tables": ["ranked"], "HomophilyStratifiedKFold": ["n_splits"],
     "CovariateStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
     "dataset_summary": ["names", "root"], "available_datasets": ["root"], "load_graph": ["path"],
-    "as_graph": ["dataset", "root"], "HpStratSplit": [],
+    "as_graph": ["dataset", "root"], "HpStratSplit": [], "necessity": ["data"],
 }
 
 

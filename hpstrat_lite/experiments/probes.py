@@ -1,0 +1,416 @@
+"""Does the graph help my task? Cheap estimates, without a hyperparameter sweep.
+
+The second paper (*Revisiting the Necessity of Graph Learning and Common Graph Benchmarks*, Section 8)
+asks for a way to tell whether a graph model is worth it on a dataset "without the need to sweep
+hyperparameters for an MLP". :func:`necessity` answers in seconds with two kinds of estimates:
+
+- label-only measures (:mod:`hpstrat_lite.core.graph_measures`): edge, node and adjusted homophily and
+  label informativeness. They ignore the features;
+- linear probes on HpStrat folds: one multinomial logistic regression (scikit-learn, the inverse
+  regularisation ``C`` chosen on the validation fold) on the features alone, and the same probe on
+  features joined with their propagation over the graph: SGC-style ``[X, ÂX, Â²X]`` with
+  ``Â = D̃^{-1/2}(A + I)D̃^{-1/2}`` (Wu et al., 2019), and a heterophily-aware ``[X, ĀX, X - ĀX]`` with
+  ``Ā = D^{-1}A`` the mean over a node's neighbours without itself (ego and neighbours kept apart, as in
+  H2GCN). The *probe gain* is the graph probe's test score minus the feature probe's, per fold, where the
+  graph probe of a fold is the one of the two with the better validation score. Label propagation
+  (Zhou et al., 2004) is a graph-only baseline.
+
+Each fold is one HpStrat round (test fold i, validation fold i + 1 mod k, training the rest), as in the
+GNN experiments. The paired gain's confidence interval across the k folds is a Student t interval,
+``mean ± t_{0.975, k-1} s / sqrt(k)``; the folds' training sets overlap, so it is an approximation that
+errs on the narrow side (Nadeau and Bengio, 2003).
+
+Cost: wide features are kept sparse for the feature probe and reduced to :data:`REDUCED_DIM` columns by a
+randomised truncated SVD before they are propagated, so the propagated blocks stay small and dense.
+"""
+from __future__ import annotations
+
+import time
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import pandas as pd
+from threadpoolctl import threadpool_limits
+
+from ..core._validate import check_choice, check_int, check_k, check_seed
+from ..core.folds import fold_rounds, hpstrat_folds
+from ..core.graph_measures import LABEL_MEASURES, label_measures
+from ..core.homophily import node_homophily
+
+METRICS = ("accuracy", "roc_auc")
+PROBES = ("features", "sgc", "hetero", "graph", "label_propagation")
+"""Per-fold scores: feature probe, the two graph probes, the graph probe chosen on validation, label propagation."""
+GAINS = {"probe_gain": "graph", "sgc_gain": "sgc", "hetero_gain": "hetero", "lp_gain": "label_propagation"}
+"""Each gain estimate and the probe whose score minus the feature probe's it is."""
+ESTIMATES = LABEL_MEASURES + tuple(GAINS)
+"""Every estimate :func:`necessity` returns, label-only measures first."""
+VERDICTS = ("the graph helps", "no evidence that the graph helps", "the graph hurts")
+C_GRID = (0.01, 0.1, 1.0, 10.0)
+"""Inverse L2 regularisation strengths the probe tries (chosen on the validation fold)."""
+LP_ALPHAS = (0.5, 0.9, 0.99)
+"""Label propagation's alpha, chosen on the validation fold."""
+LP_STEPS = 30
+SPARSE_BELOW = 0.2
+"""Features with a smaller share of non-zeros are kept sparse (the engine's threshold, ``DENSE_ABOVE``)."""
+DENSE_MAX_ENTRIES = 5 * 10 ** 7
+"""Denser features are made dense only up to this many entries (400 MB of float64)."""
+REDUCED_DIM = 128
+"""Columns of the features after the truncated SVD that precedes propagation (when they are wider)."""
+
+
+def _scipy_features(x):
+    """Node features as a scipy CSR matrix (under :data:`SPARSE_BELOW` non-zeros, or too large to densify) or a
+    dense float64 array."""
+    import scipy.sparse as sp
+    import torch
+
+    from ..data.feature_layout import engine_features
+
+    if isinstance(x, torch.Tensor):
+        x = engine_features(x)
+        if x.layout == torch.sparse_csr:
+            x = sp.csr_matrix((x.values().numpy().astype(np.float64), x.col_indices().numpy(),
+                               x.crow_indices().numpy()), shape=tuple(x.shape))
+        elif x.layout == torch.sparse_coo:
+            x = x.coalesce()
+            i = x.indices().numpy()
+            x = sp.csr_matrix((x.values().numpy().astype(np.float64), (i[0], i[1])), shape=tuple(x.shape))
+        else:
+            x = x.detach().cpu().numpy()
+    x = sp.csr_matrix(x, dtype=np.float64) if sp.issparse(x) else np.asarray(x, dtype=np.float64)
+    if x.ndim != 2:
+        raise ValueError(f"data.x must be a 2-D feature matrix; got shape {x.shape}.")
+    nonzero = x.nnz if sp.issparse(x) else np.count_nonzero(x)
+    dense = x.size == 0 or (nonzero >= SPARSE_BELOW * x.shape[0] * x.shape[1]
+                            and x.shape[0] * x.shape[1] <= DENSE_MAX_ENTRIES)
+    if dense:  # a dense BLAS product is many times faster than a sparse one at this density
+        return x.toarray() if sp.issparse(x) else x
+    return x if sp.issparse(x) else sp.csr_matrix(x)
+
+
+def adjacency(edge_index, n: int):
+    """The symmetric 0/1 adjacency ``A`` (scipy CSR) of an undirected simple ``edge_index``."""
+    import scipy.sparse as sp
+
+    ei = np.asarray(edge_index)
+    return sp.csr_matrix((np.ones(ei.shape[1]), (ei[0], ei[1])), shape=(n, n))
+
+
+def propagators(a):
+    """``(Â, Ā, S)``: ``Â = D̃^{-1/2}(A + I)D̃^{-1/2}`` (SGC), ``Ā = D^{-1}A`` (neighbour mean, a zero row for
+    an isolated node) and ``S = D^{-1/2} A D^{-1/2}`` (label propagation), all scipy CSR."""
+    import scipy.sparse as sp
+
+    deg = np.asarray(a.sum(1)).ravel()
+    n = a.shape[0]
+    dt = 1.0 / np.sqrt(deg + 1.0)
+    a_hat = sp.diags(dt) @ (a + sp.identity(n, format="csr")) @ sp.diags(dt)
+    inv = np.divide(1.0, deg, out=np.zeros_like(deg), where=deg > 0)
+    a_mean = sp.diags(inv) @ a
+    inv_sqrt = np.sqrt(inv)
+    return a_hat.tocsr(), a_mean.tocsr(), (sp.diags(inv_sqrt) @ a @ sp.diags(inv_sqrt)).tocsr()
+
+
+def reduce_features(x, *, dim: int = REDUCED_DIM, seed=0) -> np.ndarray:
+    """Dense ``[n, min(dim, F)]`` features: ``x`` itself when it has at most ``dim`` columns, else its
+    projection on the top ``dim`` right singular vectors (scikit-learn's randomised ``TruncatedSVD``)."""
+    import scipy.sparse as sp
+
+    if x.shape[1] <= dim:
+        return x.toarray() if sp.issparse(x) else np.asarray(x)
+    from sklearn.decomposition import TruncatedSVD
+
+    return TruncatedSVD(n_components=dim, n_iter=4, random_state=_int_seed(seed)).fit_transform(x)
+
+
+def _int_seed(seed) -> int:
+    return int(check_seed(seed).integers(2 ** 31 - 1)) if isinstance(seed, np.random.Generator) else int(seed)
+
+
+def probe_designs(x, a, *, dim: int = REDUCED_DIM, seed=0) -> dict:
+    """The three design matrices the probes fit: ``features`` (``x``, column-scaled), ``sgc``
+    ``[X, ÂZ, Â²Z]`` and ``hetero`` ``[X, ĀZ, Z - ĀZ]``, with ``Z`` the reduced features
+    (:func:`reduce_features`) standardised. Sparse ``x`` stays sparse (the dense blocks are appended)."""
+    import scipy.sparse as sp
+    from sklearn.preprocessing import MaxAbsScaler, StandardScaler
+
+    a_hat, a_mean, _ = propagators(a)
+    base = MaxAbsScaler().fit_transform(x)
+    z = StandardScaler().fit_transform(reduce_features(x, dim=dim, seed=seed))
+    a_z = a_hat @ z
+    m_z = a_mean @ z
+    blocks = {"sgc": [a_z, a_hat @ a_z], "hetero": [m_z, z - m_z]}
+    out = {"features": base}
+    for name, extra in blocks.items():
+        extra = StandardScaler().fit_transform(np.hstack(extra))
+        out[name] = sp.hstack([base, sp.csr_matrix(extra)], format="csr") if sp.issparse(base) else np.hstack([base, extra])
+    return out
+
+
+def score(y_true, proba, metric: str) -> float:
+    """Accuracy of the arg-max class, or the ROC AUC of the class-1 score (binary labels)."""
+    if metric == "roc_auc":
+        from sklearn.metrics import roc_auc_score
+
+        return float(roc_auc_score(y_true, proba[:, 1])) if np.unique(y_true).size == 2 else float("nan")
+    return float(np.mean(proba.argmax(1) == y_true))
+
+
+def fit_probe(design, y, train, val, test, *, metric: str = "accuracy", c_grid=C_GRID) -> tuple[float, float]:
+    """``(validation score, test score)`` of the logistic regression whose ``C`` in ``c_grid`` has the best
+    validation score; the fits run from small to large ``C``, each warm-started from the one before."""
+    from sklearn.exceptions import ConvergenceWarning
+    from sklearn.linear_model import LogisticRegression
+
+    clf = LogisticRegression(max_iter=300, warm_start=True, tol=1e-3)
+    best = (-np.inf, np.nan)
+    classes = np.unique(y[train])
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", ConvergenceWarning)
+        for c in c_grid:
+            clf.set_params(C=c).fit(design[train], y[train])
+            v = score(y[val], _proba(clf, design[val], classes, y), metric)
+            if v > best[0]:
+                best = (v, score(y[test], _proba(clf, design[test], classes, y), metric))
+    return best
+
+
+def _proba(clf, design, classes, y):
+    """Class probabilities over all of ``y``'s classes (a class missing from training gets 0)."""
+    out = np.zeros((design.shape[0], int(y.max()) + 1))
+    out[:, classes] = clf.predict_proba(design)
+    return out
+
+
+def label_propagation(s, y, train, val, test, *, metric: str = "accuracy", alphas=LP_ALPHAS,
+                      steps: int = LP_STEPS) -> tuple[float, float]:
+    """Label propagation (Zhou et al., 2004): ``F <- alpha S F + (1 - alpha) Y_train`` for ``steps`` steps
+    with ``S = D^{-1/2} A D^{-1/2}``; ``alpha`` in ``alphas`` chosen on validation. A node the labels do not
+    reach gets the training class frequencies. Returns ``(validation score, test score)``."""
+    c = int(y.max()) + 1
+    seeds = np.zeros((y.shape[0], c))
+    seeds[train, y[train]] = 1.0
+    prior = np.bincount(y[train], minlength=c) / train.size
+    best = (-np.inf, np.nan)
+    for alpha in alphas:
+        f = seeds.copy()
+        for _ in range(steps):
+            f = alpha * (s @ f) + (1 - alpha) * seeds
+        total = f.sum(1, keepdims=True)
+        p = np.where(total > 1e-12, f / np.maximum(total, 1e-300), prior[None, :])
+        v = score(y[val], p[val], metric)
+        if v > best[0]:
+            best = (v, score(y[test], p[test], metric))
+    return best
+
+
+def t_interval(values, *, level: float = 0.95) -> tuple[float, float, float]:
+    """``(mean, low, high)``: the Student t interval ``mean ± t_{(1+level)/2, n-1} s / sqrt(n)`` (``s`` with
+    ddof = 1) of paired differences; NaN bounds for fewer than two values."""
+    from scipy import stats
+
+    v = np.asarray(values, dtype=float)
+    v = v[np.isfinite(v)]
+    if v.size < 2:
+        return (float(v.mean()) if v.size else float("nan")), float("nan"), float("nan")
+    half = stats.t.ppf((1 + level) / 2, v.size - 1) * v.std(ddof=1) / np.sqrt(v.size)
+    return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
+
+
+def verdict(low: float, high: float) -> str:
+    """One of :data:`VERDICTS` from the probe gain's interval: above 0, straddling 0 (or undefined), below 0."""
+    if np.isfinite(low) and low > 0:
+        return VERDICTS[0]
+    if np.isfinite(high) and high < 0:
+        return VERDICTS[2]
+    return VERDICTS[1]
+
+
+def probe_scores(x, edge_index, y, folds, *, k: int, metric: str = "accuracy", seed=0,
+                 dim: int = REDUCED_DIM) -> tuple[pd.DataFrame, dict]:
+    """Per-fold test scores of every probe of :data:`PROBES` on the k rounds of ``folds``.
+
+    Returns ``(table, seconds)``: one row per fold (``fold``, one column per probe, ``graph_choice``: the
+    graph probe chosen on validation), and the seconds spent preparing the designs and in each probe.
+    """
+    t0 = time.perf_counter()
+    n = y.shape[0]
+    a = adjacency(edge_index, n)
+    designs = probe_designs(x, a, dim=dim, seed=seed)
+    s = propagators(a)[2]
+    seconds = {"designs": time.perf_counter() - t0, "features": 0.0, "sgc": 0.0, "hetero": 0.0,
+               "label_propagation": 0.0}
+    rows = []
+    for i, (train, val, test) in enumerate(fold_rounds(folds, k=k)):
+        row, vals = {"fold": i}, {}
+        for name in ("features", "sgc", "hetero"):
+            t = time.perf_counter()
+            vals[name], row[name] = fit_probe(designs[name], y, train, val, test, metric=metric)
+            seconds[name] += time.perf_counter() - t
+        choice = "sgc" if vals["sgc"] >= vals["hetero"] else "hetero"
+        row["graph"], row["graph_choice"] = row[choice], choice
+        t = time.perf_counter()
+        row["label_propagation"] = label_propagation(s, y, train, val, test, metric=metric)[1]
+        seconds["label_propagation"] += time.perf_counter() - t
+        rows.append(row)
+    return pd.DataFrame(rows), seconds
+
+
+def _load_solvers():
+    import scipy.sparse.linalg  # noqa: F401
+    import sklearn.decomposition  # noqa: F401
+    import sklearn.linear_model  # noqa: F401
+
+
+@dataclass(frozen=True)
+class GraphNeed:
+    """What :func:`necessity` found on one graph.
+
+    Attributes
+    ----------
+    name, metric, k, seed
+        The graph's name and the call's settings.
+    measures : dict
+        The label-only measures (:data:`hpstrat_lite.core.graph_measures.LABEL_MEASURES`), ``num_edges``,
+        ``isolated``.
+    folds : pandas.DataFrame
+        Per-fold test scores of each probe (:data:`PROBES`).
+    gains : pandas.DataFrame
+        One row per gain of :data:`GAINS`: ``mean``, ``low``, ``high`` (the 95 % t interval over folds), in
+        points (score x 100).
+    verdict : str
+        One of :data:`VERDICTS`, from the ``probe_gain`` interval.
+    gap : float
+        The estimated gap in points: the mean probe gain.
+    seconds : dict
+        Wall time of each part (``measures``, ``folds``, ``designs``, each probe) and ``total``.
+    note : str
+        Why the verdict needed no probe (a graph without edges), else empty.
+    """
+    name: str
+    metric: str
+    k: int
+    seed: int
+    measures: dict
+    folds: pd.DataFrame
+    gains: pd.DataFrame
+    verdict: str
+    gap: float
+    seconds: dict = field(default_factory=dict)
+    note: str = ""
+
+    def table(self) -> pd.DataFrame:
+        """Every estimate in one frame: ``estimate``, ``value`` (label measures as fractions, gains in
+        points), ``low``, ``high`` (gains only)."""
+        rows = [{"estimate": m, "value": self.measures[m], "low": np.nan, "high": np.nan} for m in LABEL_MEASURES]
+        rows += [{"estimate": g, "value": r["mean"], "low": r["low"], "high": r["high"]}
+                 for g, r in self.gains.set_index("estimate").iterrows()]
+        return pd.DataFrame(rows)
+
+    def __str__(self) -> str:
+        lines = [f"Does the graph help? {self.name} ({self.metric}, HpStrat k={self.k}, seed={self.seed})"]
+        tab = self.table()
+        for r in tab.itertuples(index=False):
+            if np.isfinite(r.low):
+                lines.append(f"  {r.estimate:24s} {r.value:+7.2f} points  [{r.low:+.2f}, {r.high:+.2f}]")
+            else:
+                lines.append(f"  {r.estimate:24s} {r.value:7.3f}")
+        lines.append(f"verdict: {self.verdict} (estimated gap {self.gap:+.2f} points, graph probe minus "
+                     f"feature probe){'; ' + self.note if self.note else ''}")
+        lines.append(f"time: {self.seconds.get('total', float('nan')):.1f} s")
+        return "\n".join(lines)
+
+
+def _graph_of(data, root):
+    """The canonical graph of ``data`` with its features; errors for input the probes cannot use."""
+    from ..data.graphs import as_graph
+
+    if getattr(data, "x", "absent") is None:
+        raise ValueError("data has no node features (data.x is None): the probes compare a model of the "
+                         "features alone with one of features and graph; give x, or use the label-only "
+                         "measures of hpstrat_lite.core.graph_measures.label_measures.")
+    graph = as_graph(data, root, sparse_features=True)
+    y = graph.y.numpy()
+    if np.unique(y).size < 2:
+        raise ValueError(f"data.y has one class ({int(y[0])}) only: there is nothing to classify; "
+                         "at least two classes are needed.")
+    return graph, y
+
+
+def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root=None,
+              dim: int = REDUCED_DIM) -> GraphNeed:
+    """Does the graph help on this node-classification task? Cheap estimates and a verdict.
+
+    Computes the label-only measures, builds HpStrat folds (node homophily, B = 10 bins, ``k`` folds,
+    ``seed``) and fits the linear probes of this module on each round; the verdict comes from the 95 %
+    t interval over folds of the probe gain (graph probe minus feature probe): "the graph helps" when it
+    lies above 0, "the graph hurts" below 0, else "no evidence that the graph helps".
+
+    Parameters
+    ----------
+    data : str, os.PathLike or torch_geometric.data.Data
+        A dataset name, a graph file or a ``Data`` with ``x``, ``edge_index`` and ``y``
+        (:func:`hpstrat_lite.data.graphs.as_graph`).
+    metric : {"accuracy", "roc_auc"}
+        ROC AUC of the class-1 score needs binary labels.
+    k : int
+        Number of HpStrat folds (each round: test fold i, validation fold i + 1, training the rest).
+    seed : int
+        Seed of the folds and of the SVD.
+    root : path, optional
+        Data root for dataset names.
+    dim : int
+        Columns kept by the truncated SVD before propagation (:func:`reduce_features`).
+
+    Returns
+    -------
+    GraphNeed
+        ``print(result)`` shows the table and the verdict; ``result.table()`` is the table as a frame.
+
+    Raises
+    ------
+    ValueError
+        Features missing, a single class, ``metric="roc_auc"`` on more than two classes, a bad ``k``.
+
+    Examples
+    --------
+    >>> from hpstrat_lite import necessity                   # doctest: +SKIP
+    >>> print(necessity("Cora"))                              # doctest: +SKIP
+    """
+    t_start = time.perf_counter()
+    check_choice(metric, "metric", METRICS)
+    seed = check_int(seed, "seed", 0)
+    dim = check_int(dim, "dim", 1)
+    graph, y = _graph_of(data, root)
+    if metric == "roc_auc" and np.unique(y).size != 2:
+        raise ValueError(f"metric='roc_auc' needs binary labels; data.y has {np.unique(y).size} classes. "
+                         "Use metric='accuracy'.")
+    k = check_k(k, y.shape[0])
+    t = time.perf_counter()
+    measures = label_measures(graph.edge_index, y, y.shape[0])
+    seconds = {"measures": time.perf_counter() - t}
+    name = str(getattr(graph, "name", "graph"))
+    if measures["num_edges"] == 0:
+        gains = pd.DataFrame({"estimate": list(GAINS), "mean": np.nan, "low": np.nan, "high": np.nan})
+        seconds["total"] = time.perf_counter() - t_start
+        return GraphNeed(name, metric, k, seed, measures, pd.DataFrame(columns=["fold", *PROBES]), gains,
+                         VERDICTS[1], float("nan"), seconds, note="the graph has no edges, so no model can use it")
+    t = time.perf_counter()
+    ei = graph.edge_index.numpy()
+    folds = hpstrat_folds(node_homophily(ei, y, y.shape[0]), y, k=k, seed=seed)
+    seconds["folds"] = time.perf_counter() - t
+    _load_solvers()  # threadpoolctl limits the thread pools of libraries loaded before it is entered
+    with threadpool_limits(limits=1):  # small BLAS products: one thread is many times faster on a busy machine
+        table, probe_seconds = probe_scores(_scipy_features(graph.x), ei, y, folds, k=k, metric=metric,
+                                            seed=seed, dim=dim)
+    seconds.update(probe_seconds)
+    gains = []
+    for g, probe in GAINS.items():
+        mean, low, high = t_interval(100 * (table[probe] - table["features"]))
+        gains.append({"estimate": g, "mean": mean, "low": low, "high": high})
+    gains = pd.DataFrame(gains)
+    main = gains.iloc[0]
+    seconds["total"] = time.perf_counter() - t_start
+    return GraphNeed(name, metric, k, seed, measures, table, gains, verdict(main["low"], main["high"]),
+                     float(main["mean"]), seconds)

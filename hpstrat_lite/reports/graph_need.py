@@ -1,0 +1,265 @@
+"""Does the graph help? Each cheap estimate against the measured MLP-versus-GNN gaps.
+
+Measured gaps (points, test accuracy x 100), each with a two-sided p-value:
+
+- Part I (:func:`part1_gaps`): the sweep's MLP and seven GNNs under one protocol on HpStrat folds (k = 4,
+  split seeds 0-5); per graph the best GNN (highest mean test accuracy) minus the MLP and GCN minus MLP,
+  paired over the (seed, fold) runs they share (paired t-test). Picking the best GNN on the test scores
+  flatters it; GCN minus MLP does not pick.
+- Part II (:func:`part2_gaps`): the tuned GCN minus the tuned MLP (HpStrat k = 5 studies), Welch's t-test
+  over evaluation seeds (:func:`hpstrat_lite.reports.necessity.welch_p`).
+- cSBM grid (:func:`csbm_gaps`): GCN minus MLP on each setting, paired t-test over its k folds.
+
+:func:`validation` scores every estimate against a set of gaps: Spearman's rank correlation with a
+bootstrap interval over graphs, and the share of graphs with a significant gap (p < 0.05) where the
+estimate's side of its neutral point (:data:`NEUTRAL`) has the gap's sign. :func:`recommended` names the
+estimate to trust by a stated rule.
+"""
+from __future__ import annotations
+
+import numpy as np
+import pandas as pd
+
+from ..core.graph_measures import LABEL_MEASURES
+from ..experiments.graph_need import CSBM_FILE, ESTIMATES_FILE
+from ..experiments.probes import ESTIMATES
+from ..experiments.results import RESULTS_DIR, read_rows
+
+PART1_FILES = ("gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv")
+NEUTRAL = {"edge_homophily": 0.5, "node_homophily": 0.5, "adjusted_homophily": 0.0,
+           "label_informativeness": np.nan, "probe_gain": 0.0, "sgc_gain": 0.0, "hetero_gain": 0.0, "lp_gain": 0.0}
+"""Where each estimate says "no effect": a gap is predicted positive above it, negative below. Edge and node
+homophily: 0.5 (the usual homophilous / heterophilous divide); adjusted homophily: 0 (chance); the gains: 0.
+Label informativeness has no side (it is 0 for independent labels and 1 for both perfect homophily and
+perfect heterophily), so it gets no sign agreement."""
+ALPHA = 0.05
+
+
+def _rows(rows, default) -> pd.DataFrame:
+    """``rows`` itself when a frame, else the rows of the file(s) ``rows`` or ``default``."""
+    return rows if isinstance(rows, pd.DataFrame) else read_rows(default if rows is None else rows)
+
+
+def _paired_p(diff) -> float:
+    from scipy import stats
+
+    d = np.asarray(diff, dtype=float)
+    if d.size < 2 or np.all(d == d[0]):
+        return np.nan
+    return float(stats.ttest_1samp(d, 0.0).pvalue)
+
+
+def part1_gaps(rows=None, *, method: str = "hpstrat", k: int = 4) -> pd.DataFrame:
+    """Per graph of the Part I sweep: ``best_gnn``, ``best_gap`` and ``best_p`` (best GNN minus MLP),
+    ``gcn_gap`` and ``gcn_p`` (GCN minus MLP), ``n_runs`` (paired (seed, fold) runs), in points."""
+    df = _rows(rows, [RESULTS_DIR / f for f in PART1_FILES])
+    df = df[(df["method"] == method) & (df["k"] == k)]
+    out = []
+    for ds, g in df.groupby("dataset", sort=True):
+        wide = g.pivot_table(index=["seed", "fold"], columns="model", values="test_acc", aggfunc="first") * 100
+        if "MLP" not in wide:
+            continue
+        gnns = [m for m in wide.columns if m != "MLP"]
+        wide = wide.dropna(subset=["MLP"])
+        best = max(gnns, key=lambda m: wide[m].mean())
+        row = {"dataset": ds, "best_gnn": best, "n_runs": int(wide[best].notna().sum())}
+        for tag, model in (("best", best), ("gcn", "GCN")):
+            d = (wide[model] - wide["MLP"]).dropna() if model in wide else pd.Series(dtype=float)
+            row[f"{tag}_gap"], row[f"{tag}_p"] = (float(d.mean()) if d.size else np.nan), _paired_p(d)
+        out.append(row)
+    return pd.DataFrame(out)
+
+
+def part2_gaps(rows=None) -> pd.DataFrame:
+    """Per graph of the Part II HpStrat studies: ``gap`` (tuned GCN minus tuned MLP, points), ``p`` (Welch),
+    ``n_eval``, ``n_trials`` of the MLP study."""
+    from .necessity import _sample_std, summarize, welch_p
+
+    summary = summarize(rows)
+    summary = summary[summary["protocol"] == "hpstrat"]
+    out = []
+    for ds, g in summary.groupby("dataset", sort=True):
+        cell = {m: g[g["model"] == m].sort_values("n_trials").iloc[-1] for m in ("MLP", "GCN") if (g["model"] == m).any()}
+        if len(cell) < 2:
+            continue
+        a, b = cell["GCN"], cell["MLP"]
+        p = welch_p(a["test_mean"], _sample_std(a["test_std"], a["n_eval"]), a["n_eval"],
+                    b["test_mean"], _sample_std(b["test_std"], b["n_eval"]), b["n_eval"])
+        out.append({"dataset": ds, "gap": 100 * (a["test_mean"] - b["test_mean"]), "p": p,
+                    "n_eval": int(min(a["n_eval"], b["n_eval"])), "n_trials": int(b["n_trials"])})
+    return pd.DataFrame(out)
+
+
+def csbm_gaps(rows=None) -> pd.DataFrame:
+    """Per cSBM setting: the knobs, ``gap`` (GCN minus MLP over folds, points), ``p`` (paired t over folds),
+    ``mlp``, ``gcn`` (mean test accuracy, points) and each estimate of :data:`ESTIMATES`."""
+    df = _rows(rows, RESULTS_DIR / CSBM_FILE)
+    if df.empty:
+        return pd.DataFrame()
+    keys = ["n", "lam", "mu", "avg_degree", "num_features", "graph_seed", "k", "seed", "max_epochs", "patience"]
+    out = []
+    for key, g in df.groupby(keys, sort=True):
+        d = 100 * (g["gcn_test"] - g["mlp_test"])
+        out.append({**dict(zip(keys, key)), "gap": float(d.mean()), "p": _paired_p(d),
+                    "mlp": 100 * g["mlp_test"].mean(), "gcn": 100 * g["gcn_test"].mean(),
+                    **{e: float(g[e].iloc[0]) for e in ESTIMATES}, "verdict": g["verdict"].iloc[0],
+                    "estimate_seconds": float(g["estimate_seconds"].iloc[0]),
+                    "train_seconds": float(g["train_seconds"].iloc[0])})
+    return pd.DataFrame(out)
+
+
+def estimates(rows=None, *, k: int = 4, seed: int = 0, metric: str = "accuracy") -> pd.DataFrame:
+    """The estimates of each graph as one row (columns :data:`ESTIMATES`, ``verdict``, ``total_seconds``
+    and ``<estimate>_seconds``) from ``results/necessity_estimates.csv`` (the latest row of each)."""
+    df = _rows(rows, RESULTS_DIR / ESTIMATES_FILE)
+    if not df.empty:
+        df = df[(df["k"] == k) & (df["seed"] == seed) & (df["metric"] == metric)]
+    if df.empty:
+        return pd.DataFrame(columns=["dataset", *ESTIMATES, "verdict", "total_seconds"])
+    df = df.drop_duplicates(["dataset", "estimate"], keep="last")
+    values = df.pivot(index="dataset", columns="estimate", values="value")
+    cost = df.pivot(index="dataset", columns="estimate", values="seconds").add_suffix("_seconds")
+    meta = df.groupby("dataset")[["verdict", "total_seconds"]].last()
+    return pd.concat([values[[e for e in ESTIMATES if e in values]], meta, cost], axis=1).reset_index()
+
+
+def spearman_interval(x, y, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple:
+    """``(rho, low, high)``: Spearman's rank correlation of ``x`` and ``y`` and its percentile bootstrap
+    interval (resampling the pairs ``n_boot`` times; resamples with a constant side are skipped)."""
+    from scipy import stats
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 3:
+        return np.nan, np.nan, np.nan
+    rho = float(stats.spearmanr(x, y)[0])
+    rng = np.random.default_rng(seed)
+    idx = rng.integers(0, x.size, size=(n_boot, x.size))
+    rx = stats.rankdata(x[idx], axis=1)
+    ry = stats.rankdata(y[idx], axis=1)
+    rx -= rx.mean(1, keepdims=True)
+    ry -= ry.mean(1, keepdims=True)
+    den = np.sqrt((rx ** 2).sum(1) * (ry ** 2).sum(1))
+    boot = (rx * ry).sum(1)[den > 0] / den[den > 0]
+    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2]) if boot.size else (np.nan, np.nan)
+    return rho, float(lo), float(hi)
+
+
+def validation(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", n_boot: int = 2000, seed: int = 0,
+               alpha: float = ALPHA) -> pd.DataFrame:
+    """Per estimate of :data:`ESTIMATES` found in ``table`` (one row per graph, with the measured ``gap``
+    and its ``p``): ``spearman``, ``low``, ``high`` (bootstrap interval), ``n_graphs``, ``n_significant``
+    (graphs with ``p < alpha``), ``sign_agreement`` (share of those where the estimate lies on the gap's side
+    of :data:`NEUTRAL`; NaN for an estimate without a side)."""
+    out = []
+    sig = table[table[p] < alpha]
+    for e in ESTIMATES:
+        if e not in table:
+            continue
+        rho, lo, hi = spearman_interval(table[e], table[gap], n_boot=n_boot, seed=seed)
+        neutral = NEUTRAL[e]
+        agree = (np.sign(sig[e] - neutral) == np.sign(sig[gap])).mean() if len(sig) and np.isfinite(neutral) else np.nan
+        out.append({"estimate": e, "kind": "label-only" if e in LABEL_MEASURES else "probe", "spearman": rho,
+                    "low": lo, "high": hi, "n_graphs": int(table[[e, gap]].dropna().shape[0]),
+                    "n_significant": int(len(sig)), "sign_agreement": float(agree)})
+    return pd.DataFrame(out)
+
+
+def verdict_agreement(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", alpha: float = ALPHA) -> dict:
+    """How :func:`hpstrat_lite.experiments.probes.necessity`'s verdict fares on the graphs of ``table``:
+    ``right`` (a significant gap of the verdict's sign), ``wrong`` (a significant gap of the other sign),
+    ``silent`` ("no evidence" where the gap is significant), ``n_significant``."""
+    sig = table[table[p] < alpha]
+    said = sig["verdict"].map({"the graph helps": 1, "the graph hurts": -1}).fillna(0)
+    truth = np.sign(sig[gap])
+    return {"n_significant": int(len(sig)), "right": int(((said != 0) & (said == truth)).sum()),
+            "wrong": int(((said != 0) & (said != truth)).sum()), "silent": int((said == 0).sum())}
+
+
+def mlp_study_seconds(rows=None, *, n_trials: int = 30, protocol: str = "hpstrat") -> pd.DataFrame:
+    """Seconds of a ``n_trials``-trial tuned-MLP study per graph, from the Part II trial rows of ``protocol``
+    (default the HpStrat k-fold studies of ``results/part2_node.csv``, the folds the estimates use): the sum
+    of the first ``n_trials`` trials' ``seconds`` when the study ran that many (``trials_timed = n_trials``),
+    else ``n_trials`` times the mean seconds of the trials it ran (``trials_timed`` says how many). Also the
+    ``host`` the trials ran on."""
+    frames = _rows(rows, RESULTS_DIR / "part2_node.csv")
+    t = frames[(frames["phase"] == "trial") & (frames["model"] == "MLP") & (frames["protocol"] == protocol)]
+    out = []
+    for ds, g in t.groupby("dataset", sort=True):
+        g = g.drop_duplicates("trial", keep="last")
+        g = g[g["trial"] < n_trials]
+        seconds = float(g["seconds"].sum()) if len(g) == n_trials else n_trials * float(g["seconds"].mean())
+        out.append({"dataset": ds, "protocol": protocol, "trials_timed": int(len(g)), "study_seconds": seconds,
+                    "host": str(g["host"].dropna().iloc[0]) if "host" in g and g["host"].notna().any() else ""})
+    return pd.DataFrame(out, columns=["dataset", "protocol", "trials_timed", "study_seconds", "host"])
+
+
+def cost_ratios(estimate_table: pd.DataFrame, study: pd.DataFrame) -> pd.DataFrame:
+    """Per graph with a 30-trial MLP study: each estimate's seconds over the study's seconds (a share)."""
+    m = estimate_table.merge(study, on="dataset")
+    cols = {e: m[f"{e}_seconds"] / m["study_seconds"] for e in ESTIMATES if f"{e}_seconds" in m}
+    return pd.concat([m[["dataset", "study_seconds", "total_seconds"]],
+                      pd.DataFrame(cols).add_suffix("_ratio")], axis=1)
+
+
+def recommended(scores: dict) -> tuple[str, pd.DataFrame]:
+    """The estimate to trust: the one whose worst lower bound of the Spearman interval, over the sets of
+    graphs in ``scores`` (name -> :func:`validation` frame), is highest. Returns its name and the table of
+    lower bounds (one column per set, ``worst``)."""
+    low = pd.concat({name: v.set_index("estimate")["low"] for name, v in scores.items()}, axis=1)
+    low["worst"] = low.min(axis=1)
+    low = low.sort_values("worst", ascending=False)
+    return str(low.index[0]), low
+
+
+def scatter(points: dict, *, estimates_shown=ESTIMATES):
+    """One panel per estimate: the estimate (x) against the measured gap (y, points) for each set of graphs in
+    ``points`` (name -> frame with the estimates, ``gap`` and an optional ``label``)."""
+    from .plots import BOOK_WIDTH, _plt
+
+    plt = _plt()
+    cols = 4
+    rows = int(np.ceil(len(estimates_shown) / cols))
+    fig, axes = plt.subplots(rows, cols, figsize=(BOOK_WIDTH * 1.3, 2.6 * rows), squeeze=False)
+    markers = ["o", "s", "^", "D"]
+    for ax, e in zip(axes.ravel(), estimates_shown):
+        for i, (name, df) in enumerate(points.items()):
+            if e not in df:
+                continue
+            ax.scatter(df[e], df["gap"], s=18, marker=markers[i % 4], alpha=0.75, label=name)
+            if "label" in df:
+                for x, y, t in zip(df[e], df["gap"], df["label"]):
+                    ax.annotate(str(t), (x, y), fontsize=6, alpha=0.7)
+        ax.axhline(0, color="grey", lw=0.6)
+        ax.set_title(e, fontsize=9)
+        ax.tick_params(labelsize=7)
+    for ax in axes.ravel()[len(estimates_shown):]:
+        ax.set_visible(False)
+    axes[0, 0].set_ylabel("measured gap (points)", fontsize=8)
+    axes[0, 0].legend(fontsize=7)
+    return fig
+
+
+def trust_reading(scores: dict, *, verdicts: dict | None = None) -> str:
+    """Markdown: the rule of :func:`recommended`, the estimate it names with its lower bounds, and where each
+    estimate fails (a set of graphs whose Spearman interval reaches 0 or below, or whose sign agreement is
+    under one half); ``verdicts`` (set name -> :func:`verdict_agreement`) adds the verdict's record."""
+    name, low = recommended(scores)
+    bounds = ", ".join(f"{s}: {low.loc[name, s]:.2f}" for s in scores)
+    text = [f"**Rule.** Trust the estimate whose Spearman interval has the highest lower bound on its worst set "
+            f"of graphs. **Recommended: `{name}`** (lower bounds {bounds}).", "", "**Where each estimate fails.**"]
+    for e in low.index:
+        fails = []
+        for s, v in scores.items():
+            r = v.set_index("estimate").loc[e]
+            if not (r["low"] > 0):
+                fails.append(f"{s}: no rank relation shown (interval [{r['low']:.2f}, {r['high']:.2f}])")
+            if np.isfinite(r["sign_agreement"]) and r["sign_agreement"] < 0.5:
+                fails.append(f"{s}: wrong side on {1 - r['sign_agreement']:.0%} of {r['n_significant']} significant gaps")
+        text.append(f"- `{e}`: " + ("; ".join(fails) if fails else "no failure by these two checks"))
+    for s, v in (verdicts or {}).items():
+        text.append(f"\n**Verdict on {s}.** Of {v['n_significant']} significant gaps, the verdict has the gap's "
+                    f"sign on {v['right']}, the opposite sign on {v['wrong']}, and says \"no evidence\" on "
+                    f"{v['silent']}.")
+    return "\n".join(text)
