@@ -46,6 +46,8 @@ from .._extras import require
 #: Files an audit with ``out=`` writes: the result rows (one per run, resumable), the fold quality of every
 #: (method, seed), the baselines' rows of every (method, seed, fold) and what the folder audits (graph, metric).
 ROWS_FILE, QUALITY_FILE, BASELINES_FILE, META_FILE = "rows.csv", "quality.csv", "baselines.csv", "audit.json"
+#: The necessity estimate of the graph (:func:`hpstrat_lite.experiments.probes.necessity`): one row per estimate.
+NECESSITY_FILE = "necessity.csv"
 #: Below this Friedman p-value the split methods' spreads are said to differ.
 ALPHA = 0.05
 #: The metrics ``metric=`` takes and the suffix of their row columns (``test_<suffix>``).
@@ -213,6 +215,10 @@ class AuditResult:
     dataset : str
     class_counts : list of int or None
         Nodes per class of the graph (from the folder's ``audit.json``).
+    necessity : DataFrame or None
+        Does the graph help? The cheap estimate of :func:`hpstrat_lite.experiments.probes.necessity` on the
+        same graph (``estimate``, ``value``, ``low``, ``high``, ``verdict``, ``gap``), or None when it could not
+        be computed (a graph without features).
     """
 
     rows: pd.DataFrame
@@ -228,6 +234,7 @@ class AuditResult:
     quality: pd.DataFrame
     dataset: str
     class_counts: list | None = None
+    necessity: pd.DataFrame | None = None
 
     @classmethod
     def from_rows(cls, rows: pd.DataFrame, quality: pd.DataFrame, *, metric: str = "accuracy",
@@ -402,7 +409,19 @@ class AuditResult:
                   "", "fold quality (mean over seeds; lower is better):",
                   self.quality.to_string(float_format=lambda v: f"{v:.4f}"),
                   "", "verdict: " + self.verdict()]
+        lines += ["", self.necessity_line()]
         return "\n".join(lines)
+
+    def necessity_line(self) -> str:
+        """Whether a graph model is worth it on this graph: the verdict of the cheap estimate."""
+        if self.necessity is None or self.necessity.empty:
+            return "does the graph help? not estimated (the graph has no node features)."
+        n = self.necessity.iloc[0]
+        gains = self.necessity[np.isfinite(self.necessity["low"].astype(float))]
+        probe = gains[gains["estimate"] == "probe_gain"]
+        interval = (f" [{probe['low'].iloc[0]:+.2f}, {probe['high'].iloc[0]:+.2f}]" if len(probe) else "")
+        return (f"does the graph help? {n['verdict']} (cheap estimate: linear probe on propagated features minus "
+                f"on features alone, {n['gap']:+.2f} points{interval}; hpstrat necessity)")
 
     def __repr__(self) -> str:
         return (f"AuditResult(dataset={self.dataset!r}, metric={self.metric!r}, models={list(self.std.index)}, "
@@ -707,7 +726,25 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
     mine = mine.sort_values(["model", "method", "seed", "fold"], key=lambda c: c.map(order) if c.name == "model"
                             else c.map({m: i for i, m in enumerate(methods)}) if c.name == "method" else c,
                             kind="stable")
-    return AuditResult.from_rows(mine, quality, metric=metric, baselines=baselines, class_counts=counts)
+    result = AuditResult.from_rows(mine, quality, metric=metric, baselines=baselines, class_counts=counts)
+    table = necessity_table(graph, metric=metric, k=k, seed=seeds[0])
+    if table is not None and out is not None:
+        from .._io import atomic_write
+
+        atomic_write(Path(out) / NECESSITY_FILE, lambda t: table.to_csv(t, index=False))
+    return dataclasses.replace(result, necessity=table)
+
+
+def necessity_table(graph, *, metric: str, k: int, seed: int) -> pd.DataFrame | None:
+    """The necessity estimate of ``graph`` as a table (one row per estimate, with the ``verdict`` and the
+    estimated ``gap``); ROC-AUC when the audit scores ROC-AUC, else accuracy. None for a graph without
+    node features (the probes need them)."""
+    from .probes import necessity
+
+    if getattr(graph, "x", None) is None:
+        return None
+    estimate = necessity(graph, metric="roc_auc" if metric == "roc_auc" else "accuracy", k=k, seed=seed)
+    return estimate.table().assign(verdict=estimate.verdict, gap=estimate.gap)
 
 
 def load_audit(out, *, metric: str | None = None) -> AuditResult:
@@ -722,9 +759,12 @@ def load_audit(out, *, metric: str | None = None) -> AuditResult:
                                     f"(or hpstrat audit --out {folder}) first.")
     meta = json.loads((folder / META_FILE).read_text()) if (folder / META_FILE).is_file() else {}
     baselines = pd.read_csv(folder / BASELINES_FILE) if (folder / BASELINES_FILE).is_file() else None
-    return AuditResult.from_rows(read_rows(folder / ROWS_FILE), pd.read_csv(folder / QUALITY_FILE),
-                                 metric=metric or meta.get("metric", "accuracy"), baselines=baselines,
-                                 class_counts=meta.get("class_counts"))
+    result = AuditResult.from_rows(read_rows(folder / ROWS_FILE), pd.read_csv(folder / QUALITY_FILE),
+                                   metric=metric or meta.get("metric", "accuracy"), baselines=baselines,
+                                   class_counts=meta.get("class_counts"))
+    if (folder / NECESSITY_FILE).is_file():
+        result = dataclasses.replace(result, necessity=pd.read_csv(folder / NECESSITY_FILE))
+    return result
 
 
 #: The notebook :func:`render_report` executes (shipped with the package).

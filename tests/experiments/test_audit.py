@@ -478,3 +478,18 @@ def test_progress_is_shown_by_default_in_a_terminal(monkeypatch):
     monkeypatch.setattr(sys, "stderr", io.StringIO())
     monkeypatch.delitem(sys.modules, "ipykernel", raising=False)
     assert not audit_module._show_progress()
+
+
+def test_audit_reports_whether_the_graph_helps(data_root, tmp_path):
+    """The audit carries the cheap necessity estimate of the same graph, in the summary and in its folder."""
+    from hpstrat_lite.experiments.audit import audit, load_audit
+
+    out = tmp_path / "audit"
+    result = audit("Texas", ["MLP"], k=4, seeds=[0], methods=["random", "hpstrat"], max_epochs=3, patience=3,
+                   out=out, root=data_root, progress=False)
+    assert result.necessity is not None and "probe_gain" in set(result.necessity["estimate"])
+    assert result.necessity["verdict"].iloc[0] in ("the graph helps", "no evidence that the graph helps",
+                                                   "the graph hurts")
+    assert "does the graph help? " + result.necessity["verdict"].iloc[0] in result.summary()
+    again = load_audit(out)
+    assert again.necessity_line() == result.necessity_line()
