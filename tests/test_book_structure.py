@@ -285,3 +285,86 @@ def test_every_label_of_the_book_is_defined_once_after_the_runner_suffixes_share
                 label = label[0] or label[1]
                 assert label not in seen, f"{label} defined by {page.name} and {seen[label]}"
                 seen[label] = page.name
+
+
+def _png() -> str:
+    """A small rendered matplotlib figure, base64 PNG (what an executed figure cell holds)."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1, 1))
+    ax.plot([0, 1], [0, 1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _as_rendered_page(stem: str, suffix=None):
+    """The chapter notebook as the book renders it, without running it: markdown cells and the figure cells,
+    each figure cell holding one figure output; labels suffixed as the runner does for a shared notebook."""
+    nb = nbformat.read(REPO / "notebooks" / f"{stem}.ipynb", as_version=4)
+    png = _png()
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cells.append(cell)
+        elif "figure" in cell.metadata.get("mystnb", {}):
+            cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
+            cells.append(cell)
+    nb.cells = cells
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return book.suffix_labels(nb, suffix) if suffix else nb
+
+
+def test_captioned_figures_references_and_exercises_of_chapters_render_in_a_sphinx_build(tmp_path):
+    """Two chapters (one rendered twice, as the runner renders 03 and 03b) and a chapter page in a Sphinx build
+    with myst-nb and sphinx-exercise, warnings as errors: numbered captions with alt text, resolved {numref}
+    and exercise references, numbered exercises with their solutions."""
+    src = tmp_path / "src"
+    src.mkdir()
+    pages = {"ch05": _as_rendered_page("05_appendix_g"), "ch03": _as_rendered_page("03_gnn_experiments"),
+             "ch03b": _as_rendered_page("03_gnn_experiments", "03b-gnn-experiments-k5")}
+    for name, nb in pages.items():
+        nbformat.write(nb, src / f"{name}.ipynb")
+    page = (REPO / "book" / "ch02_fold_metrics.md").read_text().replace("```{tableofcontents}\n```", "")
+    (src / "ch02.md").write_text(page)
+    # the book's other pages that the chapters link to, as stubs
+    text = "\n".join(c.source for nb in pages.values() for c in nb.cells) + page
+    refs = set(re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", text)) - {
+        label for nb in pages.values() for label in book.page_labels(nb)} - {"ch-fold-metrics"}
+    (src / "stubs.md").write_text("# Stubs\n\n" + "".join(f"({r})=\n## {r}\n\n" for r in sorted(refs)))
+    for doc in set(re.findall(r"\{doc\}`/([\w/]+)`", text)):
+        (src / doc).parent.mkdir(parents=True, exist_ok=True)
+        (src / f"{doc}.md").write_text(f"# {doc}\n")
+    linked = set()
+    for doc, ext in set(re.findall(r"\]\(([\w-]+)\.(ipynb|md)\b", text)):  # plain links to sibling pages
+        stub = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {doc}")])
+        (src / f"{doc}.{ext}").write_text(nbformat.writes(stub) if ext == "ipynb" else f"# {doc}\n")
+        linked.add(doc)
+    docs = ["ch02", "ch03", "ch03b", "ch05", "stubs"] + sorted(set(re.findall(r"\{doc\}`/([\w/]+)`", text)) | linked)
+    (src / "index.md").write_text("# Book\n\n```{toctree}\n" + "\n".join(docs) + "\n```\n")
+    (src / "conf.py").write_text(
+        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_togglebutton']\n"
+        "nb_execution_mode = 'off'\nnumfig = True\n"
+        "myst_enable_extensions = ['dollarmath', 'colon_fence', 'amsmath']\n")
+    out = tmp_path / "html"
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ch05 = (out / "ch05.html").read_text()
+    caption = pages["ch05"].cells[[c.cell_type for c in pages["ch05"].cells].index("code")].metadata["mystnb"]
+    assert re.search(r"<figcaption>\s*<p><span class=\"caption-number\">Fig\. \d+ </span>", ch05)
+    assert f'alt="{caption["image"]["alt"]}"' in ch05
+    assert "Before looking at <a" in ch05 and re.search(r"Before looking at <a[^>]*><span[^>]*>Fig\. \d+", ch05)
+    numbers = set(re.findall(r"Exercise (\d+)", ch05))  # numbered through the build, one number per exercise
+    assert len(numbers) == len(EXERCISE.findall("\n".join(c.source for c in pages["ch05"].cells))) >= 2
+    assert ch05.count("Solution to") == len(numbers) and "dropdown" in ch05
+    ch03, ch03b = (out / "ch03.html").read_text(), (out / "ch03b.html").read_text()
+    assert 'id="fig-03-cross-fold-std"' in ch03 and 'id="fig-03-cross-fold-std-03b-gnn-experiments-k5"' in ch03b
+    assert "Exercise" in (out / "ch02.html").read_text() and "Solution to" in (out / "ch02.html").read_text()
