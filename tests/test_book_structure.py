@@ -332,13 +332,20 @@ def test_captioned_figures_references_and_exercises_of_chapters_render_in_a_sphi
              "ch03b": _as_rendered_page("03_gnn_experiments", "03b-gnn-experiments-k5")}
     for name, nb in pages.items():
         nbformat.write(nb, src / f"{name}.ipynb")
-    page = (REPO / "book" / "ch02_fold_metrics.md").read_text().replace("```{tableofcontents}\n```", "")
-    (src / "ch02.md").write_text(page)
+    page = ""  # the chapter pages of chapters 1 and 2, without their per-dataset sections
+    for name, chapter_page in (("ch01", "ch01_method"), ("ch02", "ch02_fold_metrics")):
+        chapter = (REPO / "book" / f"{chapter_page}.md").read_text().replace("```{tableofcontents}\n```", "")
+        (src / f"{name}.md").write_text(chapter)
+        page += chapter
     # the book's other pages that the chapters link to, as stubs
     text = "\n".join(c.source for nb in pages.values() for c in nb.cells) + page
-    refs = set(re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", text)) - {
-        label for nb in pages.values() for label in book.page_labels(nb)} - {"ch-fold-metrics"}
-    (src / "stubs.md").write_text("# Stubs\n\n" + "".join(f"({r})=\n## {r}\n\n" for r in sorted(refs)))
+    notation = (REPO / "book" / "notation.md").read_text()  # the real page: its labels are what chapters link to
+    (src / "notation.md").write_text(notation)
+    defined = {label for nb in pages.values() for label in book.page_labels(nb)} | {"ch-method", "ch-fold-metrics"}
+    defined |= set(re.findall(r"^\(([\w-]+)\)=", notation, re.M))
+    refs = set(re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", text)) - defined
+    (src / "stubs.md").write_text("# Stubs\n\n" + "".join(f"({r})=\n## {r}\n\n" for r in sorted(refs))
+                                  + "```{bibliography}\n```\n")
     for doc in set(re.findall(r"\{doc\}`/([\w/]+)`", text)):
         (src / doc).parent.mkdir(parents=True, exist_ok=True)
         (src / f"{doc}.md").write_text(f"# {doc}\n")
@@ -347,10 +354,11 @@ def test_captioned_figures_references_and_exercises_of_chapters_render_in_a_sphi
         stub = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {doc}")])
         (src / f"{doc}.{ext}").write_text(nbformat.writes(stub) if ext == "ipynb" else f"# {doc}\n")
         linked.add(doc)
-    docs = ["ch02", "ch03", "ch03b", "ch05", "stubs"] + sorted(set(re.findall(r"\{doc\}`/([\w/]+)`", text)) | linked)
+    docs = ["ch01", "ch02", "ch03", "ch03b", "ch05", "notation", "stubs"] + sorted(set(re.findall(r"\{doc\}`/([\w/]+)`", text)) | linked)
     (src / "index.md").write_text("# Book\n\n```{toctree}\n" + "\n".join(docs) + "\n```\n")
     (src / "conf.py").write_text(
-        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_togglebutton']\n"
+        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_togglebutton', 'sphinxcontrib.bibtex']\n"
+        f"bibtex_bibfiles = [{str(REPO / 'book' / 'references.bib')!r}]\n"
         "nb_execution_mode = 'off'\nnumfig = True\n"
         "myst_enable_extensions = ['dollarmath', 'colon_fence', 'amsmath']\n")
     out = tmp_path / "html"
