@@ -1,14 +1,18 @@
 """The book as a book: numbered table of contents, chapter pages of per-dataset chapters, the Sphinx
 extensions (bibliography, exercises), references and citation files."""
+import ast
 import re
 import subprocess
 import sys
 from pathlib import Path
 
+import nbformat
 import pytest
 import yaml
 
-from hpstrat_lite import book
+from hpstrat_lite.cli import book_runner
+
+book = book_runner()  # tools/book.py of this checkout
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -146,3 +150,229 @@ def test_citation_cff_describes_the_software_and_names_both_papers():
     bib = parse_file(str(REPO / "book" / "references.bib")).entries
     titles = {re.sub(r"[{}]", "", bib[k].fields["title"]) for k in ("HpStrat", "katsman2024necessity")}
     assert titles <= {ref["title"] for ref in cff["references"]}
+
+
+# --------------------------------------------------------------------------------------------------
+# Chapters as course material: captioned figures, learning objectives, numbered exercises
+
+
+def _notebooks():
+    return {p.stem: nbformat.read(p, as_version=4) for p in sorted((REPO / "notebooks").glob("*.ipynb"))}
+
+
+def _makes_a_figure(source: str) -> bool:
+    """A code cell makes a figure when it assigns a matplotlib figure (``fig = ...``, the notebooks' idiom)."""
+    return re.search(r"^\s*fig\s*=", source, re.M) is not None
+
+
+def _shows_a_value_at_the_end(source: str) -> bool:
+    """The cell's last statement is an expression other than a ``print`` call: Jupyter displays its value."""
+    last = ast.parse(source).body[-1]
+    return isinstance(last, ast.Expr) and not (isinstance(last.value, ast.Call)
+                                               and getattr(last.value.func, "id", None) == "print")
+
+
+def test_every_figure_cell_has_a_caption_a_unique_name_and_alt_text():
+    names = []
+    for stem, nb in _notebooks().items():
+        for i, cell in enumerate(nb.cells):
+            if cell.cell_type != "code" or not _makes_a_figure(cell.source):
+                continue
+            where = f"notebooks/{stem}.ipynb cell {i}"
+            meta = cell.metadata.get("mystnb", {})
+            figure, image = meta.get("figure", {}), meta.get("image", {})
+            assert len(figure.get("caption", "")) >= 40, f"{where}: no caption saying what to see"
+            assert re.fullmatch(r"fig-[a-z0-9]+(-[a-z0-9]+)+", figure.get("name", "")), f"{where}: no figure name"
+            assert len(image.get("alt", "")) >= 20 and "/" not in image["alt"], f"{where}: no alt text in words"
+            # myst-nb wraps every displayed output of the cell in the figure: one display only, or the label repeats
+            assert not _shows_a_value_at_the_end(cell.source), f"{where}: the figure cell also displays a value"
+            names.append(figure["name"])
+    assert len(names) >= 15
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
+def _chapter_sources():
+    """(chapter name, source, text of the page that opens the chapter): the hand-written chapter page of a
+    per-dataset chapter, else the markdown cells of the chapter's notebook (several chapters may share one)."""
+    cfg = book.load_config()
+    notebooks = _notebooks()
+    for part in cfg["parts"]:
+        for ch in part.get("chapters", []):
+            if ch.get("page"):
+                yield ch["name"], ch["page"], (REPO / f"{ch['page']}.md").read_text()
+            else:
+                nb = notebooks[ch.get("notebook", ch["name"])]
+                yield ch["name"], ch.get("notebook", ch["name"]), "\n\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+
+
+def _objectives(text: str) -> str:
+    """The learning-objectives section: from its heading to the quick-run line (or the next heading)."""
+    match = re.search(r"^## Learning objectives\n(.*?(?:\*\*Quick run:\*\*[^\n]*|(?=^#)|\Z))", text, re.M | re.S)
+    return match.group(1) if match else ""
+
+
+def test_every_chapter_opens_with_learning_objectives_prerequisites_and_its_quick_run_time():
+    chapters = list(_chapter_sources())
+    assert len(chapters) >= 14
+    for name, _, text in chapters:
+        block = _objectives(text)
+        assert block, f"{name}: no 'Learning objectives' section"
+        assert 2 <= len(re.findall(r"^- ", block, re.M)) <= 4, f"{name}: 2-4 learning objectives"
+        assert "**Prerequisites:**" in block and re.search(r"\{(ref|doc)\}`", block), f"{name}: no linked prerequisites"
+        assert re.search(r"\*\*Quick run:\*\* (about|less than) \d+ minutes? .*2-core CPU", block), f"{name}: no quick-run time"
+        assert re.search(r"`python tools/book.py --profile smoke --no-build --only \w+`", block), name
+    for stem, nb in _notebooks().items():  # in a notebook: a cell of its own, right after the title or key findings
+        cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and _objectives(c.source)]
+        if stem in {"01_method", "02_fold_metrics"}:  # per-dataset: on the chapter page, once
+            assert not cells, stem
+            continue
+        assert len(cells) == 1 and cells[0] <= 3, f"{stem}: learning objectives are not at the top"
+        assert nb.cells[cells[0]].source.startswith("## Learning objectives"), stem
+
+
+EXERCISE = re.compile(r"^(`{3,})\{exercise\}\n:label: (\S+)\n", re.M)
+SOLUTION = re.compile(r"^(`{3,})\{solution\} (\S+)\n:label: (\S+)\n", re.M)
+
+
+def test_every_chapter_has_numbered_exercises_with_linked_solutions_and_no_admonition_exercises():
+    labels, sources = [], set()
+    for name, source, text in _chapter_sources():
+        exercises = [m.group(2) for m in EXERCISE.finditer(text)]
+        solved = [m.group(2) for m in SOLUTION.finditer(text)]
+        assert len(exercises) >= 2, f"{name}: fewer than two exercise directives"
+        assert solved == exercises, f"{name}: every exercise needs one solution referring to it, in order"
+        assert text.index("## Exercises") < text.index("{exercise}"), f"{name}: exercises outside their section"
+        if source not in sources:  # a notebook run as several chapters is suffixed per page (tested below)
+            labels += exercises + [m.group(3) for m in SOLUTION.finditer(text)]
+            sources.add(source)
+    sources = [(p.name, p.read_text()) for p in (REPO / "book").glob("*.md")]
+    sources += [(stem, "\n".join(c.source for c in nb.cells)) for stem, nb in _notebooks().items()]
+    for where, text in sources:
+        assert not re.search(r"\{admonition\}\s*Solution", text), f"{where}: an admonition solution is left"
+    assert len(labels) == len(set(labels)), sorted(n for n in labels if labels.count(n) > 1)
+
+
+def test_suffix_labels_renames_figures_exercises_and_their_references_only():
+    nb = nbformat.v4.new_notebook()
+    code = nbformat.v4.new_code_cell("fig = plot()")
+    code.metadata["mystnb"] = {"figure": {"name": "fig-a", "caption": "As {numref}`fig-a` shows."}}
+    nb.cells = [code, nbformat.v4.new_markdown_cell(
+        "See {numref}`fig-a` and {ref}`ex-a-1`, not `fig-ab` or {ref}`ex-a-10` or {ref}`notation`.\n\n"
+        "```{exercise}\n:label: ex-a-1\n\nQ\n```\n\n```{solution} ex-a-1\n:label: sol-a-1\n\nA\n```\n\n(sec-a)=\n## S")]
+    assert book.page_labels(nb) == ["fig-a", "ex-a-1", "sol-a-1", "sec-a"]
+    book.suffix_labels(nb, "texas")
+    assert code.metadata["mystnb"]["figure"] == {"name": "fig-a-texas", "caption": "As {numref}`fig-a-texas` shows."}
+    text = nb.cells[1].source
+    assert "{numref}`fig-a-texas` and {ref}`ex-a-1-texas`, not `fig-ab` or {ref}`ex-a-10` or {ref}`notation`" in text
+    assert ":label: ex-a-1-texas" in text and "{solution} ex-a-1-texas\n:label: sol-a-1-texas" in text
+    assert "(sec-a-texas)=" in text
+    assert book.page_labels(nbformat.v4.new_notebook()) == []
+
+
+def test_every_label_of_the_book_is_defined_once_after_the_runner_suffixes_shared_notebooks():
+    seen = {}
+    for profile in book.PROFILES:
+        seen.clear()
+        for job in book.plan(profile):
+            nb = nbformat.read(REPO / job["notebook"], as_version=4)
+            if Path(job["output"]).stem != Path(job["notebook"]).stem:
+                book.suffix_labels(nb, book._slug(Path(job["output"]).stem))
+            for label in book.page_labels(nb):
+                assert label not in seen, f"{profile}: {label} defined by {job['output']} and {seen[label]}"
+                seen[label] = job["output"]
+        for page in (REPO / "book").glob("*.md"):
+            for label in re.findall(r"^(?::label:\s*(\S+)|\(([\w-]+)\)=)\s*$", page.read_text(), re.M):
+                label = label[0] or label[1]
+                assert label not in seen, f"{label} defined by {page.name} and {seen[label]}"
+                seen[label] = page.name
+
+
+def _png() -> str:
+    """A small rendered matplotlib figure, base64 PNG (what an executed figure cell holds)."""
+    import base64
+    import io
+
+    import matplotlib
+
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+
+    fig, ax = plt.subplots(figsize=(1, 1))
+    ax.plot([0, 1], [0, 1])
+    buf = io.BytesIO()
+    fig.savefig(buf, format="png")
+    plt.close(fig)
+    return base64.b64encode(buf.getvalue()).decode()
+
+
+def _as_rendered_page(stem: str, suffix=None):
+    """The chapter notebook as the book renders it, without running it: markdown cells and the figure cells,
+    each figure cell holding one figure output; labels suffixed as the runner does for a shared notebook."""
+    nb = nbformat.read(REPO / "notebooks" / f"{stem}.ipynb", as_version=4)
+    png = _png()
+    cells = []
+    for cell in nb.cells:
+        if cell.cell_type == "markdown":
+            cells.append(cell)
+        elif "figure" in cell.metadata.get("mystnb", {}):
+            cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
+            cells.append(cell)
+    nb.cells = cells
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    return book.suffix_labels(nb, suffix) if suffix else nb
+
+
+def test_captioned_figures_references_and_exercises_of_chapters_render_in_a_sphinx_build(tmp_path):
+    """Two chapters (one rendered twice, as the runner renders 03 and 03b) and a chapter page in a Sphinx build
+    with myst-nb and sphinx-exercise, warnings as errors: numbered captions with alt text, resolved {numref}
+    and exercise references, numbered exercises with their solutions."""
+    src = tmp_path / "src"
+    src.mkdir()
+    pages = {"ch05": _as_rendered_page("05_appendix_g"), "ch03": _as_rendered_page("03_gnn_experiments"),
+             "ch03b": _as_rendered_page("03_gnn_experiments", "03b-gnn-experiments-k5")}
+    for name, nb in pages.items():
+        nbformat.write(nb, src / f"{name}.ipynb")
+    page = ""  # the chapter pages of chapters 1 and 2, without their per-dataset sections
+    for name, chapter_page in (("ch01", "ch01_method"), ("ch02", "ch02_fold_metrics")):
+        chapter = (REPO / "book" / f"{chapter_page}.md").read_text().replace("```{tableofcontents}\n```", "")
+        (src / f"{name}.md").write_text(chapter)
+        page += chapter
+    # the book's other pages that the chapters link to, as stubs
+    text = "\n".join(c.source for nb in pages.values() for c in nb.cells) + page
+    notation = (REPO / "book" / "notation.md").read_text()  # the real page: its labels are what chapters link to
+    (src / "notation.md").write_text(notation)
+    defined = {label for nb in pages.values() for label in book.page_labels(nb)} | {"ch-method", "ch-fold-metrics"}
+    defined |= set(re.findall(r"^\(([\w-]+)\)=", notation, re.M))
+    refs = set(re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", text)) - defined
+    (src / "stubs.md").write_text("# Stubs\n\n" + "".join(f"({r})=\n## {r}\n\n" for r in sorted(refs))
+                                  + "```{bibliography}\n```\n")
+    for doc in set(re.findall(r"\{doc\}`/([\w/]+)`", text)):
+        (src / doc).parent.mkdir(parents=True, exist_ok=True)
+        (src / f"{doc}.md").write_text(f"# {doc}\n")
+    linked = set()
+    for doc, ext in set(re.findall(r"\]\(([\w-]+)\.(ipynb|md)\b", text)):  # plain links to sibling pages
+        stub = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {doc}")])
+        (src / f"{doc}.{ext}").write_text(nbformat.writes(stub) if ext == "ipynb" else f"# {doc}\n")
+        linked.add(doc)
+    docs = ["ch01", "ch02", "ch03", "ch03b", "ch05", "notation", "stubs"] + sorted(set(re.findall(r"\{doc\}`/([\w/]+)`", text)) | linked)
+    (src / "index.md").write_text("# Book\n\n```{toctree}\n" + "\n".join(docs) + "\n```\n")
+    (src / "conf.py").write_text(
+        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_togglebutton', 'sphinxcontrib.bibtex']\n"
+        f"bibtex_bibfiles = [{str(REPO / 'book' / 'references.bib')!r}]\n"
+        "nb_execution_mode = 'off'\nnumfig = True\n"
+        "myst_enable_extensions = ['dollarmath', 'colon_fence', 'amsmath']\n")
+    out = tmp_path / "html"
+    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(out)],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr[-3000:]
+    ch05 = (out / "ch05.html").read_text()
+    caption = pages["ch05"].cells[[c.cell_type for c in pages["ch05"].cells].index("code")].metadata["mystnb"]
+    assert re.search(r"<figcaption>\s*<p><span class=\"caption-number\">Fig\. \d+ </span>", ch05)
+    assert f'alt="{caption["image"]["alt"]}"' in ch05
+    assert "Before looking at <a" in ch05 and re.search(r"Before looking at <a[^>]*><span[^>]*>Fig\. \d+", ch05)
+    numbers = set(re.findall(r"Exercise (\d+)", ch05))  # numbered through the build, one number per exercise
+    assert len(numbers) == len(EXERCISE.findall("\n".join(c.source for c in pages["ch05"].cells))) >= 2
+    assert ch05.count("Solution to") == len(numbers) and "dropdown" in ch05
+    ch03, ch03b = (out / "ch03.html").read_text(), (out / "ch03b.html").read_text()
+    assert 'id="fig-03-cross-fold-std"' in ch03 and 'id="fig-03-cross-fold-std-03b-gnn-experiments-k5"' in ch03b
+    assert "Exercise" in (out / "ch02.html").read_text() and "Solution to" in (out / "ch02.html").read_text()

@@ -28,6 +28,7 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -309,6 +310,50 @@ def tag_for_reading(nb, *, show_code: bool = False):
     return nb
 
 
+_LABEL_LINE = re.compile(r"^(?::label:\s*(\S+)|\(([\w-]+)\)=)\s*$", re.M)
+
+
+def page_labels(nb) -> list[str]:
+    """The cross-reference labels a notebook defines: figure names (``mystnb.figure.name`` of a code cell),
+    ``:label:`` options of directives (exercises, solutions) and ``(label)=`` targets of markdown cells."""
+    labels = []
+    for cell in nb.cells:
+        if cell.cell_type == "code":
+            name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
+            if name:
+                labels.append(name)
+        elif cell.cell_type == "markdown":
+            labels += [a or b for a, b in _LABEL_LINE.findall(cell.source)]
+    return list(dict.fromkeys(labels))
+
+
+def suffix_labels(nb, suffix: str):
+    """Append ``-{suffix}`` to every label of :func:`page_labels` and to every reference to it in the
+    notebook's markdown cells and figure captions.
+
+    A notebook that renders as several pages (a per-dataset chapter, or one notebook run as several chapters
+    with other parameters) would define each label once per page; Sphinx needs each label once in the book.
+    """
+    labels = page_labels(nb)
+    if not labels:
+        return nb
+    pattern = re.compile(r"(?<![\w-])(" + "|".join(map(re.escape, sorted(labels, key=len, reverse=True)))
+                         + r")(?![\w-])")
+
+    def sub(text: str) -> str:
+        return pattern.sub(lambda m: f"{m.group(1)}-{suffix}", text)
+
+    for cell in nb.cells:
+        figure = cell.metadata.get("mystnb", {}).get("figure", {}) if cell.cell_type == "code" else {}
+        if figure.get("name"):
+            figure["name"] = f"{figure['name']}-{suffix}"
+        if figure.get("caption"):
+            figure["caption"] = sub(figure["caption"])
+        if cell.cell_type == "markdown":
+            cell.source = sub(cell.source)
+    return nb
+
+
 def output_problems(nb) -> list[str]:
     """Outputs of an executed notebook that must not reach the book: errors, stderr streams, warnings."""
     problems = []
@@ -339,6 +384,8 @@ def execute(job: dict, book_root, *, kernel_name: str = "python3", repo=None):
     records which library modules the notebook loaded (the ``library`` input of its hash). Raises
     ``RuntimeError`` naming the notebook and the error when a cell fails or the output carries stderr
     or warnings; the failed notebook is kept under ``_build/failed/`` for inspection.
+    A page that shares its notebook with other pages gets its labels suffixed by its output name
+    (:func:`suffix_labels`), so that figures and exercises stay unique in the book.
 
     Returns
     -------
@@ -377,6 +424,8 @@ def execute(job: dict, book_root, *, kernel_name: str = "python3", repo=None):
             raise exc
         if job["title"]:
             _set_title(nb, job["title"])
+        if Path(job["output"]).stem != Path(job["notebook"]).stem:  # one of several pages of this notebook
+            suffix_labels(nb, _slug(Path(job["output"]).stem))
         nb.metadata.get("papermill", {}).update(input_path=job["notebook"], output_path=job["output"])
         nbformat.write(nb, tmp_out)
         os.replace(tmp_out, out)
