@@ -575,7 +575,7 @@ def _results_claims(path, claims, what: str, **kwargs):
     return claims(rows, **kwargs)
 
 
-def read_reruns(committed_path=GNN_RESULTS, rerun_paths=None) -> dict:
+def read_reruns(committed_path=GNN_RESULTS, *, rerun_paths=None) -> dict:
     """The committed reruns of the k = 4, seed 0 sweep as :func:`rerun_variants` (``{file stem: rows}``);
     ``rerun_paths`` default :data:`RERUN_RESULTS` (relative to the repository); missing files are skipped."""
     paths = [_repo_path(p) for p in (RERUN_RESULTS if rerun_paths is None else rerun_paths)]
@@ -636,7 +636,7 @@ def scorecard(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(
 
     graphs = [load_dataset(d, root=root, sparse_features=True) for d in datasets]  # folds only: no dense x
     quality = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins)
-    reruns = read_reruns(gnn_results, rerun_results)
+    reruns = read_reruns(gnn_results, rerun_paths=rerun_results)
     parts = [fold_metric_claims(quality), bins_claims(bins_table(graphs, bins=bins, k=k, seeds=seeds)),
              _results_claims(gnn_results, stability_claims, "Section 5.2", reruns=reruns),
              _results_claims(gnn_results, gnn_claims, "Tables 3-4", datasets=list(datasets), reruns=reruns),
