@@ -26,7 +26,7 @@ from hpstrat_lite.core.folds import make_folds
 from hpstrat_lite.data.datasets import load_dataset
 from hpstrat_lite.engine.models import MODELS
 from hpstrat_lite.engine.train import train_runs
-from hpstrat_lite.experiments.results import RESULTS_DIR, append_rows, code_version, read_rows
+from hpstrat_lite.rows import RESULTS_DIR, append_rows, code_version, read_rows
 from hpstrat_lite.experiments.sweep import _labels_and_homophily, _run_masks
 from hpstrat_lite.reports.timing import PROJECTION_FILE
 

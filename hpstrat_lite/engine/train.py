@@ -56,7 +56,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import numbers
 import os
 import time
 import warnings
@@ -65,6 +64,7 @@ from pathlib import Path
 
 import torch
 
+from .._io import atomic_write
 from ..core._validate import check_choice, check_int, check_real
 from . import models as _models
 from ..data.feature_layout import engine_features
@@ -73,6 +73,9 @@ from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, build_model, check_mode
 from .metrics import run_scores
 from .operators import RunRows, SparseOp, graph_operators
 from .randomness import RunRandom
+from .runs import (SMALL_BATCH_ENTRIES, check_graph_runs as _check_graph_runs, data_fingerprint as _data_fingerprint,
+                   resolve_device, torch_threads as _torch_threads)
+from .user_models import train_factory_runs
 
 __all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "resolve_device", "reuse_freed_memory", "train_runs"]
 
@@ -81,92 +84,10 @@ FEATURE_NORMS = (None, "row", "standard")
 #: Budget (float32 entries) of the largest per-batch activation; batches are split to stay under it.
 ACTIVATION_BUDGET = 2 ** 27
 
-#: ``num_threads="auto"`` trains on one thread while a batch's hidden state ``[R, N, hidden]`` has fewer
-#: entries than this: on small graphs every op is too small to share, and an OpenMP barrier waiting for a
-#: descheduled second thread costs milliseconds per op on a busy 2-core machine (``benchmarks/README.md``, Hosts).
-SMALL_BATCH_ENTRIES = 2 ** 22
-
 
 # ----------------------------------------------------------------------------------------------
 # Input checks
 # ----------------------------------------------------------------------------------------------
-
-def _check_masks(masks, n: int) -> torch.Tensor:
-    names = ("train_mask", "val_mask", "test_mask")
-    out = []
-    for name, m in zip(names, masks):
-        m = torch.as_tensor(m)
-        if m.dtype != torch.bool:
-            raise ValueError(f"{name} must be a boolean tensor of shape [num_nodes, runs]; got dtype {m.dtype}.")
-        if m.dim() == 1:
-            m = m[:, None]
-        if m.dim() != 2 or m.shape[0] != n:
-            raise ValueError(f"{name} must have shape [num_nodes, runs] = [{n}, R]; got {tuple(m.shape)}.")
-        out.append(m.cpu())
-    if not (out[0].shape == out[1].shape == out[2].shape):
-        raise ValueError(f"train_mask, val_mask and test_mask must have the same shape [num_nodes, runs]; got "
-                         f"{tuple(out[0].shape)}, {tuple(out[1].shape)} and {tuple(out[2].shape)}.")
-    for name, m in zip(names, out):
-        empty = (m.sum(0) == 0).nonzero().view(-1)
-        if empty.numel():
-            raise ValueError(f"{name} selects no node in run(s) {empty.tolist()}; every run needs at least one "
-                             f"training, validation and test node.")
-    overlap = ((out[0] & out[1]) | (out[0] & out[2]) | (out[1] & out[2])).sum(0)
-    if overlap.any():
-        r = int(overlap.nonzero()[0])
-        raise ValueError(f"train_mask, val_mask and test_mask overlap in run {r} ({int(overlap[r])} node(s)); "
-                         f"a node may be in at most one of them per run.")
-    return torch.stack(out)  # [3, N, R]
-
-
-def _check_seeds(seeds, runs: int) -> list[int]:
-    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
-        seeds = [seeds]
-    try:
-        seeds = list(seeds)
-    except TypeError:
-        raise ValueError(f"seeds must be a sequence of {runs} non-negative integers (one per run); "
-                         f"got {seeds!r}.") from None
-    if len(seeds) != runs:
-        raise ValueError(f"seeds has {len(seeds)} entries but the masks have {runs} run column(s); "
-                         f"give one seed per run.")
-    return [check_int(s, "seeds", 0) for s in seeds]
-
-
-def _check_graph_runs(data, masks, seeds, device):
-    """The checked inputs of a batch of runs on ``data`` (built-in or user model): ``(num_nodes, labels y,
-    masks [3, N, R], one seed per run, device)``; a ``ValueError`` names what is missing or malformed."""
-    for attr in ("x", "edge_index", "y"):
-        if getattr(data, attr, None) is None:
-            raise ValueError(f"data must have node features x, edge_index and labels y; data.{attr} is missing.")
-    n = int(data.num_nodes)
-    y = torch.as_tensor(data.y).view(-1)
-    if y.numel() != n or y.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8):
-        raise ValueError(f"data.y must hold one integer class id per node ({n}); got shape {tuple(y.shape)} "
-                         f"and dtype {y.dtype}.")
-    if int(y.min()) < 0:
-        raise ValueError(f"data.y must hold class ids 0..C-1; got {int(y.min())}.")
-    if data.x.shape[0] != n:
-        raise ValueError(f"data.x has {data.x.shape[0]} rows but the graph has {n} nodes.")
-    masks = _check_masks(masks, n)
-    return n, y, masks, _check_seeds(seeds, masks.shape[2]), resolve_device(device)
-
-
-def resolve_device(device) -> torch.device:
-    """``"auto"`` -> CUDA when available, else CPU; otherwise ``"cpu"``, ``"cuda"``, ``"cuda:i"`` or a
-    ``torch.device``."""
-    if isinstance(device, str) and device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:<i>'; got {device!r}.") from None
-    if dev.type not in ("cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:<i>'; got {device!r}.")
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r} but CUDA is not available here; use 'cpu' or 'auto'.")
-    return dev
-
 
 # ----------------------------------------------------------------------------------------------
 # Features
@@ -315,19 +236,6 @@ def _activation_per_run(model: str, n: int, ops: dict, hidden: int, num_layers: 
     return n * hidden * 2
 
 
-@contextlib.contextmanager
-def _torch_threads(n):
-    """Run the block with ``torch.set_num_threads(n)`` (``None``: unchanged), restoring the old value."""
-    old = torch.get_num_threads()
-    if n is not None and n != old:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        if torch.get_num_threads() != old:
-            torch.set_num_threads(old)
-
-
 #: glibc's ``mallopt`` parameters (``<malloc.h>``) and their defaults, restored after training.
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
 _GLIBC_DEFAULTS = {_M_TRIM_THRESHOLD: 128 * 1024, _M_MMAP_MAX: 65536}
@@ -436,31 +344,9 @@ def _batch_key(model_name, masks, seeds, hp, feature_norm, num_classes) -> str:
     return f"{model_name}-{digest.hexdigest()[:16]}"
 
 
-def _data_fingerprint(data) -> str:
-    """A hash of the graph and features a call trains on, stored in its checkpoints: a checkpoint of
-    the same runs on other data (e.g. another feature subset) is not continued."""
-    import hashlib
-
-    digest = hashlib.sha1(data.edge_index.cpu().numpy().tobytes())
-    x = engine_features(data.x)
-    if x.layout == torch.sparse_csr:
-        parts = (x.crow_indices(), x.col_indices(), x.values())
-    elif x.is_sparse:
-        x = x.coalesce()
-        parts = (x.indices(), x.values())
-    else:
-        parts = (x,)
-    for part in parts:
-        digest.update(part.detach().cpu().contiguous().numpy().tobytes())
-    digest.update(repr(tuple(x.shape)).encode())
-    return digest.hexdigest()
-
-
 def _save_checkpoint(path, model, opt, rnd, loop, fingerprint=None) -> None:
     """Atomically save a batch's training state (active runs' weights, Adam state, dropout generators,
     early-stopping bookkeeping) so that :func:`_train_batch` can continue it bit for bit."""
-    from .._io import atomic_write
-
     params = dict(model.named_parameters())
     state = {"params": {k: p.detach().cpu() for k, p in params.items()}, "R": model.R,
              "adam": {k: {key: (v.cpu() if torch.is_tensor(v) else v) for key, v in opt.state.get(p, {}).items()}
@@ -697,8 +583,6 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3])     # doctest: +SKIP
     """
     if not isinstance(model, str):  # a user's model factory (a module instance gets a ValueError there)
-        from .user_models import train_factory_runs
-
         return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, lr=lr,
                                   weight_decay=weight_decay, max_epochs=max_epochs, patience=patience,
                                   device=device, progress=progress, num_threads=num_threads,
@@ -755,8 +639,6 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
                 part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
                                     hp, dev, progress, desc, checkpoint=state_file, fingerprint=fingerprint)
             if finished_file is not None:
-                from .._io import atomic_write
-
                 atomic_write(finished_file, lambda tmp: Path(tmp).write_text(json.dumps({"data": fingerprint,
                                                                                           "rows": part})))
         for i, row in zip(idx, part):

@@ -2,7 +2,7 @@
 
 Wherever a model name of :data:`hpstrat_lite.engine.models.MODELS` is accepted
 (:func:`hpstrat_lite.engine.train.train_runs`, :func:`hpstrat_lite.experiments.sweep.run_experiment`,
-:func:`hpstrat_lite.experiments.audit.audit`), a *factory* is accepted too::
+:func:`hpstrat_lite.audit`), a *factory* is accepted too::
 
     def make(in_channels: int, out_channels: int) -> torch.nn.Module: ...
 
@@ -33,7 +33,10 @@ from pathlib import Path
 import torch
 
 from ..core._validate import check_int, check_real
+from .._io import atomic_write
 from .metrics import run_scores
+from .models import MODELS, check_model
+from .runs import SMALL_BATCH_ENTRIES, check_graph_runs, data_fingerprint, torch_threads
 
 __all__ = ["ModelError", "model_label", "resolve_model", "train_factory_runs"]
 
@@ -63,8 +66,6 @@ def resolve_model(model):
         An unknown name, a ``module:function`` that cannot be imported or is not callable, or a
         ``torch.nn.Module`` instance (pass a factory, so that every run starts from its own weights).
     """
-    from .models import MODELS, check_model
-
     if isinstance(model, torch.nn.Module):
         raise ValueError(f"model is a torch.nn.Module instance ({type(model).__name__}); pass a factory "
                          f"factory(in_channels, out_channels) -> torch.nn.Module instead (e.g. the class itself, or "
@@ -134,7 +135,7 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
         As in :func:`hpstrat_lite.engine.train.train_runs` (``patience=None``: exactly ``max_epochs`` epochs).
     num_threads : "auto", int or None
         CPU threads while training (restored afterwards); ``"auto"``: one thread when the graph is small
-        (``num_nodes * max(num_features, 64)`` below :data:`hpstrat_lite.engine.train.SMALL_BATCH_ENTRIES`:
+        (``num_nodes * max(num_features, 64)`` below :data:`hpstrat_lite.engine.runs.SMALL_BATCH_ENTRIES`:
         Texas, Cora), where a second thread mostly waits at OpenMP barriers on a busy machine, else
         torch's setting; ``None`` leaves torch's setting.
     checkpoint : path, optional
@@ -159,8 +160,6 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     """
     import torch.nn.functional as F
 
-    from .train import _check_graph_runs, _data_fingerprint, _torch_threads
-
     factory = resolve_model(factory)
     if isinstance(factory, str):
         raise ValueError(f"factory must be a callable factory(in_channels, out_channels) -> torch.nn.Module; got "
@@ -172,7 +171,7 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     patience = None if patience is None else check_int(patience, "patience", 1)
     if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
         num_threads = check_int(num_threads, "num_threads", 1)
-    n, y, masks, seeds, dev = _check_graph_runs(data, (train_mask, val_mask, test_mask), seeds, device)
+    n, y, masks, seeds, dev = check_graph_runs(data, (train_mask, val_mask, test_mask), seeds, device)
     x = data.x if data.x.layout == torch.strided else data.x.to_dense()
     x = x.to(device=dev, dtype=torch.float32)
     edge_index = torch.as_tensor(data.edge_index).long().to(dev)
@@ -184,14 +183,12 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(seeds), desc=label, leave=False)
-    if num_threads == "auto":  # small graphs on one thread, as the batched engine does (train.SMALL_BATCH_ENTRIES)
-        from .train import SMALL_BATCH_ENTRIES
-
+    if num_threads == "auto":  # small graphs on one thread, as the batched engine does (runs.SMALL_BATCH_ENTRIES)
         small = n * max(int(x.shape[1]), 64) < SMALL_BATCH_ENTRIES and dev.type == "cpu"
         threads = 1 if small else None
     else:
         threads = num_threads
-    fingerprint = _data_fingerprint(data) if checkpoint is not None else None
+    fingerprint = data_fingerprint(data) if checkpoint is not None else None
     files = []
     try:
         rows = _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks, seeds, lr, weight_decay,
@@ -207,8 +204,6 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
 def _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks, seeds, lr, weight_decay, max_epochs,
                            patience, dev, threads, checkpoint, fingerprint, files, bar, F) -> list[dict]:
     """The loop of :func:`train_factory_runs` over its runs (``files`` collects the checkpoint files)."""
-    from .train import _torch_threads
-
     rows = []
     for r, seed in enumerate(seeds):
         saved = None
@@ -219,7 +214,7 @@ def _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks,
         if saved is not None and saved.exists():
             row = json.loads(saved.read_text())
         else:
-            with _torch_threads(threads), torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
+            with torch_threads(threads), torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
                 torch.manual_seed(seed)
                 try:
                     row = _train_one(factory, label, x, edge_index, y, num_classes, masks[:, :, r], lr,
@@ -227,8 +222,6 @@ def _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks,
                 except ModelError as err:
                     raise ModelError(f"{err} (run {r}, seed {seed})", run=r) from err.__cause__
             if saved is not None:
-                from .._io import atomic_write
-
                 saved.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(saved, lambda tmp: Path(tmp).write_text(json.dumps(row)))
         rows.append({"run": r, "seed": seed, "model": label, **row, "device": str(dev), "precision": "float32"})

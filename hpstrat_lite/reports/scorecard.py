@@ -10,14 +10,19 @@ from __future__ import annotations
 
 from pathlib import Path
 
-
-
-
-
 import pandas as pd
 
-from ..experiments.results import read_rows
-from .verdicts import INCONCLUSIVE, verdict  # noqa: F401
+from .._names import MODELS
+from ..core.folds import SPLIT_METHODS
+from ..core.ranking import rank_methods
+from ..experiments.plan import N_EVAL, results_file
+from ..rows import read_rows
+from .hpstrat import (MIN_TEST_PAIRS, RUN_ID, complete_pairs, cross_fold_std, rank_summary, regression_table,
+                      stability_tests)
+from .necessity import part2_claims
+from .paper_values import PAPER_APPENDIX_B_R2, PAPER_GLOBAL_MEAN_RANK, PAPER_HPSTRAT_FIRST_DATASETS
+from .verdicts import (AGREES, DISAGREES, INCONCLUSIVE, best_model_changes, construction_verdict, ordering_verdict,
+                       reruns_text, verdict)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -43,9 +48,6 @@ def fold_metric_ranks(quality, *, metrics=("sdd", "cdd", "chd", "w1")):
     column per method (the mean over datasets).
     """
     import pandas as pd
-
-    from ..core.folds import SPLIT_METHODS
-    from ..core.ranking import rank_methods
 
     mean = quality.groupby(["dataset", "method"], sort=False)[list(metrics)].mean().reset_index()
     per = {m: rank_methods(mean, m, blocks=("dataset",)).pivot(index="dataset", columns="method", values="rank")
@@ -78,8 +80,6 @@ def fold_metric_claims(quality) -> "pd.DataFrame":
     """
     import numpy as np
     import pandas as pd
-
-    from .verdicts import construction_verdict
 
     mean = quality.groupby(["dataset", "method"], sort=False)[["sdd", "cdd", "chd"]].mean()
     datasets = list(dict.fromkeys(quality["dataset"]))
@@ -122,7 +122,7 @@ def bins_table(graphs, *, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10
     """
     import pandas as pd
 
-    from ..core.quality import quality_table
+    from ..data.quality import quality_table
 
     hp = [quality_table(graphs, k=k, seeds=seeds, n_bins=b, methods=["hpstrat"]) for b in bins]
     ref = quality_table(graphs, k=k, seeds=seeds, methods=["random", "stratified"]).assign(n_bins=float("nan"))
@@ -133,8 +133,6 @@ def bins_ranks(table, *, metrics=("chd", "cdd", "w1")):
     """For each B: HpStrat's mean rank among the three methods (over datasets) on each metric, and the
     share of datasets where HpStrat is best (rank 1, ties included). ``table`` is :func:`bins_table` output."""
     import pandas as pd
-
-    from ..core.ranking import rank_methods
 
     ref = table[table["method"] != "hpstrat"]
     rows = []
@@ -158,8 +156,6 @@ def bins_claims(table) -> "pd.DataFrame":
     lowest of the three methods on every dataset for every B.
     """
     import pandas as pd
-
-    from .verdicts import construction_verdict
 
     ref = table[table["method"] != "hpstrat"]
     bad = []
@@ -189,37 +185,6 @@ GNN_SEEDS_RESULTS = [GNN_RESULTS, Path("results") / "gnn_k4_seeds1-5.csv"]
 APPENDIX_B_RESULTS = Path("results") / "appendix_b.csv"
 
 
-def complete_pairs(rows, *, methods=("random", "stratified", "hpstrat"), seeds=None):
-    """The rows of the (dataset, model) pairs that have every fold of every split method and seed.
-
-    A sweep in progress, or one stopped early, can leave a pair with some methods or seeds only;
-    ranking the methods needs all of them. ``seeds``: the split seeds a pair must have (default: every
-    seed in ``rows``, so that a multi-seed protocol never ranks a pair on fewer seeds). Returns
-    ``(complete_rows, coverage)``: ``coverage`` has one row per dataset of ``rows`` with the models that
-    are complete and the models of ``rows`` that are missing or incomplete there.
-    """
-    import pandas as pd
-
-    if rows.empty:
-        return rows, pd.DataFrame(columns=["dataset", "models complete", "models missing or incomplete"])
-    n_seeds = len(set(seeds) if seeds is not None else set(rows["seed"]))
-    if seeds is not None:
-        rows = rows[rows["seed"].isin(list(seeds))]
-    k = rows.groupby(["dataset", "model", "method", "seed"])["fold"].nunique()
-    expected = rows.groupby(["dataset", "model", "method", "seed"])["k"].first()
-    full = (k == expected).groupby(["dataset", "model", "seed"]).agg(["all", "size"])
-    per_seed = full["all"] & (full["size"] == len(methods))
-    ok = per_seed.groupby(["dataset", "model"]).agg(lambda s: bool(s.all()) and len(s) == n_seeds)
-    keep = rows.set_index(["dataset", "model"]).index.isin(ok[ok].index)
-    coverage = []
-    models = list(dict.fromkeys(rows["model"]))
-    for dataset in dict.fromkeys(rows["dataset"]):
-        d = ok.loc[dataset]
-        coverage.append({"dataset": dataset, "models complete": ", ".join(d.index[d]),
-                         "models missing or incomplete": ", ".join(m for m in models if not d.get(m, False))})
-    return rows[keep], pd.DataFrame(coverage)
-
-
 def _first_count(table) -> tuple[int, list]:
     """Rows of a mean-rank table (one column per method) where HpStrat has the lowest rank (ties count)."""
     first = table["hpstrat"] <= table.min(axis=1) + 1e-12
@@ -245,8 +210,6 @@ def rerun_variants(committed, reruns) -> dict:
     """
     import pandas as pd
 
-    from .hpstrat import RUN_ID
-
     out = {}
     for name, rows in (reruns or {}).items():
         if rows is None or rows.empty:
@@ -259,7 +222,6 @@ def rerun_variants(committed, reruns) -> dict:
 
 def _gnn_rows(rows):
     """The complete (dataset, GNN) pairs of ``rows`` (the MLP reference is not ranked, as in the paper)."""
-    from ..engine.models import MODELS
 
     rows, _ = complete_pairs(rows, seeds=sorted(rows["seed"].unique()) if not rows.empty else None)
     return rows[rows["model"].isin([m for m in MODELS if m != "MLP"])]
@@ -270,8 +232,6 @@ def _paired_p(wide, a: str, b: str) -> float:
     :data:`hpstrat_lite.reports.hpstrat.MIN_TEST_PAIRS` non-zero differences)."""
     import numpy as np
     from scipy.stats import wilcoxon
-
-    from .hpstrat import MIN_TEST_PAIRS
 
     d = (wide[a] - wide[b]).dropna()
     if int((d != 0).sum()) < MIN_TEST_PAIRS:
@@ -284,8 +244,6 @@ def _order_figures(rows) -> dict:
     the C.4 share and the paired tests behind them."""
     import numpy as np
     from scipy.stats import binomtest
-
-    from .hpstrat import cross_fold_std, rank_summary
 
     order = ["hpstrat", "stratified", "random"]
     summary = rank_summary(rows)
@@ -332,9 +290,6 @@ def gnn_claims(rows, *, datasets=None, reruns=None, alpha: float = ALPHA) -> "pd
     rerun, else *inconclusive*. Columns ``section, claim, paper, rule, ours, verdict, chapter``.
     """
     import pandas as pd
-
-    from .hpstrat import PAPER_HPSTRAT_FIRST_DATASETS
-    from .verdicts import INCONCLUSIVE, ordering_verdict, reruns_text
 
     rows = _gnn_rows(rows)
     if rows.empty:
@@ -407,8 +362,6 @@ def appendix_e_claims(rows, *, alpha: float = ALPHA) -> "pd.DataFrame":
     import pandas as pd
     from scipy.stats import fisher_exact
 
-    from .verdicts import INCONCLUSIVE, best_model_changes, verdict
-
     rows = _gnn_rows(rows)
     chapter = "03c_gnn_experiments_seeds"
     if rows.empty:
@@ -446,9 +399,6 @@ def appendix_b_claims(rows) -> "pd.DataFrame":
     """
     import pandas as pd
 
-    from .hpstrat import PAPER_APPENDIX_B_R2, regression_table
-    from .verdicts import verdict
-
     table = regression_table(rows)
     sig = table[table["significant"]]
     lo, hi = PAPER_APPENDIX_B_R2
@@ -473,7 +423,6 @@ def appendix_b_claims(rows) -> "pd.DataFrame":
 
 def _paper_global_ranks() -> str:
     """The paper's global mean ranks (k = 4), as "HpStrat / class-stratified / random"."""
-    from .hpstrat import PAPER_GLOBAL_MEAN_RANK
 
     return " / ".join(f"{PAPER_GLOBAL_MEAN_RANK[m]:.2f}" for m in ("hpstrat", "stratified", "random"))
 
@@ -518,9 +467,6 @@ def stability_claims(rows, *, protocol: str = "k = 4, seed 0", reruns=None, alph
     (``reruns``: ``{name: rows}`` of the same protocol), *disagrees* when HpStrat is significantly larger
     on ``rows``, else *inconclusive*."""
     import pandas as pd
-
-    from .hpstrat import PAPER_GLOBAL_MEAN_RANK, stability_tests
-    from .verdicts import AGREES, DISAGREES, INCONCLUSIVE, reruns_text
 
     rows = _gnn_rows(rows)
     section = f"Section 5.2, {protocol}"
@@ -575,7 +521,7 @@ def _results_claims(path, claims, what: str, **kwargs):
     return claims(rows, **kwargs)
 
 
-def read_reruns(committed_path=GNN_RESULTS, rerun_paths=None) -> dict:
+def read_reruns(committed_path=GNN_RESULTS, *, rerun_paths=None) -> dict:
     """The committed reruns of the k = 4, seed 0 sweep as :func:`rerun_variants` (``{file stem: rows}``);
     ``rerun_paths`` default :data:`RERUN_RESULTS` (relative to the repository); missing files are skipped."""
     paths = [_repo_path(p) for p in (RERUN_RESULTS if rerun_paths is None else rerun_paths)]
@@ -587,11 +533,12 @@ def read_reruns(committed_path=GNN_RESULTS, rerun_paths=None) -> dict:
 
 def unavailable_datasets(root=None):
     """The HpStrat datasets whose raw files are not under the data root, with the reason
-    (:func:`hpstrat_lite.data.datasets.dataset_summary` status, the data root's path shown as
+    (:func:`hpstrat_lite.data.graphs.dataset_summary` status, the data root's path shown as
     ``<data root>``). Nothing is downloaded."""
     import pandas as pd
 
-    from ..data.datasets import HPSTRAT_DATASETS, available_datasets, data_root, dataset_summary
+    from ..data.datasets import HPSTRAT_DATASETS, available_datasets, data_root
+    from ..data.graphs import dataset_summary
 
     have = set(available_datasets(root))
     missing = [d for d in HPSTRAT_DATASETS if d not in have]
@@ -632,11 +579,11 @@ def scorecard(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(
     import pandas as pd
 
     from ..data.datasets import load_dataset
-    from ..core.quality import quality_table
+    from ..data.quality import quality_table
 
     graphs = [load_dataset(d, root=root, sparse_features=True) for d in datasets]  # folds only: no dense x
     quality = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins)
-    reruns = read_reruns(gnn_results, rerun_results)
+    reruns = read_reruns(gnn_results, rerun_paths=rerun_results)
     parts = [fold_metric_claims(quality), bins_claims(bins_table(graphs, bins=bins, k=k, seeds=seeds)),
              _results_claims(gnn_results, stability_claims, "Section 5.2", reruns=reruns),
              _results_claims(gnn_results, gnn_claims, "Tables 3-4", datasets=list(datasets), reruns=reruns),
@@ -662,8 +609,6 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     ``results/part2_*.csv`` that chapters 6-9 read); other paths are relative to the repository
     unless absolute. A missing file counts as no rows.
     """
-    from ..experiments.necessity import N_EVAL, results_file
-    from .necessity import part2_claims
 
     files = [results_file(task) if path is None else _repo_path(path)
              for task, path in (("node", node_results), ("link", link_results), ("features", feature_results))]
@@ -685,8 +630,6 @@ def protocol_reconciliation(protocols, *, alpha: float = ALPHA) -> "pd.DataFrame
     Kendall's W of the three methods.
     """
     import pandas as pd
-
-    from .hpstrat import stability_tests
 
     out = []
     for label, rows in protocols.items():

@@ -7,7 +7,9 @@ import torch
 from torch_geometric.data import Data
 
 from hpstrat_lite import make_folds, node_homophily, quality_table
-from hpstrat_lite.data.datasets import dataset_summary, load_dataset, simple_undirected
+from hpstrat_lite.data.datasets import load_dataset
+from hpstrat_lite.data.graphs import dataset_summary
+from hpstrat_lite.data.normalize import simple_undirected
 from hpstrat_lite.data.feature_layout import engine_features
 from hpstrat_lite.data.graphs import as_graph, load_graph
 

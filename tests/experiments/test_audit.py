@@ -9,8 +9,8 @@ import torch
 from torch_geometric.data import Data
 
 from hpstrat_lite import fold_masks, random_folds
-from hpstrat_lite.experiments.audit import AuditResult, audit, load_audit
-from hpstrat_lite.data.datasets import simple_undirected
+from hpstrat_lite.auditing import AuditResult, audit, load_audit
+from hpstrat_lite.data.normalize import simple_undirected
 from hpstrat_lite.engine.train import train_runs
 from hpstrat_lite.engine.user_models import model_label, resolve_model
 
@@ -219,7 +219,7 @@ def test_two_models_three_seeds_can_reach_significance():
 def test_friedman_blocks_equals_scipy_and_states_what_significance_needs():
     from scipy.stats import friedmanchisquare
 
-    from hpstrat_lite.experiments.audit import friedman_blocks
+    from hpstrat_lite.auditing import friedman_blocks
 
     rng = np.random.default_rng(1)
     table = pd.DataFrame(rng.integers(0, 4, (7, 4)).astype(float), columns=list("abcd"))  # ties included
@@ -235,7 +235,7 @@ def test_friedman_blocks_equals_scipy_and_states_what_significance_needs():
 
 
 def test_best_model_changes_only_beyond_the_cross_seed_spread():
-    from hpstrat_lite.experiments.audit import best_model_changes, best_model_rule
+    from hpstrat_lite.auditing import best_model_changes, best_model_rule
 
     def per_seed(values):  # {(model, method): [per-seed means]}
         return pd.DataFrame([{"model": m, "method": meth, "seed": s, "mean": v}
@@ -467,7 +467,7 @@ def test_cli_audit_takes_a_metric_control_methods_and_a_covariate_file(tmp_path,
 def test_progress_is_shown_by_default_in_a_terminal(monkeypatch):
     import io
 
-    from hpstrat_lite.experiments import audit as audit_module
+    from hpstrat_lite import auditing as audit_module
 
     class Terminal(io.StringIO):
         def isatty(self):

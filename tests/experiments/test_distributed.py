@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
-from hpstrat_lite.experiments.results import read_rows
+from hpstrat_lite.rows import read_rows
 from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
 
 GRID = dict(models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=20, patience=5, progress=False)
