@@ -724,7 +724,7 @@ def load_audit(out, *, metric: str | None = None) -> AuditResult:
 
 
 #: The notebook :func:`render_report` executes (shipped with the package).
-REPORT_TEMPLATE = Path(__file__).resolve().parents[1] / "reports" / "templates" / "audit_report.ipynb"
+REPORT_TEMPLATE = Path(__file__).resolve().parent / "reports" / "templates" / "audit_report.ipynb"
 REPORT_FILE = "report.html"
 
 
