@@ -60,11 +60,13 @@ import os
 import time
 import warnings
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
 from .._io import atomic_write
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from ..core._validate import check_choice, check_int, check_real
 from . import models as _models
 from ..data.feature_layout import engine_features
@@ -505,11 +507,8 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     return rows
 
 
-def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidden: int = 64, num_layers: int = 2,
-               dropout: float = 0.5, lr: float = 0.01, weight_decay: float = 5e-4, max_epochs: int = 1000,
-               patience: int | None = 100, device="auto", progress: bool = False, feature_norm: str | None = None,
-               runs_per_batch: int | None = None, num_threads="auto", checkpoint=None,
-               precision: str = "float32") -> list[dict]:
+def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_mask, val_mask, test_mask, seeds, *,
+               protocol: Protocol = PAPER_PROTOCOL, execution: Execution | None = None) -> list[dict]:
     """Train R runs of ``model`` on the graph ``data``, all in one batched model.
 
     Run r trains on ``train_mask[:, r]``, early-stops on the cross-entropy over ``val_mask[:, r]``
@@ -534,35 +533,24 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         One column per run (PyG's multi-split layout, e.g. :func:`hpstrat_lite.fold_masks`).
     seeds : sequence of int
         R non-negative seeds, one per run (initial weights and dropout masks).
-    hidden, num_layers, dropout, lr, weight_decay
-        Width, depth, dropout probability, Adam learning rate and L2 weight decay (HpStrat: 64, 2,
-        0.5, 0.01, 5e-4).
-    max_epochs : int
-        Upper bound on training epochs (1000).
-    patience : int or None
-        Stop a run after this many epochs without a strictly lower validation loss (100); ``None``
-        trains every run for exactly ``max_epochs`` epochs.
-    device : str or torch.device
-        ``"auto"`` (CUDA if available, else CPU), ``"cpu"`` or ``"cuda"``.
-    progress : bool
-        Show a tqdm bar over epochs.
-    feature_norm : {None, "row", "standard"}
-        Feature preprocessing (see :class:`Features`).
-    runs_per_batch : int, optional
-        Largest number of runs trained together; by default as many as fit
-        :data:`ACTIVATION_BUDGET` (all of them except for H2GCN, and GAT on CUDA, on large graphs).
-    num_threads : "auto", int or None
-        CPU threads while training (restored afterwards): ``"auto"`` uses 1 for small batches (see
-        :data:`SMALL_BATCH_ENTRIES`) and torch's setting otherwise; ``None`` leaves torch's setting.
-    checkpoint : path, optional
-        A folder where each batch saves its training state every :data:`CHECKPOINT_SECONDS` (and its
-        rows when it finishes). A call killed midway and repeated with the same arguments continues
-        from there and returns the same numbers; the files are removed when the call returns.
-    precision : {"float32", "bfloat16"}
-        Precision of the dense matrix products (:func:`hpstrat_lite.engine.models.matmul_precision`):
-        ``"bfloat16"`` is mixed-precision training (bfloat16 operands, float32 accumulation, float32
-        parameters, sparse products and losses), several times faster on CPUs with AMX and on GPUs;
-        its numbers differ from float32 training at the level of run-to-run noise. Default float32.
+    protocol : Protocol
+        The training protocol (:class:`hpstrat_lite.protocol.Protocol`; default the paper's,
+        :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`): ``hidden``, ``num_layers``, ``dropout``, Adam's ``lr``
+        and ``weight_decay``, ``max_epochs``, ``patience`` (stop a run after this many epochs without a
+        strictly lower validation loss; ``None`` trains every run for exactly ``max_epochs`` epochs) and
+        ``feature_norm`` (see :class:`Features`). ``k`` and ``n_bins`` concern the splits, not this call.
+    execution : Execution, optional
+        How the runs train (:class:`hpstrat_lite.protocol.Execution`): ``device``; ``progress`` (a tqdm bar
+        over epochs); ``runs_per_batch`` (largest number of runs trained together; by default as many as
+        fit :data:`ACTIVATION_BUDGET`: all of them except for H2GCN, and GAT on CUDA, on large graphs);
+        ``num_threads`` (``"auto"`` uses 1 for small batches, see :data:`SMALL_BATCH_ENTRIES`);
+        ``checkpoint`` (a folder where each batch saves its training state every :data:`CHECKPOINT_SECONDS`
+        and its rows when it finishes: a call killed midway and repeated with the same arguments continues
+        from there and returns the same numbers; the files are removed when the call returns);
+        ``precision`` (of the dense matrix products, :func:`hpstrat_lite.engine.models.matmul_precision`:
+        ``"bfloat16"`` is mixed-precision training, bfloat16 operands with float32 accumulation, parameters,
+        sparse products and losses, several times faster on CPUs with AMX and on GPUs; its numbers differ
+        from float32 training at the level of run-to-run noise). Default :class:`~hpstrat_lite.protocol.Execution()`.
 
     Returns
     -------
@@ -581,12 +569,19 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     >>> data = load_dataset("Cora")                                       # doctest: +SKIP
     >>> tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), k=4)    # doctest: +SKIP
     >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3])     # doctest: +SKIP
+    >>> quick = PAPER_PROTOCOL.replace(max_epochs=200, patience=20)         # doctest: +SKIP
+    >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3], protocol=quick,
+    ...                   execution=Execution(device="cpu", runs_per_batch=2))  # doctest: +SKIP
     """
+    protocol, execution = check_protocol_value(protocol, execution)
     if not isinstance(model, str):  # a user's model factory (a module instance gets a ValueError there)
-        return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, lr=lr,
-                                  weight_decay=weight_decay, max_epochs=max_epochs, patience=patience,
-                                  device=device, progress=progress, num_threads=num_threads,
-                                  checkpoint=checkpoint)
+        return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, protocol=protocol,
+                                  execution=execution)
+    hidden, num_layers, dropout = protocol.hidden, protocol.num_layers, protocol.dropout
+    lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
+    feature_norm = protocol.feature_norm
+    device, progress, runs_per_batch = execution.device, execution.progress, execution.runs_per_batch
+    num_threads, checkpoint, precision = execution.num_threads, execution.checkpoint, execution.precision
     model = check_model(model)
     hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
           "dropout": check_real(dropout, "dropout", 0.0, 1.0, high_open=True),

@@ -28,12 +28,14 @@ import importlib
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
 from ..core._validate import check_int, check_real
 from .._io import atomic_write
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .metrics import run_scores
 from .models import MODELS, check_model
 from .runs import SMALL_BATCH_ENTRIES, check_graph_runs, data_fingerprint, torch_threads
@@ -109,9 +111,8 @@ def model_label(model) -> str:
     return qualname if module == "__main__" else f"{module}.{qualname}"  # a script's or notebook's: its name
 
 
-def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *, lr: float = 0.01,
-                       weight_decay: float = 5e-4, max_epochs: int = 1000, patience: int | None = 100,
-                       device="auto", progress: bool = False, num_threads="auto", checkpoint=None) -> list[dict]:
+def train_factory_runs(data, factory: str | Callable[[int, int], torch.nn.Module], train_mask, val_mask, test_mask,
+                       seeds, *, protocol: Protocol = PAPER_PROTOCOL, execution: Execution | None = None) -> list[dict]:
     """Train R runs of a user's model factory, one at a time, under the HpStrat protocol (Section 5).
 
     Run r builds ``factory(num_features, num_classes)`` with torch's generator seeded by ``seeds[r]``,
@@ -131,17 +132,19 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     train_mask, val_mask, test_mask : bool tensors ``[N, R]`` (or ``[N]``)
     seeds : sequence of int
         One non-negative seed per run.
-    lr, weight_decay, max_epochs, patience, device, progress
-        As in :func:`hpstrat_lite.engine.train.train_runs` (``patience=None``: exactly ``max_epochs`` epochs).
-    num_threads : "auto", int or None
-        CPU threads while training (restored afterwards); ``"auto"``: one thread when the graph is small
-        (``num_nodes * max(num_features, 64)`` below :data:`hpstrat_lite.engine.runs.SMALL_BATCH_ENTRIES`:
-        Texas, Cora), where a second thread mostly waits at OpenMP barriers on a busy machine, else
-        torch's setting; ``None`` leaves torch's setting.
-    checkpoint : path, optional
-        A folder where each finished run saves its row (a hash of the model, its masks, seed, protocol
-        and data names the file): a call killed midway and repeated with the same arguments trains only
-        the runs that had not finished. The files are removed when the call returns.
+    protocol : Protocol
+        The training protocol (default :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`): ``lr``, ``weight_decay``,
+        ``max_epochs`` and ``patience`` (``None``: exactly ``max_epochs`` epochs) as in
+        :func:`hpstrat_lite.engine.train.train_runs`; the module's own width, depth and dropout are the factory's.
+    execution : Execution, optional
+        ``device`` and ``progress`` as in :func:`hpstrat_lite.engine.train.train_runs`; ``num_threads``
+        (``"auto"``: one thread when the graph is small, ``num_nodes * max(num_features, 64)`` below
+        :data:`hpstrat_lite.engine.runs.SMALL_BATCH_ENTRIES`: Texas, Cora, where a second thread mostly waits at
+        OpenMP barriers on a busy machine, else torch's setting; ``None`` leaves torch's setting);
+        ``checkpoint`` (a folder where each finished run saves its row, named by a hash of the model, its
+        masks, seed, protocol and data: a call killed midway and repeated with the same arguments trains
+        only the runs that had not finished; the files are removed when the call returns).
+        ``runs_per_batch`` and ``precision`` do not apply.
 
     Runs train one at a time: the cost of a factory's pair is R times one run (the built-in models
     train their R runs as one batched model instead).
@@ -160,6 +163,10 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     """
     import torch.nn.functional as F
 
+    protocol, execution = check_protocol_value(protocol, execution)
+    lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
+    device, progress, num_threads, checkpoint = execution.device, execution.progress, execution.num_threads, \
+        execution.checkpoint
     factory = resolve_model(factory)
     if isinstance(factory, str):
         raise ValueError(f"factory must be a callable factory(in_channels, out_channels) -> torch.nn.Module; got "

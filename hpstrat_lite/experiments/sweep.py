@@ -21,6 +21,7 @@ from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
 from .executors import check_executor, run_pairs_on_ray
+from ..protocol import PAPER_PROTOCOL, Execution
 from ..rows import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
 from .._names import MODELS
 from ..core.covariates import covariate_folds
@@ -305,12 +306,14 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
     from ..engine.user_models import ModelError
 
     train_mask, val_mask, test_mask = _run_masks([(folds, fold) for _, _, fold, folds in runs], k)
-    extra = {} if isinstance(model, str) else {"progress": progress}
+    execution = Execution(device=device, runs_per_batch=runs_per_batch, checkpoint=checkpoint,
+                          progress=progress and not isinstance(model, str))
     try:
         results = train_runs(data, model, train_mask, val_mask, test_mask,
                              seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
-                             max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch,
-                             checkpoint=checkpoint, **extra)
+                             protocol=PAPER_PROTOCOL.replace(max_epochs=max_epochs, patience=patience, k=k,
+                                                             n_bins=n_bins),
+                             execution=execution)
     except ModelError as err:
         if err.run is None:
             raise

@@ -86,6 +86,7 @@ optuna = require("optuna", extra="studies")
 torch = require("torch", extra="pyg")
 from ..engine.linkpred import edge_split, run_link_prediction
 from .._host import host_cpu
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol
 from ..rows import append_rows, code_version, model_name, read_rows
 from .search import (N_STARTUP_TRIALS, SEARCH_SPACE, check_space, run_trial, space_distributions,  # noqa: F401
                      space_id, suggest_config)
@@ -340,6 +341,13 @@ def _engine_kwargs(cfg, max_epochs, device):
                 feature_norm=None if cfg.get("feature_norm", "none") == "none" else cfg["feature_norm"])
 
 
+def _node_protocol(cfg, max_epochs) -> Protocol:
+    """The training protocol of one trial's configuration ``cfg`` (a search-space draw; missing keys: the paper's)."""
+    kw = _engine_kwargs(cfg, max_epochs, None)
+    del kw["device"]
+    return PAPER_PROTOCOL.replace(**kw)
+
+
 def checkpoint_dir(results):
     """``.<name>.checkpoints/`` beside a results file (None without one): where the node-classification
     trials and evaluations keep their training checkpoints (:func:`hpstrat_lite.engine.train.train_runs`),
@@ -423,6 +431,7 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
     tr, va, te, _, trial_round = protocol_masks(data, protocol=protocol, seeds=[seed], k=k, n_bins=n_bins)
     checkpoint = checkpoint_dir(results)
     trained = {}  # params JSON -> (rows, seconds per run) of the trials this call trained
+    execution = Execution(device=device, checkpoint=checkpoint, precision=precision)
 
     def eval_rows(eval_seed, rounds, runs, sec):
         return [{"eval_seed": int(eval_seed), "round": int(r), "val": run["val_acc"], "test": run["test_acc"],
@@ -430,8 +439,8 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
 
     def objective(cfg):
         t0 = time.perf_counter()
-        runs = train_runs(data, model, tr, va, te, [seed] * tr.shape[1], checkpoint=checkpoint,
-                          precision=precision, **_engine_kwargs(cfg, max_epochs, device))
+        runs = train_runs(data, model, tr, va, te, [seed] * tr.shape[1], protocol=_node_protocol(cfg, max_epochs),
+                          execution=execution)
         seconds = time.perf_counter() - t0
         # evaluation seed `seed` is this very call (same masks and run seeds): kept for eval_fn
         trained[_params_json(cfg)] = eval_rows(seed, trial_round, runs, seconds / len(runs))
@@ -454,8 +463,7 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
                                                                 n_bins=n_bins)
             t0 = time.perf_counter()
             runs = train_runs(data, model, etr, eva, ete, [int(s) for s in run_seed],
-                              checkpoint=checkpoint, precision=precision,
-                              **_engine_kwargs(cfg, max_epochs, device))
+                              protocol=_node_protocol(cfg, max_epochs), execution=execution)
             sec = (time.perf_counter() - t0) / len(runs)
             for s in group:
                 pick = np.flatnonzero(np.asarray(run_seed) == s)

@@ -135,7 +135,8 @@ import hpstrat_lite.experiments.tuning as tuning
 
 CALLS = []
 
-def train_runs(data, model, tr, va, te, seeds, **kw):
+def train_runs(data, model, tr, va, te, seeds, *, protocol, execution):
+    kw = {"lr": protocol.lr, "dropout": protocol.dropout}
     CALLS.append(kw["lr"])
     time.sleep(0.3)  # a trial takes a while, so the two processes interleave
     score = 1.0 - abs(np.log10(kw["lr"]) + 2) / 3 - kw["dropout"] / 10

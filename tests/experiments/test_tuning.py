@@ -1,4 +1,5 @@
 """Optuna tuning loop: selection on validation only, resumable rows, split protocols, feature subsets."""
+import dataclasses
 import json
 
 import numpy as np
@@ -37,7 +38,8 @@ def _graph(n=120, classes=3, dim=12, seed=0):
 
 def _fake_engine(calls):
     """train_runs stand-in: val rewards a small lr, test rewards a large one (opposite)."""
-    def fake(data, model, tr, va, te, seeds, **kw):
+    def fake(data, model, tr, va, te, seeds, *, protocol, execution):
+        kw = {**dataclasses.asdict(protocol), **dataclasses.asdict(execution)}  # the fields the call chose
         calls.append({"model": model, "runs": tr.shape[1], "seeds": list(seeds), **kw})
         return [{"val_acc": 1.0 - kw["lr"], "test_acc": kw["lr"], "best_epoch": 3}
                 for _ in range(tr.shape[1])]
