@@ -764,11 +764,12 @@ _CHECKPOINTED = """
 import sys
 import hpstrat_lite.engine.train as T
 from hpstrat_lite import fold_masks, load_dataset, random_folds
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 T.CHECKPOINT_SECONDS = 0.0  # save after every epoch
 data = load_dataset("Texas", root=sys.argv[2])
-tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), 4)
-T.train_runs(data, sys.argv[3], tr, va, te, [0, 1, 2, 3], max_epochs=300, patience=30, device="cpu",
-             runs_per_batch=2, checkpoint=sys.argv[1])
+tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), k=4)
+T.train_runs(data, sys.argv[3], tr, va, te, [0, 1, 2, 3], protocol=PAPER_PROTOCOL.replace(max_epochs=300, patience=30),
+             execution=Execution(device="cpu", runs_per_batch=2, checkpoint=sys.argv[1]))
 """
 
 
