@@ -8,6 +8,8 @@ tables``); :data:`PAPER_NODE`, :data:`PAPER_LINK` and :data:`PAPER_WS_GAMMA` hol
 """
 from __future__ import annotations
 
+import dataclasses
+
 import numpy as np
 import pandas as pd
 
@@ -26,14 +28,41 @@ __all__ = ["NODE_DATASETS", "LINK_DATASETS", "WS_GAMMAS", "PAPER", "PAPER_NODE",
            "PAPER_LINK", "PAPER_WS_GAMMA", "STUDY_KEY", "summarize", "selection_optimism", "node_table", "part1_table",
            "link_table", "ws_gamma_table", "feature_study_table", "ws_summary", "paper_comparison", "welch_p",
            "full_feature_count", "budget_curve", "graph_free_share", "hgcn_link_table", "identical_configurations",
-           "link_baseline_table", "protocol_table", "ws_gamma_comparison", "part2_claims"]
+           "link_baseline_table", "protocol_table", "ws_gamma_comparison", "ClaimRules", "part2_claims"]
 
 
-def part2_claims(node_rows=None, link_rows=None, feature_rows=None, *, close=2.0, gap=2.0,
-                 chance=0.03, level_margin=5.0, alpha=0.05, min_eval: int = 1, protocol_rows=None, hgcn_rows=None,
-                 baseline_rows=None):
+@dataclasses.dataclass(frozen=True)
+class ClaimRules:
+    """The thresholds :func:`part2_claims` judges the paper's claims by.
+
+    Attributes
+    ----------
+    close : float
+        Points (accuracy %, or ROC AUC x 100) within which two numbers count as close (2.0).
+    gap : float
+        Points by which the GCN must beat the MLP for "clearly better" (2.0).
+    chance : float
+        Largest distance of a ROC AUC from 0.5 that still counts as chance (0.03).
+    level_margin : float
+        Points within which the MLP's WS1000_gamma level must match the paper's "approximately" (5.0).
+    alpha : float
+        Significance level of Welch's test (0.05).
+    """
+
+    close: float = 2.0
+    gap: float = 2.0
+    chance: float = 0.03
+    level_margin: float = 5.0
+    alpha: float = 0.05
+
+
+def part2_claims(node_rows=None, link_rows=None, feature_rows=None, *, rules: ClaimRules = ClaimRules(),
+                 min_eval: int = 1, protocol_rows=None, hgcn_rows=None, baseline_rows=None):
     """
 The paper's qualitative claims, checked on our numbers (the scorecard's Part II rows).
+
+    The thresholds (``close``, ``gap``, ``chance``, ``level_margin``, ``alpha``) are the fields of ``rules``
+    (:class:`ClaimRules`).
 
     1. On Computers, Photo, CS and Physics the tuned MLP is close to the GCN: GCN - MLP at most the
        largest gap of the paper's own Tables 1-2 on these four (Photo's; at least ``close``) on each.
@@ -87,6 +116,9 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     """
     from scipy.stats import spearmanr
 
+    if not isinstance(rules, ClaimRules):
+        raise ValueError(f"rules must be a hpstrat_lite.reports.necessity.ClaimRules; got {type(rules).__name__}.")
+    close, gap, chance, level_margin, alpha = rules.close, rules.gap, rules.chance, rules.level_margin, rules.alpha
     node = _as_summary(node_rows, "node")
     link = _as_summary(link_rows, "link")
 

@@ -632,3 +632,14 @@ def test_closing_readings_sort_datasets_by_gap_and_test():
     text = readings.link_reading(link, datasets=("Twitch-EN", "Facebook"))
     assert "the GCN is clearly ahead on Facebook (+30.0" in text and "the MLP is ahead on Twitch-EN (-5.0" in text
     assert "paper +40.3" in text
+
+
+def test_claim_rules_set_the_thresholds_of_the_claims():
+    empty = pd.DataFrame()
+    no_rows = dict(protocol_rows=empty, hgcn_rows=empty, baseline_rows=empty)
+    default = tables.part2_claims(empty, empty, empty, **no_rows)
+    strict = tables.part2_claims(empty, empty, empty, rules=tables.ClaimRules(gap=5.0, alpha=0.01), **no_rows)
+    assert "more than 2 points" in default.iloc[1]["claim"] and "more than 5 points" in strict.iloc[1]["claim"]
+    assert "Welch p < 0.01" in strict.iloc[1]["rule"] and "Welch p < 0.05" in default.iloc[1]["rule"]
+    with pytest.raises(ValueError, match=r"rules must be a hpstrat_lite.reports.necessity.ClaimRules; got dict"):
+        tables.part2_claims(empty, empty, empty, rules={"gap": 5.0})
