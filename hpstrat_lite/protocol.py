@@ -105,7 +105,7 @@ class Execution:
     precision: str = "float32"
 
 
-def check_protocol_value(protocol, execution=None) -> tuple[Protocol, Execution]:
+def check_protocol_value(protocol, *, execution=None) -> tuple[Protocol, Execution]:
     """``(protocol, execution)`` after checking their types (``None`` execution: the default
     :class:`Execution`); a ``ValueError`` names the argument and what it must be."""
     if not isinstance(protocol, Protocol):

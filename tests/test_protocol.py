@@ -32,7 +32,7 @@ def test_check_protocol_value_names_the_wrong_argument():
     with pytest.raises(ValueError, match=r"protocol must be a hpstrat_lite.protocol.Protocol .*got dict"):
         check_protocol_value({"max_epochs": 5})
     with pytest.raises(ValueError, match=r"execution must be a hpstrat_lite.protocol.Execution .*got str"):
-        check_protocol_value(PAPER_PROTOCOL, "cpu")
+        check_protocol_value(PAPER_PROTOCOL, execution="cpu")
 
 
 def test_train_runs_takes_the_protocol_and_checks_its_fields(data_root):

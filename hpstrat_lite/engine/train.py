@@ -573,7 +573,7 @@ def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_m
     >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3], protocol=quick,
     ...                   execution=Execution(device="cpu", runs_per_batch=2))  # doctest: +SKIP
     """
-    protocol, execution = check_protocol_value(protocol, execution)
+    protocol, execution = check_protocol_value(protocol, execution=execution)
     if not isinstance(model, str):  # a user's model factory (a module instance gets a ValueError there)
         return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, protocol=protocol,
                                   execution=execution)

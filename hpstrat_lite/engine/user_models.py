@@ -163,7 +163,7 @@ def train_factory_runs(data, factory: str | Callable[[int, int], torch.nn.Module
     """
     import torch.nn.functional as F
 
-    protocol, execution = check_protocol_value(protocol, execution)
+    protocol, execution = check_protocol_value(protocol, execution=execution)
     lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
     device, progress, num_threads, checkpoint = execution.device, execution.progress, execution.num_threads, \
         execution.checkpoint
