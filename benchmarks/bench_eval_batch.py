@@ -26,14 +26,15 @@ from hpstrat_lite.data.datasets import load_dataset
 from hpstrat_lite._host import host_cpu
 from hpstrat_lite.engine.train import train_runs
 from hpstrat_lite.experiments.tuning import protocol_masks
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
 
 def _seconds_per_run(data, model, masks, epochs, threads):
     tr, va, te = masks
     t0 = time.perf_counter()
-    train_runs(data, model, tr, va, te, list(range(tr.shape[1])), hidden=256, num_layers=3, dropout=0.5,
-               lr=0.003, weight_decay=1e-3, max_epochs=epochs, patience=None, device="cpu",
-               feature_norm="standard", num_threads=threads)
+    train_runs(data, model, tr, va, te, list(range(tr.shape[1])),
+               protocol=PAPER_PROTOCOL.replace(hidden=256, num_layers=3, dropout=0.5, lr=0.003, weight_decay=1e-3, max_epochs=epochs, patience=None, feature_norm="standard"),
+               execution=Execution(device="cpu", num_threads=threads))
     return (time.perf_counter() - t0) / tr.shape[1]
 
 

@@ -27,6 +27,7 @@ import torch
 from hpstrat_lite.data import datasets
 from hpstrat_lite.engine import train
 from hpstrat_lite.experiments.sweep import sweep_masks
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
 PAIRS = ["Computers/H2GCN", "Physics/H2GCN", "Physics/MixHop", "Computers/MixHop", "Computers/GAT", "Physics/GAT"]
 KEYS = ("best_epoch", "train_loss", "val_loss", "test_loss", "test_acc")
@@ -50,8 +51,9 @@ def _child(pair, args):
     times, rows = [], None
     for epochs in (args.short, args.long):
         start = time.perf_counter()
-        rows = train.train_runs(data, model, *masks, seeds=list(range(masks[0].shape[1])), max_epochs=epochs,
-                                patience=None, device="cpu", num_threads=args.threads)
+        rows = train.train_runs(data, model, *masks, seeds=list(range(masks[0].shape[1])),
+                                protocol=PAPER_PROTOCOL.replace(max_epochs=epochs, patience=None),
+                                execution=Execution(device="cpu", num_threads=args.threads))
         times.append(time.perf_counter() - start)
     numbers = [[row[key] for key in KEYS] for row in rows]
     print(json.dumps({"per_epoch": (times[1] - times[0]) / (args.long - args.short), "numbers": numbers}))

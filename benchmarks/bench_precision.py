@@ -34,6 +34,7 @@ from hpstrat_lite.engine.models import BF16_CPU_FLAGS, native_bfloat16
 from hpstrat_lite._host import cpu_flags
 from hpstrat_lite.engine.train import train_runs
 from hpstrat_lite.experiments.tuning import protocol_masks
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
 #: (hidden, num_layers) of each timed case: Part II's tuned width, and Part I's protocol.
 SHAPES = ((256, 3), (64, 2))
@@ -42,9 +43,9 @@ SHAPES = ((256, 3), (64, 2))
 def _time(data, model, masks, hidden, layers, epochs, precision, threads, patience=None):
     tr, va, te = masks
     t0 = time.perf_counter()
-    rows = train_runs(data, model, tr, va, te, list(range(tr.shape[1])), hidden=hidden, num_layers=layers,
-                      max_epochs=epochs, patience=patience, device="cpu", num_threads=threads,
-                      precision=precision)
+    rows = train_runs(data, model, tr, va, te, list(range(tr.shape[1])),
+                      protocol=PAPER_PROTOCOL.replace(hidden=hidden, num_layers=layers, max_epochs=epochs, patience=patience),
+                      execution=Execution(device="cpu", num_threads=threads, precision=precision))
     return time.perf_counter() - t0, rows
 
 

@@ -26,9 +26,10 @@ from hpstrat_lite.core.folds import make_folds
 from hpstrat_lite.data.datasets import load_dataset
 from hpstrat_lite.engine.models import MODELS
 from hpstrat_lite.engine.train import train_runs
-from hpstrat_lite.experiments.results import RESULTS_DIR, append_rows, code_version, read_rows
+from hpstrat_lite.rows import RESULTS_DIR, append_rows, code_version, read_rows
 from hpstrat_lite.experiments.sweep import _labels_and_homophily, _run_masks
 from hpstrat_lite.reports.timing import PROJECTION_FILE
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
 BUDGET_MINUTES = 180
 
@@ -95,8 +96,9 @@ def project_sweep_time(rows: pd.DataFrame, datasets=None, models=None, *, thread
         timed = []
         for epochs in (short, long):
             start = time.perf_counter()
-            train_runs(data, model, *masks, seeds=list(range(len(fold_runs))), max_epochs=epochs, patience=None,
-                       device="cpu", num_threads=threads)
+            train_runs(data, model, *masks, seeds=list(range(len(fold_runs))),
+                       protocol=PAPER_PROTOCOL.replace(max_epochs=epochs, patience=None),
+                       execution=Execution(device="cpu", num_threads=threads))
             timed.append(time.perf_counter() - start)
         per_epoch = max(timed[1] - timed[0], 0.0) / (long - short)
         setup = max(timed[0] - short * per_epoch, 0.0)

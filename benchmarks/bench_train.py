@@ -43,6 +43,7 @@ from hpstrat_lite import fold_masks, random_folds
 from hpstrat_lite.data.datasets import load_dataset
 from hpstrat_lite.engine.models import MODELS
 from hpstrat_lite.engine.train import train_runs
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
 
 def _pyg_model(name: str, in_dim: int, num_classes: int) -> torch.nn.Module:
@@ -125,15 +126,17 @@ def bench_case(data, name, runs, epochs, baseline_runs, device="cpu", warmup_epo
     with _Clock() as warm:
         if warmup_epochs:
             baseline_run(name, x, edge_index, y, btr[:, 0], bva[:, 0], bte[:, 0], seeds[0], warmup_epochs)
-            train_runs(data, name, tr, va, te, seeds, max_epochs=warmup_epochs, patience=None, device=device,
-                       num_threads=None)
+            train_runs(data, name, tr, va, te, seeds,
+                       protocol=PAPER_PROTOCOL.replace(max_epochs=warmup_epochs, patience=None),
+                       execution=Execution(device=device, num_threads=None))
     with _Clock() as base:
         accs = [baseline_run(name, x, edge_index, y, btr[:, r], bva[:, r], bte[:, r], seeds[r], epochs)
                 for r in range(baseline_runs)]
     scale = runs / baseline_runs
     with _Clock() as batched:
-        rows = train_runs(data, name, tr, va, te, seeds, max_epochs=epochs, patience=None, device=device,
-                          num_threads=None)
+        rows = train_runs(data, name, tr, va, te, seeds,
+                          protocol=PAPER_PROTOCOL.replace(max_epochs=epochs, patience=None),
+                          execution=Execution(device=device, num_threads=None))
     mean_b = sum(accs) / len(accs)
     mean_e = sum(r["test_acc"] for r in rows[:baseline_runs]) / baseline_runs
     return base.wall * scale, base.cpu * scale, batched.wall, batched.cpu, mean_b, mean_e, warm.wall
@@ -180,7 +183,8 @@ def main(argv=None):
         tr, va, te = _masks(data, args.runs)
         for name in args.es_models:
             with _Clock() as clock:
-                rows = train_runs(data, name, tr, va, te, list(range(args.runs)), device=args.device)
+                rows = train_runs(data, name, tr, va, te, list(range(args.runs)),
+                                  execution=Execution(device=args.device))
             ep = [r["epochs_run"] for r in rows]
             acc = sum(r["test_acc"] for r in rows) / len(rows)
             print(f"early-stopped {ds:8s} {name:9s} wall {clock.wall:8.1f} s cpu {clock.cpu:8.1f} s  "

@@ -1,34 +1,39 @@
 """hpstrat_lite: homophily-aware stratified k-fold evaluation of graph neural networks.
 
-The package follows the data flow, one sub-package per stage::
+The package follows the data flow, one sub-package per stage; imports run one way, from each layer to
+the ones below it (import-linter holds the contract, ``[tool.importlinter]`` in pyproject.toml)::
 
-    data/         raw dataset files -> undirected simple graph (PyG ``Data``); synthetic Watts-Strogatz graphs
+    audit, cli    facades: one graph's audit (``from hpstrat_lite import audit``), the ``hpstrat`` command
       |
-    core/         node homophily -> bins -> folds (random, stratified, HpStrat) -> rounds;
-      |           fold quality (SDD, CDD, CHD, W1); ranking and the Friedman test.  numpy only.
+    reports/      rows -> tables, tests, claims and figures: Part I (hpstrat, controls), Part II (necessity,
+      |           above its tables in necessity_tables, baselines, progress; graph_need), the scorecard, plots
+    experiments/  runners that write result rows under results/: the HpStrat sweep (sweep), Optuna tuning
+      |           (tuning), Part II's studies (necessity) and their plan (plan), the cheap graph-need
+      |           estimates (probes: ``necessity()``) and their rows (graph_need)
     engine/       batched GNN training: sparse operators, per-run randomness, models, kernels,
       |           the training loop, link prediction
-    experiments/  runners that write result rows under results/: the HpStrat sweep (sweep),
-      |           Optuna tuning (tuning), Part II's studies (necessity), the cheap graph-need estimates
-      |           (probes: ``necessity()``) and their rows (graph_need), the results store
-    reports/      rows -> tables, tests, claims and figures: Part I (hpstrat), Part II (necessity, graph_need),
-                  study progress, the reproduction scorecard, plots
+    data/         raw dataset files -> undirected simple graph (PyG ``Data``, normalize); synthetic
+      |           Watts-Strogatz graphs; fold quality on whole datasets (quality_table)
+    core/         node homophily, covariate bins -> folds (random, stratified, HpStrat, controls) -> rounds;
+      |           fold quality (SDD, CDD, CHD, W1); ranking and the Friedman test.  numpy only.
+    rows, helpers the row store (reading rows loads no torch), model names, files, optional extras
 
 ``cli`` is the ``hpstrat`` command; the book runner (papermill + Jupyter Book) is ``tools/book.py`` of the
 source checkout, not part of the package. The paper's method (``core``) imports without torch; the names
 below are its public API.
 """
-__version__ = "0.1.0"  # first: hpstrat_lite.experiments.results reads it when imported
+from ._version import __version__
 
 from .core.folds import (SPLIT_METHODS, fold_masks, fold_rounds, hpstrat_folds, make_folds, random_folds,
                          stratified_folds)
 from .core.homophily import homophily_bins, mean_homophily, node_homophily
-from .core.quality import fold_quality, quality_table
+from .core.quality import fold_quality
 from .core.ranking import friedman_test, rank_methods, rank_tables
 
 _LAZY = {"HomophilyStratifiedKFold": "core.splitters", "CovariateStratifiedKFold": "core.splitters",
-         "load_dataset": "data.datasets", "dataset_summary": "data.datasets", "available_datasets": "data.datasets",
+         "load_dataset": "data.datasets", "dataset_summary": "data.graphs", "available_datasets": "data.datasets",
          "load_graph": "data.graphs", "as_graph": "data.graphs", "HpStratSplit": "data.transforms",
+         "quality_table": "data.quality", "audit": "auditing",
          "necessity": "experiments.probes"}
 
 
@@ -42,5 +47,5 @@ def __getattr__(name):  # scikit-learn and torch_geometric load only when a spli
 
 __all__ = ["SPLIT_METHODS", "fold_masks", "fold_rounds", "hpstrat_folds", "make_folds", "random_folds",
            "stratified_folds", "homophily_bins", "mean_homophily", "node_homophily", "fold_quality",
-           "quality_table", "friedman_test", "rank_methods", "rank_tables",
+           "friedman_test", "rank_methods", "rank_tables",
            *_LAZY]

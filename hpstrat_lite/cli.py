@@ -19,9 +19,16 @@ import argparse
 import sys
 from pathlib import Path
 
+from .auditing import audit, render_report
+from .core._validate import check_int
+from .core.folds import make_folds
+from .core.homophily import node_homophily
+from .experiments.plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
+from .experiments.sweep import COVARIATE_METHOD, run_experiment
+
 
 def _cmd_datasets(args) -> int:
-    from .data.datasets import dataset_summary
+    from .data.graphs import dataset_summary
 
     table = dataset_summary(args.names or None, root=args.root, download=args.download)
     print(table.to_string(index=False, float_format=lambda v: f"{v:.3f}"))
@@ -30,7 +37,6 @@ def _cmd_datasets(args) -> int:
 
 def _load_with_homophily(name, root):
     from .data.graphs import as_graph
-    from .core.homophily import node_homophily
 
     data = as_graph(name, root=root)  # a dataset name or a graph file
     y = data.y.numpy()
@@ -39,8 +45,6 @@ def _load_with_homophily(name, root):
 
 def _cmd_split(args) -> int:
     import numpy as np
-
-    from .core.folds import make_folds
 
     data, y, h = _load_with_homophily(args.dataset, args.root)
     covariate = None
@@ -66,24 +70,8 @@ def _cmd_split(args) -> int:
     return 0
 
 
-def _load_covariate(path):
-    """A ``.npy`` file of one real value per node (``--covariate``)."""
-    import numpy as np
-
-    path = Path(path)
-    if path.suffix != ".npy":
-        raise ValueError(f"--covariate must be a .npy file of one value per node; got {str(path)!r}.")
-    if not path.is_file():
-        raise FileNotFoundError(f"--covariate file {str(path)!r} does not exist.")
-    try:
-        return np.load(path, allow_pickle=False)
-    except ValueError as err:
-        raise ValueError(f"--covariate {str(path)!r} is not a numeric .npy array ({err}).") from None
-
-
 def _cmd_quality(args) -> int:
-    from .core._validate import check_int
-    from .core.quality import quality_table
+    from .data.quality import quality_table
 
     check_int(args.seeds, "--seeds")
     table = quality_table([args.dataset], k=args.k, seeds=range(args.seeds), n_bins=args.bins, root=args.root,
@@ -95,7 +83,6 @@ def _cmd_quality(args) -> int:
 
 
 def _cmd_experiment(args) -> int:
-    from .experiments.sweep import run_experiment
 
     run_experiment(datasets=args.datasets, models=args.models, k=args.k, seeds=args.seeds,
                    methods=args.methods, n_bins=args.bins, out=args.out, root=args.root,
@@ -113,9 +100,8 @@ def _cmd_tune(args) -> int:
     import time
 
     from .experiments.baselines import run_link_baselines
-    from .experiments.necessity import (FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, NODE_MAX_EPOCHS,
-                                        PROTOCOL_DATASETS, WS_DATASETS,
-                                        _check_datasets, _check_models, default_storage, run_feature_studies,
+    from .experiments.necessity import (NODE_MAX_EPOCHS, PROTOCOL_DATASETS, _check_datasets, _check_models,
+                                        run_feature_studies,
                                         run_hgcn_link_benchmarks, run_link_benchmarks, run_node_benchmarks,
                                         run_node_protocols)
     from .experiments.tuning import log as tuning_log
@@ -205,9 +191,6 @@ def _load_covariate(path):
 
 
 def _cmd_audit(args) -> int:
-    from .experiments.audit import audit, render_report
-    from .experiments.sweep import COVARIATE_METHOD
-
     covariate = None
     if args.covariate is not None:
         covariate = _load_covariate(args.covariate)

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import REPO
 from hpstrat_lite.cli import book_runner, main
-from hpstrat_lite.experiments.results import RESULTS_DIR, default_results_dir
+from hpstrat_lite.rows import RESULTS_DIR, default_results_dir
 
 
 def test_results_folder_is_the_variable_else_the_checkout_else_the_working_directory(tmp_path, monkeypatch):
@@ -43,7 +43,7 @@ def test_an_installed_package_writes_to_the_working_directory_and_has_no_book_ru
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("HPSTRAT_RESULTS", "PYTHONPATH")}
     env["PYTHONPATH"] = str(site)
-    probe = "from hpstrat_lite.experiments.results import RESULTS_DIR; print(RESULTS_DIR)"
+    probe = "from hpstrat_lite.rows import RESULTS_DIR; print(RESULTS_DIR)"
     out = subprocess.run([sys.executable, "-c", probe], cwd=work, env=env, capture_output=True, text=True, check=True)
     assert Path(out.stdout.strip()) == work / "results"
     done = subprocess.run([sys.executable, "-m", "hpstrat_lite.cli", "book"], cwd=work, env=env,

@@ -428,7 +428,7 @@ def test_every_notebook_runs_on_real_data_without_errors_or_warnings(data_root):
         if Path(job["notebook"]).stem in ("03_gnn_experiments", "04_appendix_b"):  # smoke recomputes a tiny sweep
             assert "hpstrat_lite.engine.train" in entry["modules"] and "recomputed" in _stdout(nb), job["output"]
         elif Path(job["notebook"]).stem == "10_audit_your_graph":  # audits a graph: trains its models
-            assert "hpstrat_lite.experiments.audit" in entry["modules"] and "hpstrat_lite.engine.user_models" in entry["modules"]
+            assert "hpstrat_lite.auditing" in entry["modules"] and "hpstrat_lite.engine.user_models" in entry["modules"]
         elif not job["name"].startswith(PART2_PREFIXES) and job["name"] != "scorecard":  # it reads Part II
             assert "hpstrat_lite.engine.train" not in entry["modules"]  # the fold chapters train nothing
     assert committed == {p: hashlib.sha256(p.read_bytes()).hexdigest()

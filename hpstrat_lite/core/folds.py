@@ -74,11 +74,12 @@ def _checked(homophily, y, k, n_bins, seed):
     n_bins = check_n_bins(n_bins)
     h = check_homophily(homophily, n)
     rng = check_seed(seed)
-    _warn_if_all_isolated(h, stacklevel=5)
+    warn_if_all_isolated(h, stacklevel=5)
     return labels, h, k, n_bins, rng
 
 
-def _warn_if_all_isolated(h, stacklevel):
+def warn_if_all_isolated(h, stacklevel):
+    """Warn when every node is isolated (``h`` NaN everywhere): HpStrat then stratifies by class only."""
     if np.isnan(h).all():
         warnings.warn("every node is isolated (homophily is NaN everywhere): HpStrat falls back to "
                       "stratifying by class only.", UserWarning, stacklevel=stacklevel)
@@ -152,13 +153,13 @@ def make_folds(method: str, homophily, y, *, k: int = 4, seed=0, n_bins: int = 1
     if method == "placebo":
         return placebo_folds(y, k=k, n_bins=n_bins, seed=seed)
     labels = check_labels(y)
-    return _method_kernel(method, None, labels, check_k(k, labels.shape[0]), seed, n_bins)
+    return folds_of_method(method, None, labels, check_k(k, labels.shape[0]), seed, n_bins)
 
 
-def _method_kernel(method, h, labels, k, seed, n_bins, degree=None):
+def folds_of_method(method, h, labels, k, seed, n_bins, *, degree=None):
     """The folds of ``method`` on checked inputs (``seed`` an int or a Generator; ``h`` only for HpStrat,
     ``degree`` only for "degree"): what :func:`make_folds` and
-    :func:`hpstrat_lite.core.quality.quality_table` run after their checks."""
+    :func:`hpstrat_lite.data.quality.quality_table` run after their checks."""
     if method == "random":
         return _random_kernel(labels, k, seed)
     if method == "stratified":

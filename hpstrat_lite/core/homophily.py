@@ -15,6 +15,7 @@ import numpy as np
 
 from ._validate import (check_edge_index, check_homophily, check_int, check_labels, check_n_bins, check_node_ids,
                         edge_array, to_numpy)
+from . import _split_kernels as sk
 
 
 def simple_undirected_pairs(edge_index, num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
@@ -101,7 +102,6 @@ def node_homophily(edge_index, y, num_nodes: int | None = None, *, assume_simple
 def _sorted_simple_homophily(edge_index, labels: np.ndarray, n: int) -> np.ndarray:
     """The ``assume_simple=True`` path: one numba pass over the edges counts and checks (see
     :mod:`hpstrat_lite.core._split_kernels`); no copy of ``edge_index`` when it holds int32 or int64."""
-    from . import _split_kernels as sk
 
     ei = edge_array(edge_index)
     if ei.dtype not in (np.int32, np.int64):

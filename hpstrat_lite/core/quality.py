@@ -13,7 +13,7 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seeds)
+from ._validate import check_folds, check_homophily, check_k, check_labels
 
 METRICS = ("sdd", "cdd", "chd", "w1")
 
@@ -30,10 +30,10 @@ def fold_quality(folds, y, homophily, *, k: int) -> dict[str, float]:
     labels = check_labels(y)
     n = labels.shape[0]
     k = check_k(k, n)
-    return _quality_kernel(check_folds(folds, k, n), labels, check_homophily(homophily, n), k)
+    return quality_of_folds(check_folds(folds, k, n), labels, check_homophily(homophily, n), k)
 
 
-def _quality_kernel(f, labels, h, k) -> dict[str, float]:
+def quality_of_folds(f, labels, h, k) -> dict[str, float]:
     """:func:`fold_quality` on checked inputs."""
     n = labels.shape[0]
     sizes = np.bincount(f, minlength=k)
@@ -60,43 +60,3 @@ def _wasserstein_1(a: np.ndarray, b: np.ndarray) -> float:
     from scipy.stats import wasserstein_distance
 
     return float(wasserstein_distance(a, b))
-
-
-def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, methods=None, root=None,
-                  progress: bool = False):
-    """Fold quality of every split method on every dataset and seed (HpStrat Table 2 / Appendix D input).
-
-    ``methods``: any of :data:`hpstrat_lite.core.folds.ALL_METHODS` (default the paper's three).
-
-    Returns a long ``pandas.DataFrame`` with one row per (dataset, method, seed): ``sdd``, ``cdd``, ``chd``,
-    ``w1`` plus ``k``, ``n_bins``. ``datasets`` (or one of them) are names for :func:`load_dataset`,
-    paths of graph files or ``Data`` objects: a user's graph is made undirected and simple first
-    (:func:`hpstrat_lite.data.graphs.as_graph`) and named by its ``name``.
-    """
-    import pandas as pd
-    from tqdm.auto import tqdm
-
-    from .folds import ALL_METHODS, SPLIT_METHODS, _method_kernel, _warn_if_all_isolated
-    from ..data.graphs import as_graph, is_single_graph
-    from .homophily import node_homophily
-
-    methods = SPLIT_METHODS if methods is None else tuple(check_choice(m, "methods", ALL_METHODS) for m in methods)
-    k = check_k(k, None)
-    n_bins = check_n_bins(n_bins)
-    seeds = check_seeds(seeds)
-    rows = []
-    datasets = [datasets] if is_single_graph(datasets) else list(datasets)
-    for ds in tqdm(datasets, desc="datasets", disable=not progress):
-        data = as_graph(ds, root=root)  # labels checked, simple undirected
-        y = data.y.numpy().astype(np.int64, copy=False)
-        check_k(k, y.shape[0])
-        h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
-        if "hpstrat" in methods:
-            _warn_if_all_isolated(h, stacklevel=3)
-        degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes)
-        for method in methods:
-            for seed in seeds:
-                folds = _method_kernel(method, h, y, k, seed, n_bins, degree=degree)
-                rows.append({"dataset": data.name, "method": method, "seed": seed, "k": k, "n_bins": n_bins,
-                             **_quality_kernel(folds, y, h, k)})
-    return pd.DataFrame(rows)

@@ -40,18 +40,15 @@ from pathlib import Path
 import numpy as np
 import torch
 from torch_geometric.data import Data
-from torch_geometric.utils import remove_self_loops, to_undirected
 
 from ..core._validate import check_bool, check_path
 from ..core.homophily import node_homophily
 from .._io import atomic_write, file_lock
+from .feature_layout import dense_features
+from .normalize import class_ids, feature_tensor, mark_canonical, simple_undirected  # noqa: F401
 
 #: Bump when the processing below changes: cached graphs of an older version are not reused.
 PROCESSING_VERSION = 1
-
-#: Features are stored as a sparse CSR tensor when they are non-negative integer counts (a bag of
-#: words) with at most this fraction of non-zero entries; real-valued or denser features stay dense.
-SPARSE_MAX_DENSITY = 0.5
 
 _GEOM_GCN = "https://raw.githubusercontent.com/graphdml-uiuc-jlu/geom-gcn/master"
 _PLANETOID = "https://github.com/kimiyoung/planetoid/raw/master/data"
@@ -350,62 +347,6 @@ def _raw_folder(spec: DatasetSpec, root: Path, download: bool) -> Path:
 # Normalisation
 # ----------------------------------------------------------------------------------------------
 
-def simple_undirected(edge_index, num_nodes: int) -> torch.Tensor:
-    """Edge index of the undirected simple graph: both directions of every edge, each once, no
-    self-loops, sorted by row then column, ``int64``.
-
-    Vectorised with PyG's ``remove_self_loops`` and ``to_undirected`` (which coalesces).
-    """
-    ei = torch.as_tensor(edge_index).to(torch.long)
-    if ei.dim() != 2 or ei.size(0) != 2:
-        raise ValueError(f"edge_index must have shape (2, m); got shape {tuple(ei.shape)}.")
-    if ei.numel() and (int(ei.min()) < 0 or int(ei.max()) >= num_nodes):
-        raise ValueError(f"edge_index holds node ids in [{int(ei.min())}, {int(ei.max())}] but num_nodes="
-                         f"{num_nodes}; ids must lie in 0..{num_nodes - 1}.")
-    ei, _ = remove_self_loops(ei)
-    return to_undirected(ei, num_nodes=num_nodes).contiguous()
-
-
-def feature_tensor(x) -> torch.Tensor:
-    """``float32`` node features: a ``torch.sparse_csr_tensor`` for a sparse bag of words, dense otherwise.
-
-    A bag of words here means non-negative integer values (binary or counts) with at most
-    :data:`SPARSE_MAX_DENSITY` of the entries non-zero. Accepts a dense tensor / array or a scipy
-    sparse matrix.
-    """
-    import scipy.sparse as sp
-
-    if sp.issparse(x):
-        csr = sp.csr_matrix(x, dtype=np.float32)
-        csr.sum_duplicates()
-        vals = csr.data
-        n, d = csr.shape
-    else:
-        dense = torch.as_tensor(np.asarray(x) if not torch.is_tensor(x) else x).to(torch.float32)
-        if dense.layout != torch.strided:
-            dense = dense.to_dense()
-        n, d = dense.shape
-        vals = dense[dense != 0].numpy()
-        csr = None
-    bag = bool(np.all(vals > 0) and np.all(vals == np.round(vals)))
-    sparse = bag and vals.size <= SPARSE_MAX_DENSITY * max(n * d, 1)
-    with warnings.catch_warnings():
-        warnings.filterwarnings("ignore", message="Sparse CSR tensor support is in beta")
-        if csr is not None:
-            if not sparse:
-                return torch.from_numpy(csr.toarray())
-            return torch.sparse_csr_tensor(torch.from_numpy(csr.indptr.astype(np.int64)),
-                                           torch.from_numpy(csr.indices.astype(np.int64)),
-                                           torch.from_numpy(csr.data), size=(n, d), check_invariants=False)
-        return dense.to_sparse_csr() if sparse else dense.contiguous()
-
-
-def _labels(y) -> tuple[torch.Tensor, int]:
-    """Labels mapped to ``0..C-1`` in sorted order of the raw values, and ``C``."""
-    classes, inv = np.unique(np.asarray(y), return_inverse=True)
-    return torch.from_numpy(inv.reshape(-1).astype(np.int64)), int(classes.size)
-
-
 def _simplify(data: Data) -> Data:
     """Keep only ``x``, ``edge_index``, ``y`` (shipped split masks are dropped) on the simple graph."""
     n = int(data.y.numel())
@@ -486,7 +427,7 @@ def read_musae(folder, prefix: str, id_column: str, target_column: str) -> Data:
     if not np.array_equal(np.sort(ids), np.arange(n)):
         raise ValueError(f"musae_{prefix}_target.csv: column {id_column!r} must hold the node ids 0..{n - 1}.")
     order = np.argsort(ids)
-    y, _ = _labels(target[target_column].to_numpy()[order])
+    y, _ = class_ids(target[target_column].to_numpy()[order])
 
     edges = pd.read_csv(folder / f"musae_{prefix}_edges.csv").to_numpy(np.int64)[:, :2]
 
@@ -529,7 +470,7 @@ def _cache_file(spec: DatasetSpec, raw: Path) -> Path:
 
 
 def _to_record(data: Data, name: str) -> dict:
-    y, num_classes = _labels(data.y.numpy())
+    y, num_classes = class_ids(data.y.numpy())
     rec = {"version": PROCESSING_VERSION, "name": name, "num_classes": num_classes,
            "edge_index": data.edge_index.contiguous(), "y": y}
     x = data.x
@@ -550,14 +491,10 @@ def _from_record(rec: dict, sparse_features: bool = False) -> Data:
             x = torch.sparse_csr_tensor(rec["x_crow"], rec["x_col"], rec["x_val"], size=tuple(rec["x_shape"].tolist()),
                                         check_invariants=True)
         if not sparse_features:  # dense for the user; the engine still multiplies the CSR form
-            from .feature_layout import dense_features
-
             x = dense_features(x)
     data = Data(x=x, edge_index=rec["edge_index"], y=rec["y"], num_nodes=int(rec["y"].numel()))
     data.name = rec["name"]
     data.num_classes = int(rec["num_classes"])
-    from .graphs import mark_canonical
-
     return mark_canonical(data)
 
 
@@ -626,39 +563,3 @@ def graph_summary(data: Data) -> dict:
     return {"dataset": getattr(data, "name", None), "nodes": n, "edges": int(data.edge_index.size(1)) // 2,
             "features": int(data.x.shape[1]), "classes": int(data.num_classes),
             "homophily": float(np.nanmean(h)) if isolated < n else float("nan"), "isolated": isolated}
-
-
-def dataset_summary(names=None, root=None, *, download: bool = False):
-    """HpStrat Table 1 for several datasets, one row each (default: all 18).
-
-    ``names`` holds dataset names, paths of graph files (:func:`hpstrat_lite.data.graphs.load_graph`) or
-    ``Data`` objects (:func:`hpstrat_lite.data.graphs.as_graph`), or is one of them. Columns: ``dataset``, ``nodes``, ``edges`` (undirected, each counted once), ``features``,
-    ``classes``, ``homophily`` (mean node homophily, isolated nodes excluded), ``isolated`` and
-    ``status`` (``"ok"``, or ``"missing: ..."`` for a dataset whose raw files are absent; such a row
-    has empty statistics instead of an error). Nothing is downloaded unless ``download=True``.
-    """
-    import pandas as pd
-
-    from .graphs import as_graph, is_dataset_name, is_single_graph
-
-    names = list(DATASETS) if names is None else [names] if is_single_graph(names) else list(names)
-    # unknown names fail before any loading; a user's graph (path or Data) is read and checked here
-    specs = [get_spec(n) if is_dataset_name(n) else as_graph(n) for n in names]
-    rows = []
-    for spec in specs:
-        if not isinstance(spec, DatasetSpec):
-            rows.append({**graph_summary(spec), "status": "ok"})
-            continue
-        try:
-            row = {**graph_summary(load_dataset(spec.name, root, download=download)), "status": "ok"}
-        except FileNotFoundError:
-            folder = data_root(root) / spec.folder
-            row = {"dataset": spec.name, "status": f"missing: {len(spec.files)} raw file(s) under {folder} "
-                                                   f"(from {spec.upstream[0]})"}
-        rows.append(row)
-    df = pd.DataFrame(rows, columns=["dataset", "nodes", "edges", "features", "classes", "homophily",
-                                     "isolated", "status"])
-    for col in ("nodes", "edges", "features", "classes", "isolated"):
-        df[col] = df[col].astype("Int64")
-    df["homophily"] = df["homophily"].astype(float)
-    return df

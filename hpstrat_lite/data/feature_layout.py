@@ -3,7 +3,7 @@
 A graph returned by :func:`hpstrat_lite.load_dataset`, :func:`hpstrat_lite.data.graphs.load_graph` or
 :func:`hpstrat_lite.data.graphs.as_graph` carries a dense, strided ``float32`` ``x``: ``F.dropout(data.x)``,
 ``data.x.numpy()``, ``data.x[:5]`` and PyG transforms work on it. When the features are a sparse bag of
-words (:func:`hpstrat_lite.data.datasets.feature_tensor`), the dense tensor remembers its sparse CSR form
+words (:func:`hpstrat_lite.data.normalize.feature_tensor`), the dense tensor remembers its sparse CSR form
 (:func:`dense_features`), and the training engine multiplies that form (:func:`engine_features`): the
 same CSR tensor the engine received before features became dense, so its numbers do not change, and
 no conversion is paid per call. The memory is keyed by the dense tensor's identity and its in-place

@@ -2,7 +2,7 @@
 
 Every evaluation of the library (:func:`hpstrat_lite.quality_table`,
 :func:`hpstrat_lite.experiments.sweep.run_experiment`, :func:`hpstrat_lite.dataset_summary`,
-:func:`hpstrat_lite.experiments.audit.audit`, the ``hpstrat`` command line) takes a dataset as
+:func:`hpstrat_lite.audit`, the ``hpstrat`` command line) takes a dataset as
 
 * a name of the built-in registry (:data:`hpstrat_lite.data.datasets.DATASETS`, via
   :func:`hpstrat_lite.load_dataset`),
@@ -11,7 +11,7 @@ Every evaluation of the library (:func:`hpstrat_lite.quality_table`,
 
 :func:`as_graph` turns each into the canonical graph of the data flow (HpStrat Section 3): ``edge_index``
 symmetrised, deduplicated, without self-loops, sorted by row then column (int64), exactly as
-:func:`hpstrat_lite.data.datasets.simple_undirected` does for the built-in datasets; ``y`` mapped to class ids
+:func:`hpstrat_lite.data.normalize.simple_undirected` does for the built-in datasets; ``y`` mapped to class ids
 ``0..C-1`` in sorted order of the raw labels; ``x`` dense ``float32`` (the engine keeps bag-of-words
 features sparse inside, :mod:`hpstrat_lite.data.feature_layout`); ``num_nodes``, ``name`` and
 ``num_classes``. A graph that is already canonical (returned by one of these functions and unchanged
@@ -21,45 +21,24 @@ from __future__ import annotations
 
 import hashlib
 import os
-import weakref
 from pathlib import Path
 
 import numpy as np
+import pandas as pd
 import torch
 from torch_geometric.data import Data
 
 from ..core._validate import check_bool, check_labels, check_path
+from .datasets import DATASETS, DatasetSpec, data_root, get_spec, graph_summary, load_dataset
+from .feature_layout import dense_features
+from .normalize import class_ids, feature_tensor, is_canonical, mark_canonical, simple_undirected
 
 #: File types :func:`load_graph` reads.
 GRAPH_SUFFIXES = (".pt", ".pth", ".npz")
 
-_CANONICAL: dict = {}  # id(Data) -> identity and in-place versions of its x, edge_index and y
-
-
-def _stamp(data) -> tuple:
-    return tuple((id(t), t._version) if torch.is_tensor(t) else (id(t), None)
-                 for t in (data.x, data.edge_index, data.y))
-
-
-def mark_canonical(data: Data) -> Data:
-    """Record that ``data`` is a canonical graph (as long as its ``x``, ``edge_index`` and ``y`` are
-    the same tensors, unchanged in place); :func:`as_graph` then returns it as it is."""
-    key = id(data)
-    if key not in _CANONICAL:
-        weakref.finalize(data, _CANONICAL.pop, key, None)
-    _CANONICAL[key] = _stamp(data)
-    return data
-
-
-def _is_canonical(data) -> bool:
-    return _CANONICAL.get(id(data)) == _stamp(data)
-
-
 def is_dataset_name(obj) -> bool:
     """True for a string naming a built-in dataset (case-insensitive, see
     :func:`hpstrat_lite.data.datasets.get_spec`)."""
-    from .datasets import get_spec
-
     if not isinstance(obj, str):
         return False
     try:
@@ -112,10 +91,8 @@ def as_graph(dataset, root=None, *, name: str | None = None, sparse_features: bo
     FileNotFoundError
         A path that does not exist.
     """
-    from .datasets import DATASETS, load_dataset
-
     if isinstance(dataset, Data):
-        if _is_canonical(dataset) and (name is None or name == getattr(dataset, "name", None)):
+        if is_canonical(dataset) and (name is None or name == getattr(dataset, "name", None)):
             return dataset
         return canonical_graph(dataset, name=name, sparse_features=sparse_features)
     if isinstance(dataset, str) and is_dataset_name(dataset):
@@ -247,9 +224,6 @@ def _graph_hash(edge_index: torch.Tensor, y: torch.Tensor) -> str:
 def canonical_graph(data: Data, *, name: str | None = None, sparse_features: bool = False) -> Data:
     """A user's ``Data`` as the canonical undirected simple graph (see :func:`as_graph`); a new ``Data``
     whose ``edge_index`` and ``y`` are the input's own tensors when they were canonical already."""
-    from .datasets import _labels, feature_tensor, simple_undirected
-    from .feature_layout import dense_features
-
     if not isinstance(data, Data):
         raise ValueError(f"data must be a torch_geometric.data.Data; got {type(data).__name__}.")
     check_bool(sparse_features, "sparse_features")
@@ -265,7 +239,7 @@ def canonical_graph(data: Data, *, name: str | None = None, sparse_features: boo
                          f"{tuple(y.shape)} (multi-label or one-hot targets are not supported: pass class ids).")
     n = int(data.num_nodes) if "num_nodes" in data else int(y.numel())  # else one node per label
     labels = check_labels(y.cpu(), n, name="data.y")  # integer-valued, no NaN, non-negative, one per node
-    y_new, num_classes = _labels(labels)
+    y_new, num_classes = class_ids(labels)
     y_new = y.cpu() if y.dtype == torch.int64 and torch.equal(y_new, y.cpu()) else y_new  # keep the caller's
 
     ei = getattr(data, "edge_index", None)
@@ -313,3 +287,35 @@ def canonical_graph(data: Data, *, name: str | None = None, sparse_features: boo
     out.name = name
     out.num_classes = num_classes
     return mark_canonical(out)
+
+
+def dataset_summary(names=None, root=None, *, download: bool = False):
+    """HpStrat Table 1 for several datasets, one row each (default: all 18).
+
+    ``names`` holds dataset names, paths of graph files (:func:`load_graph`) or
+    ``Data`` objects (:func:`as_graph`), or is one of them. Columns: ``dataset``, ``nodes``, ``edges`` (undirected, each counted once), ``features``,
+    ``classes``, ``homophily`` (mean node homophily, isolated nodes excluded), ``isolated`` and
+    ``status`` (``"ok"``, or ``"missing: ..."`` for a dataset whose raw files are absent; such a row
+    has empty statistics instead of an error). Nothing is downloaded unless ``download=True``.
+    """
+    names = list(DATASETS) if names is None else [names] if is_single_graph(names) else list(names)
+    # unknown names fail before any loading; a user's graph (path or Data) is read and checked here
+    specs = [get_spec(n) if is_dataset_name(n) else as_graph(n) for n in names]
+    rows = []
+    for spec in specs:
+        if not isinstance(spec, DatasetSpec):
+            rows.append({**graph_summary(spec), "status": "ok"})
+            continue
+        try:
+            row = {**graph_summary(load_dataset(spec.name, root, download=download)), "status": "ok"}
+        except FileNotFoundError:
+            folder = data_root(root) / spec.folder
+            row = {"dataset": spec.name, "status": f"missing: {len(spec.files)} raw file(s) under {folder} "
+                                                   f"(from {spec.upstream[0]})"}
+        rows.append(row)
+    df = pd.DataFrame(rows, columns=["dataset", "nodes", "edges", "features", "classes", "homophily",
+                                     "isolated", "status"])
+    for col in ("nodes", "edges", "features", "classes", "isolated"):
+        df[col] = df[col].astype("Int64")
+    df["homophily"] = df["homophily"].astype(float)
+    return df

@@ -40,7 +40,6 @@ from ..core._validate import check_edge_index, check_int, check_real
 from .._io import atomic_write
 
 __all__ = [
-    "WS_GAMMAS",
     "watts_strogatz_graph",
     "ws_features",
     "bfs_parents",
@@ -51,8 +50,6 @@ __all__ = [
     "csbm_edge_homophily",
 ]
 
-#: The gamma values of the WS1000_gamma family in the paper.
-WS_GAMMAS = (0.2, 0.4, 0.6, 0.8, 1.0)
 
 EDGES_FILE = "edges.csv"
 FEATURES_FILE = "features.npz"

@@ -45,6 +45,7 @@ from sklearn.metrics import roc_auc_score
 from ..core._validate import check_choice, check_int, check_real
 from ..core.homophily import simple_undirected_pairs
 from .train import Features, reuse_freed_memory
+from .operators import gcn_operator
 
 __all__ = [
     "ENCODERS",
@@ -234,8 +235,6 @@ def gcn_adjacency(edge_index, num_nodes, *, device="cpu"):
     (the message-passing graph of :func:`edge_split`); the self-loops are added here.
     """
     from torch_geometric.data import Data
-
-    from .operators import gcn_operator
 
     return gcn_operator(Data(edge_index=edge_index, num_nodes=int(num_nodes)), device)
 

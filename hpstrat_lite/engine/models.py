@@ -66,8 +66,8 @@ from .._host import cpu_flags
 from .operators import RunRows, _AttentionSpMM
 from .randomness import RunRandom, _glorot, _kaiming, _RunInit
 from ..core._validate import check_choice
-
-MODELS = ("MLP", "GCN", "GAT", "GraphSAGE", "MixHop", "APPNP", "H2GCN", "GPRGNN")
+from .._names import MODELS, match_model
+from .kernels import apply_keep_mask, bias_elu_keep, GATAggregate, gat_aggregate_ahead
 
 GAT_HEADS = 8
 #: Use the fused numba kernel (:mod:`hpstrat_lite.engine.kernels`) for GAT attention on CPU; the PyTorch-op
@@ -86,7 +86,6 @@ GPRGNN_K, GPRGNN_ALPHA = 10, 0.1
 
 def _apply_keep(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     """``h * keep`` (uint8 0/1 mask of ``h``'s shape): one fused loop on CPU (:mod:`hpstrat_lite.engine.kernels`)."""
-    from .kernels import apply_keep_mask
 
     return apply_keep_mask(h, keep)
 
@@ -400,7 +399,6 @@ class GAT(BatchedModel):
         (:meth:`_activate` for hidden layers, fused with ELU and dropout)."""
         dropping = rnd is not None and self.p > 0
         if scores[0].dim() == 4:  # CPU: fused kernel
-            from .kernels import GATAggregate, gat_aggregate_ahead
 
             x, a_src, a_dst = scores
             R, n, heads, ch = x.shape
@@ -428,7 +426,6 @@ class GAT(BatchedModel):
     def _activate(self, h, i, rnd):
         """:math:`\\mathrm{ELU}(h + b_i)`, then dropout: one fused op on CPU
         (:func:`hpstrat_lite.engine.kernels.bias_elu_keep`)."""
-        from .kernels import bias_elu_keep
 
         keep = rnd.keep(h.shape[1:], self.p) if rnd is not None and self.p > 0 else None
         return bias_elu_keep(h, getattr(self, f"b{i}"), keep)
@@ -585,12 +582,6 @@ def check_model(model) -> str:
     if name is None:
         raise ValueError(f"model must be one of {', '.join(MODELS)}; got {model!r}.")
     return name
-
-
-def match_model(model) -> str | None:
-    """The name in :data:`MODELS` that ``model`` matches, case-insensitively and ignoring ``-``/``_``, or None."""
-    key = model.lower().replace("-", "").replace("_", "") if isinstance(model, str) else None
-    return next((name for name in MODELS if name.lower() == key), None)
 
 
 def build_model(model: str, seeds, in_dim: int, num_classes: int, ops: dict, *, hidden: int = 64,

@@ -56,15 +56,17 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import numbers
 import os
 import time
 import warnings
 import weakref
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
+from .._io import atomic_write
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from ..core._validate import check_choice, check_int, check_real
 from . import models as _models
 from ..data.feature_layout import engine_features
@@ -73,6 +75,9 @@ from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, build_model, check_mode
 from .metrics import run_scores
 from .operators import RunRows, SparseOp, graph_operators
 from .randomness import RunRandom
+from .runs import (SMALL_BATCH_ENTRIES, check_graph_runs as _check_graph_runs, data_fingerprint as _data_fingerprint,
+                   resolve_device, torch_threads as _torch_threads)
+from .user_models import train_factory_runs
 
 __all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "resolve_device", "reuse_freed_memory", "train_runs"]
 
@@ -81,92 +86,10 @@ FEATURE_NORMS = (None, "row", "standard")
 #: Budget (float32 entries) of the largest per-batch activation; batches are split to stay under it.
 ACTIVATION_BUDGET = 2 ** 27
 
-#: ``num_threads="auto"`` trains on one thread while a batch's hidden state ``[R, N, hidden]`` has fewer
-#: entries than this: on small graphs every op is too small to share, and an OpenMP barrier waiting for a
-#: descheduled second thread costs milliseconds per op on a busy 2-core machine (``benchmarks/README.md``, Hosts).
-SMALL_BATCH_ENTRIES = 2 ** 22
-
 
 # ----------------------------------------------------------------------------------------------
 # Input checks
 # ----------------------------------------------------------------------------------------------
-
-def _check_masks(masks, n: int) -> torch.Tensor:
-    names = ("train_mask", "val_mask", "test_mask")
-    out = []
-    for name, m in zip(names, masks):
-        m = torch.as_tensor(m)
-        if m.dtype != torch.bool:
-            raise ValueError(f"{name} must be a boolean tensor of shape [num_nodes, runs]; got dtype {m.dtype}.")
-        if m.dim() == 1:
-            m = m[:, None]
-        if m.dim() != 2 or m.shape[0] != n:
-            raise ValueError(f"{name} must have shape [num_nodes, runs] = [{n}, R]; got {tuple(m.shape)}.")
-        out.append(m.cpu())
-    if not (out[0].shape == out[1].shape == out[2].shape):
-        raise ValueError(f"train_mask, val_mask and test_mask must have the same shape [num_nodes, runs]; got "
-                         f"{tuple(out[0].shape)}, {tuple(out[1].shape)} and {tuple(out[2].shape)}.")
-    for name, m in zip(names, out):
-        empty = (m.sum(0) == 0).nonzero().view(-1)
-        if empty.numel():
-            raise ValueError(f"{name} selects no node in run(s) {empty.tolist()}; every run needs at least one "
-                             f"training, validation and test node.")
-    overlap = ((out[0] & out[1]) | (out[0] & out[2]) | (out[1] & out[2])).sum(0)
-    if overlap.any():
-        r = int(overlap.nonzero()[0])
-        raise ValueError(f"train_mask, val_mask and test_mask overlap in run {r} ({int(overlap[r])} node(s)); "
-                         f"a node may be in at most one of them per run.")
-    return torch.stack(out)  # [3, N, R]
-
-
-def _check_seeds(seeds, runs: int) -> list[int]:
-    if isinstance(seeds, numbers.Integral) and not isinstance(seeds, bool):
-        seeds = [seeds]
-    try:
-        seeds = list(seeds)
-    except TypeError:
-        raise ValueError(f"seeds must be a sequence of {runs} non-negative integers (one per run); "
-                         f"got {seeds!r}.") from None
-    if len(seeds) != runs:
-        raise ValueError(f"seeds has {len(seeds)} entries but the masks have {runs} run column(s); "
-                         f"give one seed per run.")
-    return [check_int(s, "seeds", 0) for s in seeds]
-
-
-def _check_graph_runs(data, masks, seeds, device):
-    """The checked inputs of a batch of runs on ``data`` (built-in or user model): ``(num_nodes, labels y,
-    masks [3, N, R], one seed per run, device)``; a ``ValueError`` names what is missing or malformed."""
-    for attr in ("x", "edge_index", "y"):
-        if getattr(data, attr, None) is None:
-            raise ValueError(f"data must have node features x, edge_index and labels y; data.{attr} is missing.")
-    n = int(data.num_nodes)
-    y = torch.as_tensor(data.y).view(-1)
-    if y.numel() != n or y.dtype not in (torch.int64, torch.int32, torch.int16, torch.uint8, torch.int8):
-        raise ValueError(f"data.y must hold one integer class id per node ({n}); got shape {tuple(y.shape)} "
-                         f"and dtype {y.dtype}.")
-    if int(y.min()) < 0:
-        raise ValueError(f"data.y must hold class ids 0..C-1; got {int(y.min())}.")
-    if data.x.shape[0] != n:
-        raise ValueError(f"data.x has {data.x.shape[0]} rows but the graph has {n} nodes.")
-    masks = _check_masks(masks, n)
-    return n, y, masks, _check_seeds(seeds, masks.shape[2]), resolve_device(device)
-
-
-def resolve_device(device) -> torch.device:
-    """``"auto"`` -> CUDA when available, else CPU; otherwise ``"cpu"``, ``"cuda"``, ``"cuda:i"`` or a
-    ``torch.device``."""
-    if isinstance(device, str) and device == "auto":
-        return torch.device("cuda" if torch.cuda.is_available() else "cpu")
-    try:
-        dev = torch.device(device)
-    except (RuntimeError, TypeError):
-        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:<i>'; got {device!r}.") from None
-    if dev.type not in ("cpu", "cuda"):
-        raise ValueError(f"device must be 'auto', 'cpu', 'cuda' or 'cuda:<i>'; got {device!r}.")
-    if dev.type == "cuda" and not torch.cuda.is_available():
-        raise ValueError(f"device={device!r} but CUDA is not available here; use 'cpu' or 'auto'.")
-    return dev
-
 
 # ----------------------------------------------------------------------------------------------
 # Features
@@ -315,19 +238,6 @@ def _activation_per_run(model: str, n: int, ops: dict, hidden: int, num_layers: 
     return n * hidden * 2
 
 
-@contextlib.contextmanager
-def _torch_threads(n):
-    """Run the block with ``torch.set_num_threads(n)`` (``None``: unchanged), restoring the old value."""
-    old = torch.get_num_threads()
-    if n is not None and n != old:
-        torch.set_num_threads(n)
-    try:
-        yield
-    finally:
-        if torch.get_num_threads() != old:
-            torch.set_num_threads(old)
-
-
 #: glibc's ``mallopt`` parameters (``<malloc.h>``) and their defaults, restored after training.
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
 _GLIBC_DEFAULTS = {_M_TRIM_THRESHOLD: 128 * 1024, _M_MMAP_MAX: 65536}
@@ -436,31 +346,9 @@ def _batch_key(model_name, masks, seeds, hp, feature_norm, num_classes) -> str:
     return f"{model_name}-{digest.hexdigest()[:16]}"
 
 
-def _data_fingerprint(data) -> str:
-    """A hash of the graph and features a call trains on, stored in its checkpoints: a checkpoint of
-    the same runs on other data (e.g. another feature subset) is not continued."""
-    import hashlib
-
-    digest = hashlib.sha1(data.edge_index.cpu().numpy().tobytes())
-    x = engine_features(data.x)
-    if x.layout == torch.sparse_csr:
-        parts = (x.crow_indices(), x.col_indices(), x.values())
-    elif x.is_sparse:
-        x = x.coalesce()
-        parts = (x.indices(), x.values())
-    else:
-        parts = (x,)
-    for part in parts:
-        digest.update(part.detach().cpu().contiguous().numpy().tobytes())
-    digest.update(repr(tuple(x.shape)).encode())
-    return digest.hexdigest()
-
-
 def _save_checkpoint(path, model, opt, rnd, loop, fingerprint=None) -> None:
     """Atomically save a batch's training state (active runs' weights, Adam state, dropout generators,
     early-stopping bookkeeping) so that :func:`_train_batch` can continue it bit for bit."""
-    from .._io import atomic_write
-
     params = dict(model.named_parameters())
     state = {"params": {k: p.detach().cpu() for k, p in params.items()}, "R": model.R,
              "adam": {k: {key: (v.cpu() if torch.is_tensor(v) else v) for key, v in opt.state.get(p, {}).items()}
@@ -619,11 +507,8 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
     return rows
 
 
-def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidden: int = 64, num_layers: int = 2,
-               dropout: float = 0.5, lr: float = 0.01, weight_decay: float = 5e-4, max_epochs: int = 1000,
-               patience: int | None = 100, device="auto", progress: bool = False, feature_norm: str | None = None,
-               runs_per_batch: int | None = None, num_threads="auto", checkpoint=None,
-               precision: str = "float32") -> list[dict]:
+def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_mask, val_mask, test_mask, seeds, *,
+               protocol: Protocol = PAPER_PROTOCOL, execution: Execution | None = None) -> list[dict]:
     """Train R runs of ``model`` on the graph ``data``, all in one batched model.
 
     Run r trains on ``train_mask[:, r]``, early-stops on the cross-entropy over ``val_mask[:, r]``
@@ -648,35 +533,24 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
         One column per run (PyG's multi-split layout, e.g. :func:`hpstrat_lite.fold_masks`).
     seeds : sequence of int
         R non-negative seeds, one per run (initial weights and dropout masks).
-    hidden, num_layers, dropout, lr, weight_decay
-        Width, depth, dropout probability, Adam learning rate and L2 weight decay (HpStrat: 64, 2,
-        0.5, 0.01, 5e-4).
-    max_epochs : int
-        Upper bound on training epochs (1000).
-    patience : int or None
-        Stop a run after this many epochs without a strictly lower validation loss (100); ``None``
-        trains every run for exactly ``max_epochs`` epochs.
-    device : str or torch.device
-        ``"auto"`` (CUDA if available, else CPU), ``"cpu"`` or ``"cuda"``.
-    progress : bool
-        Show a tqdm bar over epochs.
-    feature_norm : {None, "row", "standard"}
-        Feature preprocessing (see :class:`Features`).
-    runs_per_batch : int, optional
-        Largest number of runs trained together; by default as many as fit
-        :data:`ACTIVATION_BUDGET` (all of them except for H2GCN, and GAT on CUDA, on large graphs).
-    num_threads : "auto", int or None
-        CPU threads while training (restored afterwards): ``"auto"`` uses 1 for small batches (see
-        :data:`SMALL_BATCH_ENTRIES`) and torch's setting otherwise; ``None`` leaves torch's setting.
-    checkpoint : path, optional
-        A folder where each batch saves its training state every :data:`CHECKPOINT_SECONDS` (and its
-        rows when it finishes). A call killed midway and repeated with the same arguments continues
-        from there and returns the same numbers; the files are removed when the call returns.
-    precision : {"float32", "bfloat16"}
-        Precision of the dense matrix products (:func:`hpstrat_lite.engine.models.matmul_precision`):
-        ``"bfloat16"`` is mixed-precision training (bfloat16 operands, float32 accumulation, float32
-        parameters, sparse products and losses), several times faster on CPUs with AMX and on GPUs;
-        its numbers differ from float32 training at the level of run-to-run noise. Default float32.
+    protocol : Protocol
+        The training protocol (:class:`hpstrat_lite.protocol.Protocol`; default the paper's,
+        :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`): ``hidden``, ``num_layers``, ``dropout``, Adam's ``lr``
+        and ``weight_decay``, ``max_epochs``, ``patience`` (stop a run after this many epochs without a
+        strictly lower validation loss; ``None`` trains every run for exactly ``max_epochs`` epochs) and
+        ``feature_norm`` (see :class:`Features`). ``k`` and ``n_bins`` concern the splits, not this call.
+    execution : Execution, optional
+        How the runs train (:class:`hpstrat_lite.protocol.Execution`): ``device``; ``progress`` (a tqdm bar
+        over epochs); ``runs_per_batch`` (largest number of runs trained together; by default as many as
+        fit :data:`ACTIVATION_BUDGET`: all of them except for H2GCN, and GAT on CUDA, on large graphs);
+        ``num_threads`` (``"auto"`` uses 1 for small batches, see :data:`SMALL_BATCH_ENTRIES`);
+        ``checkpoint`` (a folder where each batch saves its training state every :data:`CHECKPOINT_SECONDS`
+        and its rows when it finishes: a call killed midway and repeated with the same arguments continues
+        from there and returns the same numbers; the files are removed when the call returns);
+        ``precision`` (of the dense matrix products, :func:`hpstrat_lite.engine.models.matmul_precision`:
+        ``"bfloat16"`` is mixed-precision training, bfloat16 operands with float32 accumulation, parameters,
+        sparse products and losses, several times faster on CPUs with AMX and on GPUs; its numbers differ
+        from float32 training at the level of run-to-run noise). Default :class:`~hpstrat_lite.protocol.Execution()`.
 
     Returns
     -------
@@ -695,14 +569,19 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
     >>> data = load_dataset("Cora")                                       # doctest: +SKIP
     >>> tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), k=4)    # doctest: +SKIP
     >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3])     # doctest: +SKIP
+    >>> quick = PAPER_PROTOCOL.replace(max_epochs=200, patience=20)         # doctest: +SKIP
+    >>> rows = train_runs(data, "GCN", tr, va, te, seeds=[0, 1, 2, 3], protocol=quick,
+    ...                   execution=Execution(device="cpu", runs_per_batch=2))  # doctest: +SKIP
     """
+    protocol, execution = check_protocol_value(protocol, execution=execution)
     if not isinstance(model, str):  # a user's model factory (a module instance gets a ValueError there)
-        from .user_models import train_factory_runs
-
-        return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, lr=lr,
-                                  weight_decay=weight_decay, max_epochs=max_epochs, patience=patience,
-                                  device=device, progress=progress, num_threads=num_threads,
-                                  checkpoint=checkpoint)
+        return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, protocol=protocol,
+                                  execution=execution)
+    hidden, num_layers, dropout = protocol.hidden, protocol.num_layers, protocol.dropout
+    lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
+    feature_norm = protocol.feature_norm
+    device, progress, runs_per_batch = execution.device, execution.progress, execution.runs_per_batch
+    num_threads, checkpoint, precision = execution.num_threads, execution.checkpoint, execution.precision
     model = check_model(model)
     hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
           "dropout": check_real(dropout, "dropout", 0.0, 1.0, high_open=True),
@@ -755,8 +634,6 @@ def train_runs(data, model: str, train_mask, val_mask, test_mask, seeds, *, hidd
                 part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
                                     hp, dev, progress, desc, checkpoint=state_file, fingerprint=fingerprint)
             if finished_file is not None:
-                from .._io import atomic_write
-
                 atomic_write(finished_file, lambda tmp: Path(tmp).write_text(json.dumps({"data": fingerprint,
                                                                                           "rows": part})))
         for i, row in zip(idx, part):

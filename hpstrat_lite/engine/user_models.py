@@ -2,7 +2,7 @@
 
 Wherever a model name of :data:`hpstrat_lite.engine.models.MODELS` is accepted
 (:func:`hpstrat_lite.engine.train.train_runs`, :func:`hpstrat_lite.experiments.sweep.run_experiment`,
-:func:`hpstrat_lite.experiments.audit.audit`), a *factory* is accepted too::
+:func:`hpstrat_lite.audit`), a *factory* is accepted too::
 
     def make(in_channels: int, out_channels: int) -> torch.nn.Module: ...
 
@@ -28,12 +28,17 @@ import importlib
 import json
 import math
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 import torch
 
 from ..core._validate import check_int, check_real
+from .._io import atomic_write
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .metrics import run_scores
+from .models import MODELS, check_model
+from .runs import SMALL_BATCH_ENTRIES, check_graph_runs, data_fingerprint, torch_threads
 
 __all__ = ["ModelError", "model_label", "resolve_model", "train_factory_runs"]
 
@@ -63,8 +68,6 @@ def resolve_model(model):
         An unknown name, a ``module:function`` that cannot be imported or is not callable, or a
         ``torch.nn.Module`` instance (pass a factory, so that every run starts from its own weights).
     """
-    from .models import MODELS, check_model
-
     if isinstance(model, torch.nn.Module):
         raise ValueError(f"model is a torch.nn.Module instance ({type(model).__name__}); pass a factory "
                          f"factory(in_channels, out_channels) -> torch.nn.Module instead (e.g. the class itself, or "
@@ -108,9 +111,8 @@ def model_label(model) -> str:
     return qualname if module == "__main__" else f"{module}.{qualname}"  # a script's or notebook's: its name
 
 
-def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *, lr: float = 0.01,
-                       weight_decay: float = 5e-4, max_epochs: int = 1000, patience: int | None = 100,
-                       device="auto", progress: bool = False, num_threads="auto", checkpoint=None) -> list[dict]:
+def train_factory_runs(data, factory: str | Callable[[int, int], torch.nn.Module], train_mask, val_mask, test_mask,
+                       seeds, *, protocol: Protocol = PAPER_PROTOCOL, execution: Execution | None = None) -> list[dict]:
     """Train R runs of a user's model factory, one at a time, under the HpStrat protocol (Section 5).
 
     Run r builds ``factory(num_features, num_classes)`` with torch's generator seeded by ``seeds[r]``,
@@ -130,17 +132,19 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     train_mask, val_mask, test_mask : bool tensors ``[N, R]`` (or ``[N]``)
     seeds : sequence of int
         One non-negative seed per run.
-    lr, weight_decay, max_epochs, patience, device, progress
-        As in :func:`hpstrat_lite.engine.train.train_runs` (``patience=None``: exactly ``max_epochs`` epochs).
-    num_threads : "auto", int or None
-        CPU threads while training (restored afterwards); ``"auto"``: one thread when the graph is small
-        (``num_nodes * max(num_features, 64)`` below :data:`hpstrat_lite.engine.train.SMALL_BATCH_ENTRIES`:
-        Texas, Cora), where a second thread mostly waits at OpenMP barriers on a busy machine, else
-        torch's setting; ``None`` leaves torch's setting.
-    checkpoint : path, optional
-        A folder where each finished run saves its row (a hash of the model, its masks, seed, protocol
-        and data names the file): a call killed midway and repeated with the same arguments trains only
-        the runs that had not finished. The files are removed when the call returns.
+    protocol : Protocol
+        The training protocol (default :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`): ``lr``, ``weight_decay``,
+        ``max_epochs`` and ``patience`` (``None``: exactly ``max_epochs`` epochs) as in
+        :func:`hpstrat_lite.engine.train.train_runs`; the module's own width, depth and dropout are the factory's.
+    execution : Execution, optional
+        ``device`` and ``progress`` as in :func:`hpstrat_lite.engine.train.train_runs`; ``num_threads``
+        (``"auto"``: one thread when the graph is small, ``num_nodes * max(num_features, 64)`` below
+        :data:`hpstrat_lite.engine.runs.SMALL_BATCH_ENTRIES`: Texas, Cora, where a second thread mostly waits at
+        OpenMP barriers on a busy machine, else torch's setting; ``None`` leaves torch's setting);
+        ``checkpoint`` (a folder where each finished run saves its row, named by a hash of the model, its
+        masks, seed, protocol and data: a call killed midway and repeated with the same arguments trains
+        only the runs that had not finished; the files are removed when the call returns).
+        ``runs_per_batch`` and ``precision`` do not apply.
 
     Runs train one at a time: the cost of a factory's pair is R times one run (the built-in models
     train their R runs as one batched model instead).
@@ -159,8 +163,10 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     """
     import torch.nn.functional as F
 
-    from .train import _check_graph_runs, _data_fingerprint, _torch_threads
-
+    protocol, execution = check_protocol_value(protocol, execution=execution)
+    lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
+    device, progress, num_threads, checkpoint = execution.device, execution.progress, execution.num_threads, \
+        execution.checkpoint
     factory = resolve_model(factory)
     if isinstance(factory, str):
         raise ValueError(f"factory must be a callable factory(in_channels, out_channels) -> torch.nn.Module; got "
@@ -172,7 +178,7 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
     patience = None if patience is None else check_int(patience, "patience", 1)
     if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
         num_threads = check_int(num_threads, "num_threads", 1)
-    n, y, masks, seeds, dev = _check_graph_runs(data, (train_mask, val_mask, test_mask), seeds, device)
+    n, y, masks, seeds, dev = check_graph_runs(data, (train_mask, val_mask, test_mask), seeds, device)
     x = data.x if data.x.layout == torch.strided else data.x.to_dense()
     x = x.to(device=dev, dtype=torch.float32)
     edge_index = torch.as_tensor(data.edge_index).long().to(dev)
@@ -184,14 +190,12 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
         from tqdm.auto import tqdm
 
         bar = tqdm(total=len(seeds), desc=label, leave=False)
-    if num_threads == "auto":  # small graphs on one thread, as the batched engine does (train.SMALL_BATCH_ENTRIES)
-        from .train import SMALL_BATCH_ENTRIES
-
+    if num_threads == "auto":  # small graphs on one thread, as the batched engine does (runs.SMALL_BATCH_ENTRIES)
         small = n * max(int(x.shape[1]), 64) < SMALL_BATCH_ENTRIES and dev.type == "cpu"
         threads = 1 if small else None
     else:
         threads = num_threads
-    fingerprint = _data_fingerprint(data) if checkpoint is not None else None
+    fingerprint = data_fingerprint(data) if checkpoint is not None else None
     files = []
     try:
         rows = _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks, seeds, lr, weight_decay,
@@ -207,8 +211,6 @@ def train_factory_runs(data, factory, train_mask, val_mask, test_mask, seeds, *,
 def _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks, seeds, lr, weight_decay, max_epochs,
                            patience, dev, threads, checkpoint, fingerprint, files, bar, F) -> list[dict]:
     """The loop of :func:`train_factory_runs` over its runs (``files`` collects the checkpoint files)."""
-    from .train import _torch_threads
-
     rows = []
     for r, seed in enumerate(seeds):
         saved = None
@@ -219,7 +221,7 @@ def _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks,
         if saved is not None and saved.exists():
             row = json.loads(saved.read_text())
         else:
-            with _torch_threads(threads), torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
+            with torch_threads(threads), torch.random.fork_rng(devices=[dev] if dev.type == "cuda" else []):
                 torch.manual_seed(seed)
                 try:
                     row = _train_one(factory, label, x, edge_index, y, num_classes, masks[:, :, r], lr,
@@ -227,8 +229,6 @@ def _train_runs_one_by_one(factory, label, x, edge_index, y, num_classes, masks,
                 except ModelError as err:
                     raise ModelError(f"{err} (run {r}, seed {seed})", run=r) from err.__cause__
             if saved is not None:
-                from .._io import atomic_write
-
                 saved.parent.mkdir(parents=True, exist_ok=True)
                 atomic_write(saved, lambda tmp: Path(tmp).write_text(json.dumps(row)))
         rows.append({"run": r, "seed": seed, "model": label, **row, "device": str(dev), "precision": "float32"})

@@ -28,12 +28,11 @@ from .._host import host_cpu
 from ..core._validate import check_choice, check_int
 from ..engine.linkpred import (HGCN_SPLIT, degree_product_scores, edge_split, feature_cosine_scores, pair_auc,
                                run_link_prediction, shuffle_feature_rows)
-from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from .plan import BASELINES
+from ..rows import RESULTS_DIR, append_rows, code_version, read_rows
 
 __all__ = ["BASELINES", "SPLITS", "BASELINE_COLUMNS", "baseline_scores", "tuned_params", "run_link_baselines"]
 
-#: The trivial baselines, in table order.
-BASELINES = ("feature cosine", "feature cosine, signed row-sum", "degree product", "shuffled-feature MLP")
 #: Edge splits (validation, test fractions) by protocol name: the book's and HGCN's.
 SPLITS = {"edge split 70/10/20": (0.1, 0.2), "edge split 85/5/10": HGCN_SPLIT}
 BASELINE_COLUMNS = ["task", "dataset", "baseline", "protocol", "eval_seed", "val", "test", "params",

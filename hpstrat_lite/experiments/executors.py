@@ -40,9 +40,6 @@ class LostTaskError(RuntimeError):
     pairs that finished are in the results file, and the same command trains the rest."""
 
 
-_LOADED = {}  # the one dataset a Ray worker process keeps loaded between tasks: {plan key: (data, h, plan)}
-
-
 def check_executor(executor, *, ray_address=None, workers=1, fresh_process=False, cpus_per_pair=None) -> str:
     """The executor a sweep runs on, after checking the arguments that choose it.
 
@@ -110,43 +107,23 @@ def pair_resources(ray, device, *, cpus_per_pair=1) -> tuple[dict, str]:
     return {"num_cpus": cpus_per_pair, "num_gpus": 0}, "cpu"
 
 
-def _pair_task(name, model, grid, done, threads):
-    """The rows of one (dataset, model) pair's runs that ``done`` lacks, trained in a Ray worker on
-    ``threads`` torch threads (the body of the Ray task; nothing is written here)."""
-    import torch
-
-    from ..engine.train import train_runs
-    from .sweep import _dataset_plan, _run_key, _train_and_describe
-
-    torch.set_num_threads(threads)
-    cov = grid.get("covariate")
-    key = (name, grid["root"], grid["k"], tuple(grid["seeds"]), tuple(grid["methods"]), grid["n_bins"],
-           None if cov is None else cov.tobytes())
-    if key not in _LOADED:
-        _LOADED.clear()
-        _LOADED[key] = _dataset_plan(name, grid)
-    data, h, plan = _LOADED[key]
-    k = grid["k"]
-    runs = [(method, seed, fold, folds) for method, seed, folds in plan for fold in range(k)
-            if _run_key(data.name, model, method, seed, fold, grid) not in done]
-    if not runs:
-        return []
-    out = grid["out"]
-    # checkpoints beside the results file where this machine has its folder (the driver's machine)
-    checkpoint = out.parent / f".{out.stem}.checkpoints" if out.parent.is_dir() else None
-    model = grid.get("factories", {}).get(model, model)  # a user's factory travels with the grid
-    return _train_and_describe(data, model, runs, k, h, grid["n_bins"], grid["max_epochs"], grid["patience"],
-                               grid["device"], grid["runs_per_batch"], train_runs, grid["version"],
-                               checkpoint=checkpoint)
-
-
-def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpus_per_pair=1,
+def run_pairs_on_ray(tasks, pair_task, on_rows, bar, *, device="cpu", address=None, num_cpus=None, cpus_per_pair=1,
                      fresh_process=False) -> None:
-    """Train ``pairs`` (``(dataset, model)`` tuples) as Ray tasks and append each pair's rows to
-    ``grid["out"]`` as its task ends; ``done`` holds the run keys already in the file.
+    """Run one Ray task per pair and hand each task's rows to ``on_rows`` as it ends (in the calling process).
 
     Parameters
     ----------
+    tasks : list of (str, tuple)
+        One entry per pair: its label (shown on ``bar``) and the positional arguments of ``pair_task``.
+    pair_task : callable
+        ``pair_task(*args, device=..., threads=...) -> list of dict``: the rows of one pair, trained in a Ray
+        worker on ``threads`` torch threads (a module-level function, so that Ray can ship it).
+    on_rows : callable
+        ``on_rows(rows)``: called in this process with the rows of each finished task (which writes them).
+    bar : tqdm
+        Progress over the pairs.
+    device : str
+        ``"cpu"``, ``"cuda"`` or ``"auto"``, resolved against the cluster by :func:`pair_resources`.
     address : str, optional
         A Ray cluster to join; default: a local Ray of ``num_cpus`` CPUs (this machine's by default).
     cpus_per_pair : int
@@ -160,31 +137,22 @@ def run_pairs_on_ray(pairs, grid, done, bar, *, address=None, num_cpus=None, cpu
     original exception, not Ray's wrapper) once the tasks ahead of it have landed. Either way the tasks
     not yet finished are cancelled, and their pairs train again when the command is rerun.
     """
-    from .results import append_rows
-    from .sweep import RUN_KEY, _pair_keys
-
-    grid["out"].parent.mkdir(parents=True, exist_ok=True)
     with ray_runtime(address, num_cpus=num_cpus) as ray:
-        resources, device = pair_resources(ray, grid["device"], cpus_per_pair=cpus_per_pair)
+        resources, device = pair_resources(ray, device, cpus_per_pair=cpus_per_pair)
         total_cpus = int(ray.cluster_resources().get("CPU", 0))
         if cpus_per_pair > total_cpus:
             raise ValueError(f"cpus_per_pair={cpus_per_pair} is more than the Ray cluster's {total_cpus} CPUs.")
-        grid = {**grid, "device": device}
         options = {"max_calls": 1} if fresh_process else {}
-        task = ray.remote(_pair_task).options(max_retries=MAX_RETRIES, retry_exceptions=False, **resources,
-                                              **options)
-        pending = {}
-        for name, model in pairs:
-            mine = frozenset(_pair_keys(name, model, grid) & done)
-            pending[task.remote(name, model, grid, mine, cpus_per_pair)] = f"{name} / {model}"
+        task = ray.remote(pair_task).options(max_retries=MAX_RETRIES, retry_exceptions=False, **resources,
+                                             **options)
+        pending = {task.remote(*args, device=device, threads=cpus_per_pair): label for label, args in tasks}
         try:
             while pending:
                 ready, _ = ray.wait(list(pending), num_returns=1)
                 label = pending.pop(ready[0])
                 rows = _task_rows(ray, ready[0], label)
                 if rows:
-                    append_rows(grid["out"], rows)
-                    done |= {tuple(r[c] for c in RUN_KEY) for r in rows}
+                    on_rows(rows)
                 bar.set_postfix_str(label)
                 bar.update(1)
         finally:

@@ -24,38 +24,30 @@ from __future__ import annotations
 import contextlib
 import time
 import warnings
-from pathlib import Path
-
 import pandas as pd
 
-from ..core._validate import check_choice, check_int
+from ..core._validate import check_int
 from ..engine.models import check_precision
 from .._host import host_cpu
-from .results import append_rows, code_version, model_name, read_rows
+from ..rows import append_rows, code_version, model_name, read_rows
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
-    from ..data.synthetic import WS_GAMMAS
-    from .tuning import (FEATURE_STEPS, RESULT_COLUMNS, SEARCH_SPACE, feature_study, tune_link_predictor,
+    from .tuning import (SEARCH_SPACE, feature_study, tune_link_predictor,
                          tune_node_classifier)
-
-
-
-
-from ..engine.linkpred import run_link_prediction
-from .results import RESULTS_DIR
+from ..engine.linkpred import HGCN_SPLIT, run_link_prediction
+from .plan import (FEATURE_BUDGET, FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS, RESULT_COLUMNS, RESULTS_FILES, WS_DATASETS,
+                   results_file)
+from ..data.datasets import get_spec, load_dataset
+from ..engine.runs import torch_threads as _torch_threads
+from .protocols import paper_protocol, with_public_split
+from .tuning import study_sampler_seed
+from ..data.synthetic import make_ws1000
 
 
 # ----------------------------------------------------------------------------------------------
 # Datasets, budgets, search spaces
 # ----------------------------------------------------------------------------------------------
-
-#: Node-classification datasets of the paper's Tables 1 and 2 (PubMed is not in the offline mirror).
-NODE_DATASETS = ("Computers", "Photo", "CS", "Physics", "Cora", "CiteSeer", "PubMed")
-#: The paper's suggested link-prediction benchmarks (Table 4).
-LINK_DATASETS = ("Twitch-PTBR", "Twitch-EN", "Facebook")
-#: WS1000 and the WS1000_gamma family (Table 3, Figure 2).
-WS_DATASETS = ("WS1000",) + tuple(f"WS1000_{g}" for g in WS_GAMMAS)
 
 #: Optuna trial budgets of the book's node-classification runs on HpStrat folds (the paper ran far larger
 #: Bayesian sweeps): 30 on the small Planetoid graphs (three times TPE's 10 random start-up trials), fewer
@@ -64,11 +56,6 @@ WS_DATASETS = ("WS1000",) + tuple(f"WS1000_{g}" for g in WS_GAMMAS)
 #: extending them (a larger budget adds trials and re-evaluates).
 NODE_BUDGETS = {"Cora": 30, "CiteSeer": 30, "Photo": 3, "Computers": 5, "CS": 5, "Physics": 4,
                 "PubMed": 8}
-#: Optuna trial budget of every point of the feature study (chapter 7; the committed studies).
-FEATURE_BUDGET = 3
-#: Evaluation seeds of every committed study (the runners' default ``n_eval``): the book counts a
-#: feature-study point once all of them have landed.
-N_EVAL = 5
 #: Trial budgets of the book's link-prediction runs.
 LINK_BUDGETS = {**{d: 12 for d in WS_DATASETS}, "Twitch-PTBR": 12, "Twitch-EN": 8, "Facebook": 5}
 #: Epoch budget of the link-prediction runs (early stopping on validation ROC AUC ends most far
@@ -101,27 +88,6 @@ HGCN_BUDGETS = {"Twitch-PTBR": 10, "Twitch-EN": 10, "Facebook": 10}
 # Runners (results under results/)
 # ----------------------------------------------------------------------------------------------
 
-#: Result files of the Part II runners, inside the results folder: node classification (chapter 6),
-#: link prediction (chapters 8-9) and the feature study (chapter 7). The feature study has its own
-#: file so that it can run beside the node runner (two processes never append to the same file).
-RESULTS_FILES = {"node": "part2_node.csv", "link": "part2_link.csv", "features": "part2_features.csv",
-                 "node_protocols": "part2_node_protocols.csv", "link_hgcn": "part2_link_hgcn.csv",
-                 "link_baselines": "part2_link_baselines.csv"}
-
-
-#: The SQLite file of the stored Part II studies, inside the results folder (not committed: the result rows
-#: are the record; the file lets several processes share a study, see :func:`default_storage`).
-STUDIES_FILE = "part2_studies.db"
-
-
-def default_storage(results_dir=None):
-    """``sqlite:///<results folder>/part2_studies.db``: the Optuna storage ``hpstrat tune`` keeps its
-    studies in unless ``--storage`` names another (a ``postgresql://`` or ``mysql://`` URL for studies
-    shared by several machines)."""
-    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
-    return f"sqlite:///{(folder / STUDIES_FILE).resolve()}"
-
-
 def check_part2_dataset(name):
     """Validate a Part II dataset name without loading anything; return the synthetic gamma.
 
@@ -145,7 +111,6 @@ def check_part2_dataset(name):
             raise ValueError(f"dataset {name!r}: synthetic names are 'WS1000' or 'WS1000_<gamma>' "
                              f"with gamma >= 0, e.g. 'WS1000_0.4'")
         return gamma
-    from ..data.datasets import get_spec
 
     get_spec(name)
     return None
@@ -160,22 +125,9 @@ def load_part2_dataset(name, root=None, *, seed=0):
     """
     gamma = check_part2_dataset(name)
     if name.startswith("WS1000"):
-        from ..data.synthetic import make_ws1000
-
         return make_ws1000(gamma, seed=seed)
-    from ..data.datasets import load_dataset
 
     return load_dataset(name, root=root, sparse_features=True)  # feature subsets slice the sparse form
-
-
-def results_file(task, *, results_dir=None):
-    """Path of the Part II results file of ``task``: ``"node"``, ``"link"``, ``"features"``, the
-    paper-protocol files ``"node_protocols"`` and ``"link_hgcn"``, or ``"link_baselines"``
-    (:data:`RESULTS_FILES`), in ``results_dir`` (default ``$HPSTRAT_RESULTS`` or the checkout's
-    ``results/``)."""
-    check_choice(task, "task", RESULTS_FILES)
-    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
-    return folder / RESULTS_FILES[task]
 
 
 def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=None, root=None,
@@ -212,8 +164,6 @@ def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=No
     data = load_part2_dataset(dataset, root=root)
     path = results_file(results_task or task, results_dir=results_dir)
     if task == "node" and kwargs.get("protocol") == "planetoid":
-        from .protocols import with_public_split
-
         data = with_public_split(data, root)
     if task == "node":
         return tune_node_classifier(data, model=model, n_trials=n_trials, results=path, dataset=data.name,
@@ -234,7 +184,7 @@ def run_feature_study(dataset, *, model="MLP", n_trials=20, step=None, results_d
 # Runners
 # ----------------------------------------------------------------------------------------------
 
-#: Result files of Part II (:data:`hpstrat_lite.experiments.tuning.RESULTS_FILES`): chapter 6 (node), chapters 8-9
+#: Result files of Part II (:data:`hpstrat_lite.experiments.plan.RESULTS_FILES`): chapter 6 (node), chapters 8-9
 #: (link), chapter 7 (features).
 PART2_FILES = RESULTS_FILES
 
@@ -276,7 +226,7 @@ def _runner_plan(datasets, models, threads, n_trials, budgets, space, default_sp
 
 
 def _check_models(models, allowed, name="models"):
-    """``models`` as a tuple of names from ``allowed`` in :func:`~hpstrat_lite.experiments.results.model_name`'s
+    """``models`` as a tuple of names from ``allowed`` in :func:`~hpstrat_lite.rows.model_name`'s
     spelling (``"gcn"`` and ``"GCN"`` both give ``"GCN"``)."""
     models = tuple(model_name(m) for m in models)
     bad = [m for m in models if m not in allowed]
@@ -295,8 +245,6 @@ def _quiet(threads=None):
     after: one thread is much faster for these small graphs on a busy machine (no
     oversubscription).
     """
-
-    from ..engine.train import _torch_threads
 
     with _torch_threads(check_int(threads, "threads", allow_none=True)), warnings.catch_warnings():
         warnings.filterwarnings("ignore", message=".*[Ss]parse.*", category=UserWarning)
@@ -490,7 +438,7 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"),
     """The feature-subset study (chapter 7, paper Figures 1 and 3) for several datasets.
 
     For each dataset and model, :func:`hpstrat_lite.experiments.tuning.feature_study`: nested prefixes of
-    the feature columns in the paper's increments (:data:`hpstrat_lite.experiments.tuning.FEATURE_STEPS`, or
+    the feature columns in the paper's increments (:data:`hpstrat_lite.experiments.plan.FEATURE_STEPS`, or
     ``steps[dataset]``), each tuned with ``n_trials`` trials (default :data:`FEATURE_BUDGET`) and
     evaluated on ``n_eval`` seeds; with ``storage`` each subset's search is a stored study of its own.
     Rows go to ``results/part2_features.csv`` (``num_features`` tells the subsets apart). Other
@@ -541,7 +489,7 @@ def run_node_protocols(datasets=PROTOCOL_DATASETS, *, models=("MLP", "GCN"), n_t
     """Tune MLP and GCN on the paper's node-classification splits (paper Tables 1 and 2).
 
     ``protocol=None`` runs each dataset on the split of the GNN numbers the paper copies
-    (:data:`hpstrat_lite.experiments.protocols.NODE_PROTOCOLS`: ``"per_class"``, 20 / 30 nodes per class,
+    (:data:`hpstrat_lite.experiments.plan.NODE_PROTOCOLS`: ``"per_class"``, 20 / 30 nodes per class,
     on Amazon and Coauthor; ``"planetoid"``, the public split, on Cora, CiteSeer and PubMed); a name
     forces one protocol for all. Every (dataset, model) gets a TPE sampler seed of its own
     (:func:`hpstrat_lite.experiments.tuning.study_sampler_seed`). Rows go to
@@ -554,8 +502,6 @@ def run_node_protocols(datasets=PROTOCOL_DATASETS, *, models=("MLP", "GCN"), n_t
         One row per (dataset, model): ``status``, ``protocol``, ``sampler_seed``, ``test_mean``,
         ``test_std``, ``n_trials``, ``seconds``.
     """
-    from .protocols import paper_protocol
-    from .tuning import study_sampler_seed
 
     datasets, models, budgets, space = _runner_plan(datasets, models, threads, n_trials, PROTOCOL_BUDGETS, space, NODE_SPACE,
                                                   labelled=True)
@@ -586,8 +532,6 @@ def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, *, encoders=("MLP", "GCN"),
     pandas.DataFrame
         As :func:`run_link_benchmarks`.
     """
-    from ..engine.linkpred import HGCN_SPLIT
-    from .tuning import study_sampler_seed
 
     datasets, encoders, budgets, space = _runner_plan(datasets, encoders, threads, n_trials, HGCN_BUDGETS, space, HGCN_LINK_SPACE,
                                                   labelled=False, name="encoders")

@@ -22,6 +22,7 @@ from ..core._validate import check_choice, check_int
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
 from ..data.datasets import _find_raw, data_root, get_spec
+from .plan import NODE_PROTOCOLS
 
 __all__ = ["PROTOCOLS", "random_split_masks", "protocol_masks", "NODE_PROTOCOLS", "PLANETOID_DATASETS", "PER_CLASS", "paper_protocol", "public_split", "with_public_split",
            "per_class_split_masks", "study_sampler_seed"]
@@ -35,12 +36,6 @@ PER_CLASS = (20, 30)
 
 #: Datasets with a public Planetoid split (``ind.<name>.*`` raw files).
 PLANETOID_DATASETS = ("Cora", "CiteSeer", "PubMed")
-#: The split of the GNN numbers the paper copies, per dataset: ``"per_class"`` (20 / 30 per class,
-#: Shchur et al. 2018; paper Table 1) or ``"planetoid"`` (public split; paper Table 2).
-NODE_PROTOCOLS = {"Computers": "per_class", "Photo": "per_class", "CS": "per_class", "Physics": "per_class",
-                  "Cora": "planetoid", "CiteSeer": "planetoid", "PubMed": "planetoid"}
-
-
 def paper_protocol(dataset):
     """The protocol of the GNN numbers the paper reports for ``dataset`` (:data:`NODE_PROTOCOLS`)."""
     if dataset not in NODE_PROTOCOLS:

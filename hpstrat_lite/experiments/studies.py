@@ -14,7 +14,7 @@ from .._io import file_lock
 from ..core._validate import check_int
 
 optuna = require("optuna", extra="studies")
-from .tuning import N_STARTUP_TRIALS, _check_space, run_trial, space_distributions
+from .search import N_STARTUP_TRIALS, check_space, run_trial, space_distributions
 
 # ----------------------------------------------------------------------------------------------
 # Shared studies (an Optuna RDB storage: several processes, one study)
@@ -173,7 +173,7 @@ def tune_shared(objective, n_trials, storage, name, *, seed=0, space=None, done=
     import warnings
 
     check_int(n_trials, "n_trials")
-    space = _check_space(space)
+    space = check_space(space)
     dists = space_distributions(space)
     old_level = optuna.logging.get_verbosity()
     optuna.logging.set_verbosity(optuna.logging.WARNING)

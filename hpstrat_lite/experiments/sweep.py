@@ -16,12 +16,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_int, check_k, check_n_bins, check_seeds
+from ..core._validate import check_covariate, check_int, check_k, check_n_bins, check_seeds
 from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
 from .executors import check_executor, run_pairs_on_ray
-from .results import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
+from ..protocol import PAPER_PROTOCOL, Execution
+from ..rows import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
+from .._names import MODELS
+from ..core.covariates import covariate_folds
 
 #: Suffixes of the metric columns every row has on validation and test besides accuracy (``val_<s>``, ``test_<s>``;
 #: :mod:`hpstrat_lite.engine.metrics`).
@@ -123,7 +126,6 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
 
     from ..data.datasets import get_spec
     from ..data.graphs import as_graph, is_dataset_name, is_single_graph
-    from ..engine.models import MODELS
     from ..engine.train import train_runs
     from ..engine.user_models import model_label, resolve_model
 
@@ -153,8 +155,6 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
                                                                  n_bins=n_bins)
     check_protocol(out, max_epochs=max_epochs, patience=patience, n_bins=n_bins)
     if covariate is not None:
-        from ..core._validate import check_covariate
-
         covariate = check_covariate(covariate, None)
     grid = dict(k=k, seeds=seeds, methods=methods, n_bins=n_bins, out=out, root=root, device=device,
                 max_epochs=max_epochs, patience=patience, runs_per_batch=runs_per_batch, version=version,
@@ -203,8 +203,6 @@ def split_folds(method, h, y, *, k, seed, n_bins, degree=None, covariate=None):
     :data:`hpstrat_lite.core.folds.ALL_METHODS`, and for ``"covariate"`` the (covariate bin, class) folds of
     a user's covariate (:func:`hpstrat_lite.core.covariates.covariate_folds`, ``n_bins`` uniform bins)."""
     if method == COVARIATE_METHOD:
-        from ..core.covariates import covariate_folds
-
         if covariate is None:
             raise ValueError("method='covariate' needs covariate= (one real value per node).")
         return covariate_folds(covariate, y, k=k, n_bins=n_bins, seed=seed)
@@ -247,8 +245,49 @@ def _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process
     num_cpus = workers if workers > 1 else None
     if cpus_per_pair is None:
         cpus_per_pair = (os.cpu_count() or 1) if fresh_process and workers == 1 and ray_address is None else 1
-    run_pairs_on_ray(todo, grid, done, bar, address=ray_address, num_cpus=num_cpus, cpus_per_pair=cpus_per_pair,
-                     fresh_process=fresh_process)
+    grid["out"].parent.mkdir(parents=True, exist_ok=True)
+    tasks = [(f"{name} / {model}", (name, model, grid, frozenset(_pair_keys(name, model, grid) & done)))
+             for name, model in todo]
+
+    def on_rows(rows):  # the driver is the only process that writes the results file
+        append_rows(grid["out"], rows)
+        done.update(tuple(r[c] for c in RUN_KEY) for r in rows)
+
+    run_pairs_on_ray(tasks, _pair_task, on_rows, bar, device=grid["device"], address=ray_address, num_cpus=num_cpus,
+                     cpus_per_pair=cpus_per_pair, fresh_process=fresh_process)
+
+
+_LOADED = {}  # the one dataset a Ray worker process keeps loaded between tasks: {plan key: (data, h, plan)}
+
+
+def _pair_task(name, model, grid, done, *, device, threads):
+    """The rows of one (dataset, model) pair's runs that ``done`` lacks, trained in a Ray worker on
+    ``threads`` torch threads (the body of the Ray task; nothing is written here)."""
+    import torch
+
+    from ..engine.train import train_runs
+
+    torch.set_num_threads(threads)
+    grid = {**grid, "device": device}
+    cov = grid.get("covariate")
+    key = (name, grid["root"], grid["k"], tuple(grid["seeds"]), tuple(grid["methods"]), grid["n_bins"],
+           None if cov is None else cov.tobytes())
+    if key not in _LOADED:
+        _LOADED.clear()
+        _LOADED[key] = _dataset_plan(name, grid)
+    data, h, plan = _LOADED[key]
+    k = grid["k"]
+    runs = [(method, seed, fold, folds) for method, seed, folds in plan for fold in range(k)
+            if _run_key(data.name, model, method, seed, fold, grid) not in done]
+    if not runs:
+        return []
+    out = grid["out"]
+    # checkpoints beside the results file where this machine has its folder (the driver's machine)
+    checkpoint = out.parent / f".{out.stem}.checkpoints" if out.parent.is_dir() else None
+    model = grid.get("factories", {}).get(model, model)  # a user's factory travels with the grid
+    return _train_and_describe(data, model, runs, k, h, grid["n_bins"], grid["max_epochs"], grid["patience"],
+                               grid["device"], grid["runs_per_batch"], train_runs, grid["version"],
+                               checkpoint=checkpoint)
 
 
 def _finished_keys(table: pd.DataFrame) -> set:
@@ -267,12 +306,14 @@ def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, d
     from ..engine.user_models import ModelError
 
     train_mask, val_mask, test_mask = _run_masks([(folds, fold) for _, _, fold, folds in runs], k)
-    extra = {} if isinstance(model, str) else {"progress": progress}
+    execution = Execution(device=device, runs_per_batch=runs_per_batch, checkpoint=checkpoint,
+                          progress=progress and not isinstance(model, str))
     try:
         results = train_runs(data, model, train_mask, val_mask, test_mask,
                              seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
-                             max_epochs=max_epochs, patience=patience, device=device, runs_per_batch=runs_per_batch,
-                             checkpoint=checkpoint, **extra)
+                             protocol=PAPER_PROTOCOL.replace(max_epochs=max_epochs, patience=patience, k=k,
+                                                             n_bins=n_bins),
+                             execution=execution)
     except ModelError as err:
         if err.run is None:
             raise

@@ -70,7 +70,6 @@ prefixes of the feature columns, :data:`FEATURE_STEPS` gives the paper's increme
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import logging
 import time
@@ -87,7 +86,13 @@ optuna = require("optuna", extra="studies")
 torch = require("torch", extra="pyg")
 from ..engine.linkpred import edge_split, run_link_prediction
 from .._host import host_cpu
-from .results import append_rows, code_version, model_name, read_rows
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol
+from ..rows import append_rows, code_version, model_name, read_rows
+from .search import (N_STARTUP_TRIALS, SEARCH_SPACE, check_space, run_trial, space_distributions,  # noqa: F401
+                     space_id, suggest_config)
+from .studies import study_name, tune_shared
+from .plan import (FEATURE_COUNTS, FEATURE_STEPS, RESULT_COLUMNS, feature_subsets,  # noqa: F401
+                   with_column_defaults)
 from ..engine.models import check_precision
 from ..engine.train import train_runs
 from .protocols import (PER_CLASS, PROTOCOLS, per_class_split_masks, protocol_masks,  # noqa: F401 (re-exported)
@@ -117,130 +122,12 @@ __all__ = [
     "feature_study",
 ]
 
-#: The search space: name -> ("log", low, high) | ("float", low, high) | ("cat", choices).
-SEARCH_SPACE = {
-    "lr": ("log", 1e-3, 1e-1),
-    "weight_decay": ("log", 1e-6, 1e-2),
-    "hidden": ("cat", (32, 64, 128, 256)),
-    "num_layers": ("cat", (1, 2, 3)),
-    "dropout": ("float", 0.0, 0.8),
-    "feature_norm": ("cat", ("none", "row", "standard")),
-    "patience": ("cat", (50, 100, 200)),
-}
-
-#: Random trials before TPE starts modelling the scores (Optuna's default). A search of at most this many
-#: trials is a seeded random search over the space; TPE guides the trials after it.
-N_STARTUP_TRIALS = 10
-
 NODE_MODELS = ("MLP", "GCN")
 LINK_ENCODERS = ("MLP", "GCN")
-
-#: Feature-subset increments of the paper (Section 4.2).
-FEATURE_STEPS = {"Computers": 100, "Photo": 100, "Cora": 200, "CiteSeer": 600, "CS": 1000,
-                 "Physics": 1000, "PubMed": 100}
-#: Feature columns of the released datasets of the feature study (PyG's Planetoid, Amazon and
-#: Coauthor files): a study has reached the full feature set when its largest subset has this many.
-FEATURE_COUNTS = {"Computers": 767, "Photo": 745, "Cora": 1433, "CiteSeer": 3703, "CS": 6805,
-                  "Physics": 8415, "PubMed": 500}
-
-RESULT_COLUMNS = [
-    "phase", "task", "dataset", "model", "protocol", "k", "tune_seed", "space_id", "num_features",
-    "n_trials", "trial", "eval_seed", "round", "params", "metric", "val", "test", "best_epoch",
-    "seconds", "precision", "host", "code_version", "sampler_seed",
-]
-
-#: Values of key columns added after the first results were written (rows without them had these).
-COLUMN_DEFAULTS = {"precision": "float32"}
-
-
-def with_column_defaults(df: pd.DataFrame) -> pd.DataFrame:
-    """``df`` with every column of :data:`COLUMN_DEFAULTS` present and its missing values filled (rows
-    written before the column existed trained with the default); ``sampler_seed``, where absent, is the
-    row's ``tune_seed`` (the TPE sampler used the split seed before the two were separated), as an int."""
-    df = df.copy()
-    for col, default in COLUMN_DEFAULTS.items():
-        df[col] = df[col].astype(object).fillna(default) if col in df else default
-    if "tune_seed" in df:
-        fill = pd.to_numeric(df["tune_seed"], errors="coerce")
-        ss = pd.to_numeric(df["sampler_seed"], errors="coerce") if "sampler_seed" in df else fill
-        df["sampler_seed"] = ss.fillna(fill).fillna(0).astype("int64")
-    return df
-
-
-
-# ----------------------------------------------------------------------------------------------
-# Search space
-# ----------------------------------------------------------------------------------------------
-
-def _check_space(space):
-    space = SEARCH_SPACE if space is None else space
-    if not isinstance(space, dict) or not space:
-        raise ValueError(f"space must be a non-empty dict name -> spec, got {space!r}")
-    for name, spec in space.items():
-        ok = isinstance(spec, tuple) and spec and spec[0] in ("log", "float", "cat")
-        if ok and spec[0] in ("log", "float"):
-            ok = len(spec) == 3 and spec[1] < spec[2] and (spec[0] == "float" or spec[1] > 0)
-        if ok and spec[0] == "cat":
-            ok = len(spec) == 2 and len(spec[1]) > 0
-        if not ok:
-            raise ValueError(
-                f"space[{name!r}] = {spec!r} is not a valid spec; allowed are ('log', low, high) "
-                f"with 0 < low < high, ('float', low, high) with low < high, ('cat', choices)"
-            )
-    return space
-
-
-def space_distributions(space=None):
-    """Optuna distributions of a search space (used to feed finished trials back to a study)."""
-    space = _check_space(space)
-    dists = {}
-    for name, spec in space.items():
-        if spec[0] == "cat":
-            dists[name] = optuna.distributions.CategoricalDistribution(list(spec[1]))
-        else:
-            dists[name] = optuna.distributions.FloatDistribution(spec[1], spec[2],
-                                                                 log=spec[0] == "log")
-    return dists
-
-
-def suggest_config(trial, *, space=None):
-    """Draw one configuration from ``space`` (default :data:`SEARCH_SPACE`) with an Optuna trial."""
-    space = _check_space(space)
-    cfg = {}
-    for name, spec in space.items():
-        if spec[0] == "cat":
-            cfg[name] = trial.suggest_categorical(name, list(spec[1]))
-        else:
-            cfg[name] = trial.suggest_float(name, spec[1], spec[2], log=spec[0] == "log")
-    return cfg
-
-
-def _space_id(space):
-    flat = {k: [v[0], *(list(v[1]) if v[0] == "cat" else v[1:])] for k, v in space.items()}
-    text = json.dumps(flat, sort_keys=True)
-    return hashlib.sha1(text.encode()).hexdigest()[:10]
-
 
 # ----------------------------------------------------------------------------------------------
 # The search loop
 # ----------------------------------------------------------------------------------------------
-
-def run_trial(trial, objective, space, on_trial, number) -> float:
-    """One Optuna trial: draw a configuration of ``space``, score it with ``objective`` (its ``"val"`` must be
-    finite; the other keys become the trial's user attributes), report it to ``on_trial(number, cfg,
-    result)`` and return the validation score."""
-    cfg = suggest_config(trial, space=space)
-    res = objective(cfg)
-    val = float(res["val"])
-    if not np.isfinite(val):
-        raise ValueError(f"objective returned val={val!r} for config {cfg}; it must be finite")
-    for key, value in res.items():
-        if key != "val":
-            trial.set_user_attr(key, value)
-    if on_trial is not None:
-        on_trial(number, cfg, res)
-    return val
-
 
 def tune(objective, n_trials, *, seed=0, space=None, done=(), on_trial=None, n_startup_trials=N_STARTUP_TRIALS,
          storage=None, study_name=None):
@@ -285,11 +172,9 @@ def tune(objective, n_trials, *, seed=0, space=None, done=(), on_trial=None, n_s
     """
     check_int(n_trials, "n_trials")
     if storage is not None:
-        from .studies import tune_shared
-
         return tune_shared(objective, n_trials, storage, study_name, seed=seed, space=space, done=done,
                            on_trial=on_trial, n_startup_trials=n_startup_trials)[0]
-    space = _check_space(space)
+    space = check_space(space)
     dists = space_distributions(space)
     sampler = optuna.samplers.TPESampler(seed=seed, n_startup_trials=n_startup_trials)
     old_level = optuna.logging.get_verbosity()
@@ -378,9 +263,9 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
     With ``storage`` the search is the stored study :func:`hpstrat_lite.experiments.studies.study_name`
     names (``key`` and ``settings``), shared with other processes
     (:func:`hpstrat_lite.experiments.studies.tune_shared`), and only the process it designates evaluates."""
-    space = _check_space(space)
+    space = check_space(space)
     sampler_seed = seed if sampler_seed is None else check_int(sampler_seed, "sampler_seed", 0)
-    key = {**key, "tune_seed": seed, "space_id": _space_id(space), "sampler_seed": sampler_seed}
+    key = {**key, "tune_seed": seed, "space_id": space_id(space), "sampler_seed": sampler_seed}
     old = _existing(results, key)
     done_rows = old[old["phase"] == "trial"].sort_values("trial")
     done = [(json.loads(r.params), {"val": float(r.val), "test": _num(r.test),
@@ -403,8 +288,6 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
     if storage is None:
         study = tune(objective, n_trials, seed=sampler_seed, space=space, done=done, on_trial=on_trial)
     else:
-        from .studies import study_name, tune_shared
-
         study, evaluate = tune_shared(objective, n_trials, storage, study_name(key, **(settings or {})),
                                       seed=sampler_seed, space=space, done=done, on_trial=on_trial)
         if not evaluate:
@@ -456,6 +339,13 @@ def _engine_kwargs(cfg, max_epochs, device):
                 weight_decay=float(cfg.get("weight_decay", 5e-4)), max_epochs=max_epochs,
                 patience=int(cfg.get("patience", 100)), device=device,
                 feature_norm=None if cfg.get("feature_norm", "none") == "none" else cfg["feature_norm"])
+
+
+def _node_protocol(cfg, max_epochs) -> Protocol:
+    """The training protocol of one trial's configuration ``cfg`` (a search-space draw; missing keys: the paper's)."""
+    kw = _engine_kwargs(cfg, max_epochs, None)
+    del kw["device"]
+    return PAPER_PROTOCOL.replace(**kw)
 
 
 def checkpoint_dir(results):
@@ -541,6 +431,7 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
     tr, va, te, _, trial_round = protocol_masks(data, protocol=protocol, seeds=[seed], k=k, n_bins=n_bins)
     checkpoint = checkpoint_dir(results)
     trained = {}  # params JSON -> (rows, seconds per run) of the trials this call trained
+    execution = Execution(device=device, checkpoint=checkpoint, precision=precision)
 
     def eval_rows(eval_seed, rounds, runs, sec):
         return [{"eval_seed": int(eval_seed), "round": int(r), "val": run["val_acc"], "test": run["test_acc"],
@@ -548,8 +439,8 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
 
     def objective(cfg):
         t0 = time.perf_counter()
-        runs = train_runs(data, model, tr, va, te, [seed] * tr.shape[1], checkpoint=checkpoint,
-                          precision=precision, **_engine_kwargs(cfg, max_epochs, device))
+        runs = train_runs(data, model, tr, va, te, [seed] * tr.shape[1], protocol=_node_protocol(cfg, max_epochs),
+                          execution=execution)
         seconds = time.perf_counter() - t0
         # evaluation seed `seed` is this very call (same masks and run seeds): kept for eval_fn
         trained[_params_json(cfg)] = eval_rows(seed, trial_round, runs, seconds / len(runs))
@@ -572,8 +463,7 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
                                                                 n_bins=n_bins)
             t0 = time.perf_counter()
             runs = train_runs(data, model, etr, eva, ete, [int(s) for s in run_seed],
-                              checkpoint=checkpoint, precision=precision,
-                              **_engine_kwargs(cfg, max_epochs, device))
+                              protocol=_node_protocol(cfg, max_epochs), execution=execution)
             sec = (time.perf_counter() - t0) / len(runs)
             for s in group:
                 pick = np.flatnonzero(np.asarray(run_seed) == s)
@@ -666,35 +556,6 @@ def tune_link_predictor(data, *, encoder="GCN", n_trials=50, seed=0, n_eval=5, m
 # ----------------------------------------------------------------------------------------------
 # Feature-subset study
 # ----------------------------------------------------------------------------------------------
-
-def feature_subsets(num_features, step, *, seed=None):
-    """Nested column subsets ``cols[:step], cols[:2*step], ...`` ending with all columns.
-
-    Parameters
-    ----------
-    num_features : int
-        Number of feature columns.
-    step : int
-        Increment (the paper's: :data:`FEATURE_STEPS`).
-    seed : int, optional
-        ``None``: the columns in their natural order; else a seeded permutation of them.
-
-    Returns
-    -------
-    list of numpy.ndarray of int
-        Sizes ``step, 2*step, ..., num_features`` (the last may be a partial step).
-
-    Examples
-    --------
-    >>> [len(c) for c in feature_subsets(1433, 200)]
-    [200, 400, 600, 800, 1000, 1200, 1400, 1433]
-    """
-    num_features, step = check_int(num_features, "num_features"), check_int(step, "step")
-    cols = np.arange(num_features) if seed is None else np.random.default_rng(seed).permutation(
-        num_features)
-    sizes = list(range(step, num_features, step)) + [num_features]
-    return [cols[:m].copy() for m in sizes]
-
 
 def subset_features(data, cols):
     """A shallow copy of ``data`` whose ``x`` keeps only the columns ``cols`` (dense or sparse CSR)."""

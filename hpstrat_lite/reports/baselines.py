@@ -7,24 +7,21 @@ prediction scores (Tables 3-4, Figure 2) as what features alone can do. These ta
 protocols (:func:`protocol_table`, :func:`hgcn_link_table`), beside trivial controls
 (:func:`link_baseline_table`, :func:`graph_free_share`, :func:`ws_gamma_comparison`), and show how the best
 validation score moves with the trial budget (:func:`budget_curve`, :func:`identical_configurations`).
-:func:`_protocol_claims` adds claims 7-9 to :func:`hpstrat_lite.reports.necessity.part2_claims`.
+:func:`protocol_claims` adds claims 7-9 to :func:`hpstrat_lite.reports.necessity.part2_claims`.
 """
 from __future__ import annotations
-
-
 
 import numpy as np
 import pandas as pd
 
+from ..experiments.plan import BASELINES, LINK_DATASETS, NODE_DATASETS, NODE_PROTOCOLS, WS_GAMMAS, results_file
+from .necessity_tables import (_as_summary, _baseline_rows, _cell, _fmt, _int, _model_family, _paper_value, _rows,
+                               _vs_paper, link_table)
+from .paper_values import PAPER_LINK, PAPER_NODE, PAPER_WS_GAMMA
 from .verdicts import verdict
-from .necessity import (LINK_DATASETS, NODE_DATASETS, PAPER_LINK, PAPER_NODE, PAPER_WS_GAMMA, WS_GAMMAS,
-                        _as_summary, _baseline_rows, _cell, _fmt, _int, _model_family,
-                        _paper_value, _rows, _vs_paper, link_table, results_file)
 
-def _protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
+def protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
     """Claims 7-9 of :func:`part2_claims`: the paper's numbers on the paper's protocols."""
-    from ..experiments.protocols import NODE_PROTOCOLS
-
     prot = _as_summary(protocol_rows if protocol_rows is not None else results_file("node_protocols"), "node")
     hgcn = _as_summary(hgcn_rows if hgcn_rows is not None else results_file("link_hgcn"), "link")
     base = _baseline_rows(baseline_rows)
@@ -110,8 +107,6 @@ def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing
         paper, 5 trials each), ``GCN (ours)``, ``GCN (paper)``, ``p GCN``, ``trials MLP/GCN``, ``MLP (HpStrat
         60/20/20)``, ``GCN (HpStrat 60/20/20)``, ``note``. Accuracy in %.
     """
-    from ..experiments.protocols import NODE_PROTOCOLS
-
     summary = _as_summary(rows if rows is not None else results_file("node_protocols"), "node")
     book = _as_summary(book_rows, "node")
     book = book[book["protocol"] == "hpstrat"] if not book.empty else book
@@ -208,8 +203,6 @@ def link_baseline_table(baseline_rows=None, link_rows=None, *, datasets=LINK_DAT
     pandas.DataFrame
         Index ``dataset``.
     """
-    from ..experiments.baselines import BASELINES
-
     b = _baseline_rows(baseline_rows)
     summary = _as_summary(link_rows, "link")
     out = []

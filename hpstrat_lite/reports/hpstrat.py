@@ -10,13 +10,11 @@ import pandas as pd
 
 from .._extras import require
 from ..core.ranking import friedman_test, rank_methods, rank_tables
+from ..rows import read_rows
+from .paper_values import PAPER_APPENDIX_B_R2, PAPER_GLOBAL_MEAN_RANK, PAPER_HPSTRAT_FIRST_DATASETS  # noqa: F401
 
 RUN_ID = ["dataset", "model", "method", "k", "seed", "fold"]  # one run across results files of one protocol
 
-PAPER_GLOBAL_MEAN_RANK = {"hpstrat": 1.49, "stratified": 2.20, "random": 2.31}
-"""HpStrat paper, Section 5.2: global mean rank of each split method over 15 datasets x 7 models."""
-PAPER_HPSTRAT_FIRST_DATASETS = (13, 15)
-"""HpStrat paper, Table 4: HpStrat has the best mean rank on 13 of the 15 datasets."""
 
 
 def cross_fold_std(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
@@ -115,11 +113,6 @@ def rerun_comparison(committed: pd.DataFrame, rerun: pd.DataFrame, *, projection
     table["ranks committed"], table["ranks rerun"] = ranks("committed"), ranks("rerun")
     table["same ranks"] = table["ranks committed"] == table["ranks rerun"]
     return table.reset_index()
-
-
-PAPER_APPENDIX_B_R2 = (0.021, 0.289)
-"""HpStrat paper, Appendix B: on several (dataset, model) pairs the slope of test accuracy on test-set
-mean homophily is significant (p < 0.05) with R^2 between 0.021 and 0.289."""
 
 
 def sweep_cost(rows: pd.DataFrame) -> pd.DataFrame:
@@ -258,18 +251,44 @@ def regression_table(rows: pd.DataFrame) -> pd.DataFrame:
     return pd.DataFrame(out)
 
 
+def complete_pairs(rows, *, methods=("random", "stratified", "hpstrat"), seeds=None):
+    """The rows of the (dataset, model) pairs that have every fold of every split method and seed.
+
+    A sweep in progress, or one stopped early, can leave a pair with some methods or seeds only;
+    ranking the methods needs all of them. ``seeds``: the split seeds a pair must have (default: every
+    seed in ``rows``, so that a multi-seed protocol never ranks a pair on fewer seeds). Returns
+    ``(complete_rows, coverage)``: ``coverage`` has one row per dataset of ``rows`` with the models that
+    are complete and the models of ``rows`` that are missing or incomplete there.
+    """
+    if rows.empty:
+        return rows, pd.DataFrame(columns=["dataset", "models complete", "models missing or incomplete"])
+    n_seeds = len(set(seeds) if seeds is not None else set(rows["seed"]))
+    if seeds is not None:
+        rows = rows[rows["seed"].isin(list(seeds))]
+    k = rows.groupby(["dataset", "model", "method", "seed"])["fold"].nunique()
+    expected = rows.groupby(["dataset", "model", "method", "seed"])["k"].first()
+    full = (k == expected).groupby(["dataset", "model", "seed"]).agg(["all", "size"])
+    per_seed = full["all"] & (full["size"] == len(methods))
+    ok = per_seed.groupby(["dataset", "model"]).agg(lambda s: bool(s.all()) and len(s) == n_seeds)
+    keep = rows.set_index(["dataset", "model"]).index.isin(ok[ok].index)
+    coverage = []
+    models = list(dict.fromkeys(rows["model"]))
+    for dataset in dict.fromkeys(rows["dataset"]):
+        d = ok.loc[dataset]
+        coverage.append({"dataset": dataset, "models complete": ", ".join(d.index[d]),
+                         "models missing or incomplete": ", ".join(m for m in models if not d.get(m, False))})
+    return rows[keep], pd.DataFrame(coverage)
+
+
 def protocol_rows(results_files, *, k: int, seeds, models=None):
     """The rows of one protocol (``k``, split ``seeds``) from one results file or a list of them, the way the
     GNN chapter shows them.
 
     Returns ``(rows, all_rows, coverage)``: the runs of the (dataset, model) pairs that have every fold of
     every split method for every seed (a pair counts once complete), every run of the protocol so far, and
-    the coverage table of :func:`hpstrat_lite.reports.scorecard.complete_pairs`. ``models`` (a list) keeps
+    the coverage table of :func:`complete_pairs`. ``models`` (a list) keeps
     those models only. A file with no rows raises ``FileNotFoundError`` naming it.
     """
-    from ..experiments.results import read_rows
-    from .scorecard import complete_pairs
-
     rows = read_rows(results_files)
     if rows.empty:
         raise FileNotFoundError(f"results_file {results_files!r} has no rows; run `hpstrat experiment` or set "

@@ -17,6 +17,10 @@ import pandas as pd
 
 from .._extras import require
 from ..core.homophily import homophily_bins, mean_homophily
+from .display import column_kind, format_table, format_mean_std
+from ..experiments.plan import NODE_DATASETS
+from .necessity_tables import _as_summary, _pct
+from .paper_values import PAPER_LINK, PAPER_NODE
 
 #: The Okabe-Ito colours (Okabe and Ito, *Color Universal Design*, 2008): distinct for viewers with
 #: protanopia, deuteranopia or tritanopia, and in grey-scale print by their lightness.
@@ -119,7 +123,6 @@ def book_table(df, *, digits: int = 1, hide_index: bool = False):
     for measured values, homophily with 2 decimals, p-values (columns named ``p`` or ``p ...`` / ``... p``)
     with two significant digits, whole numbers (trial counts, seeds) without decimals, no ``-0.0``, and
     ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged)."""
-    from .display import column_kind, format_table
 
     kinds = {}
     for col in df.columns:
@@ -321,7 +324,6 @@ def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), 
 
     The mean has 3 significant digits and the std the same decimals
     (:func:`hpstrat_lite.reports.display.format_mean_std`); ``digits`` fixes the decimals of both instead."""
-    from .display import format_mean_std
 
     by = list(by)
     if "method" in by:  # methods in the book's order, not alphabetical
@@ -548,9 +550,6 @@ def plot_mlp_vs_gcn(rows=None, *, datasets=None, task="node", paper: bool = True
     ``paper`` (default) the paper's mean of each model (Tables 1 and 2, or Table 4) is a black diamond over
     its bar, and the y-axis starts low enough to show every value of the paper as well as ours.
     """
-    from ..experiments.necessity import NODE_DATASETS
-    from .necessity import _as_summary, _pct
-    from .paper_values import PAPER_LINK, PAPER_NODE
 
     datasets = NODE_DATASETS if datasets is None else datasets
     if task not in ("node", "link"):
@@ -667,7 +666,7 @@ def split_spread_plot(std: pd.DataFrame, *, title: str | None = None):
     """Cross-fold std of test accuracy per model (groups) and split method (bars in the method's colour).
 
     ``std`` is a wide table, models as rows and split methods as columns, as
-    :attr:`hpstrat_lite.experiments.audit.AuditResult.std` holds it (points, lower is more stable).
+    :attr:`hpstrat_lite.auditing.AuditResult.std` holds it (points, lower is more stable).
     """
     methods = _methods(list(std.columns))
     unknown = [m for m in methods if m not in METHOD_COLORS]

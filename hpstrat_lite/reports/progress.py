@@ -1,24 +1,13 @@
 """Part II's feature study: which (dataset, model) curves ran, and their full-feature point against chapter 6."""
 from __future__ import annotations
 
-import warnings
-
 import numpy as np
 import pandas as pd
 
 from ..core._validate import check_int
 
-with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
-    warnings.filterwarnings("ignore", message=".*IProgress not found.*")
-    from ..experiments.tuning import (FEATURE_COUNTS, FEATURE_STEPS, feature_subsets)
-from ..experiments.necessity import (FEATURE_BUDGET)
-from .necessity import _as_summary, _rows, feature_study_table, summarize
-
-def _full_feature_count(dataset, *seen) -> int:
-    """The full feature count of ``dataset``: :data:`hpstrat_lite.experiments.tuning.FEATURE_COUNTS` where it is
-    known, else the largest of the feature counts ``seen`` in its rows."""
-    return max(FEATURE_COUNTS.get(dataset, 0), *(int(n) for n in seen))
-
+from ..experiments.plan import FEATURE_BUDGET, FEATURE_STEPS, feature_subsets
+from .necessity_tables import _as_summary, _rows, feature_study_table, full_feature_count, summarize
 
 def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(FEATURE_STEPS),
                            models=("MLP", "GCN"), budget: int = FEATURE_BUDGET, min_eval: int = 1):
@@ -71,7 +60,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(
         if len(t) or len(wait):
             both = pd.concat([t, wait])
             step = int(both["num_features"].min())
-            expected = len(feature_subsets(_full_feature_count(ds, full, both["num_features"].max()), step))
+            expected = len(feature_subsets(full_feature_count(ds, full, both["num_features"].max()), step))
             done = {m: int(t.loc[t["model"] == m, "num_features"].nunique()) for m in models}
             status = ("complete" if all(v == expected for v in done.values()) else
                       "partial (" + ", ".join(f"{m} {v}/{expected}" for m, v in done.items()) + ")")
@@ -149,7 +138,7 @@ def full_features_vs_chapter6(feature_rows=None, node_rows=None, *, min_eval: in
     out = []
     for (ds, model), g in curves.groupby(["dataset", "model"]):
         n = node[(node["dataset"] == ds) & (node["model"] == model)]
-        full = _full_feature_count(ds, g["num_features"].max(), *n["num_features"])
+        full = full_feature_count(ds, g["num_features"].max(), *n["num_features"])
         last = g[g["num_features"] == full]
         if last.empty:
             continue  # the curve has not reached the full features yet

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 import numpy as np
 
-from .necessity import (LINK_DATASETS, NODE_DATASETS, PAPER_LINK, PAPER_NODE, _as_summary, _baseline_rows, _cell,
-                        _sample_std, _vs_paper, budget_curve, graph_free_share, results_file, welch_p, ws_gamma_table)
+from ..experiments.plan import LINK_DATASETS, NODE_DATASETS, results_file
+from .baselines import budget_curve, graph_free_share
+from .necessity_tables import _as_summary, _baseline_rows, _cell, _sample_std, _vs_paper, welch_p, ws_gamma_table
+from .paper_values import PAPER_LINK, PAPER_NODE
 
 __all__ = ["protocol_reading", "budget_reading", "graph_free_reading", "hgcn_reading", "ws_baseline_reading",
            "mlp_gnn_reading", "link_reading"]

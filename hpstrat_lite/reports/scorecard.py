@@ -8,16 +8,22 @@ matter?"): :func:`paper_comparison` and :func:`part2_claims`. :func:`scorecard` 
 """
 from __future__ import annotations
 
+import dataclasses
 from pathlib import Path
-
-
-
-
 
 import pandas as pd
 
-from ..experiments.results import read_rows
-from .verdicts import INCONCLUSIVE, verdict  # noqa: F401
+from .._names import MODELS
+from ..core.folds import SPLIT_METHODS
+from ..core.ranking import rank_methods
+from ..experiments.plan import N_EVAL, results_file
+from ..rows import read_rows
+from .hpstrat import (MIN_TEST_PAIRS, RUN_ID, complete_pairs, cross_fold_std, rank_summary, regression_table,
+                      stability_tests)
+from .necessity import part2_claims
+from .paper_values import PAPER_APPENDIX_B_R2, PAPER_GLOBAL_MEAN_RANK, PAPER_HPSTRAT_FIRST_DATASETS
+from .verdicts import (AGREES, DISAGREES, INCONCLUSIVE, best_model_changes, construction_verdict, ordering_verdict,
+                       reruns_text, verdict)
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -42,11 +48,6 @@ def fold_metric_ranks(quality, *, metrics=("sdd", "cdd", "chd", "w1")):
     one row per dataset and columns ``(metric, method)``; ``mean_rank`` one row per metric and one
     column per method (the mean over datasets).
     """
-    import pandas as pd
-
-    from ..core.folds import SPLIT_METHODS
-    from ..core.ranking import rank_methods
-
     mean = quality.groupby(["dataset", "method"], sort=False)[list(metrics)].mean().reset_index()
     per = {m: rank_methods(mean, m, blocks=("dataset",)).pivot(index="dataset", columns="method", values="rank")
            for m in metrics}
@@ -77,10 +78,6 @@ def fold_metric_claims(quality) -> "pd.DataFrame":
     rule, ours, verdict``.
     """
     import numpy as np
-    import pandas as pd
-
-    from .verdicts import construction_verdict
-
     mean = quality.groupby(["dataset", "method"], sort=False)[["sdd", "cdd", "chd"]].mean()
     datasets = list(dict.fromkeys(quality["dataset"]))
     n_seeds = quality["seed"].nunique() if "seed" in quality else 1
@@ -120,9 +117,7 @@ def bins_table(graphs, *, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10
     ``graphs`` are dataset names or loaded ``Data``. Random and class-stratified folds do not depend on B:
     they are computed once and carry ``n_bins`` = NaN. Returns :func:`quality_table` rows.
     """
-    import pandas as pd
-
-    from ..core.quality import quality_table
+    from ..data.quality import quality_table
 
     hp = [quality_table(graphs, k=k, seeds=seeds, n_bins=b, methods=["hpstrat"]) for b in bins]
     ref = quality_table(graphs, k=k, seeds=seeds, methods=["random", "stratified"]).assign(n_bins=float("nan"))
@@ -132,10 +127,6 @@ def bins_table(graphs, *, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10
 def bins_ranks(table, *, metrics=("chd", "cdd", "w1")):
     """For each B: HpStrat's mean rank among the three methods (over datasets) on each metric, and the
     share of datasets where HpStrat is best (rank 1, ties included). ``table`` is :func:`bins_table` output."""
-    import pandas as pd
-
-    from ..core.ranking import rank_methods
-
     ref = table[table["method"] != "hpstrat"]
     rows = []
     for b in sorted(table.loc[table["method"] == "hpstrat", "n_bins"].unique()):
@@ -157,10 +148,6 @@ def bins_claims(table) -> "pd.DataFrame":
     The paper varies B in {2, 3, 5, 10, 20, 50} (Appendix G); we test that HpStrat's CHD stays the
     lowest of the three methods on every dataset for every B.
     """
-    import pandas as pd
-
-    from .verdicts import construction_verdict
-
     ref = table[table["method"] != "hpstrat"]
     bad = []
     bins = sorted(table.loc[table["method"] == "hpstrat", "n_bins"].unique())
@@ -189,37 +176,6 @@ GNN_SEEDS_RESULTS = [GNN_RESULTS, Path("results") / "gnn_k4_seeds1-5.csv"]
 APPENDIX_B_RESULTS = Path("results") / "appendix_b.csv"
 
 
-def complete_pairs(rows, *, methods=("random", "stratified", "hpstrat"), seeds=None):
-    """The rows of the (dataset, model) pairs that have every fold of every split method and seed.
-
-    A sweep in progress, or one stopped early, can leave a pair with some methods or seeds only;
-    ranking the methods needs all of them. ``seeds``: the split seeds a pair must have (default: every
-    seed in ``rows``, so that a multi-seed protocol never ranks a pair on fewer seeds). Returns
-    ``(complete_rows, coverage)``: ``coverage`` has one row per dataset of ``rows`` with the models that
-    are complete and the models of ``rows`` that are missing or incomplete there.
-    """
-    import pandas as pd
-
-    if rows.empty:
-        return rows, pd.DataFrame(columns=["dataset", "models complete", "models missing or incomplete"])
-    n_seeds = len(set(seeds) if seeds is not None else set(rows["seed"]))
-    if seeds is not None:
-        rows = rows[rows["seed"].isin(list(seeds))]
-    k = rows.groupby(["dataset", "model", "method", "seed"])["fold"].nunique()
-    expected = rows.groupby(["dataset", "model", "method", "seed"])["k"].first()
-    full = (k == expected).groupby(["dataset", "model", "seed"]).agg(["all", "size"])
-    per_seed = full["all"] & (full["size"] == len(methods))
-    ok = per_seed.groupby(["dataset", "model"]).agg(lambda s: bool(s.all()) and len(s) == n_seeds)
-    keep = rows.set_index(["dataset", "model"]).index.isin(ok[ok].index)
-    coverage = []
-    models = list(dict.fromkeys(rows["model"]))
-    for dataset in dict.fromkeys(rows["dataset"]):
-        d = ok.loc[dataset]
-        coverage.append({"dataset": dataset, "models complete": ", ".join(d.index[d]),
-                         "models missing or incomplete": ", ".join(m for m in models if not d.get(m, False))})
-    return rows[keep], pd.DataFrame(coverage)
-
-
 def _first_count(table) -> tuple[int, list]:
     """Rows of a mean-rank table (one column per method) where HpStrat has the lowest rank (ties count)."""
     first = table["hpstrat"] <= table.min(axis=1) + 1e-12
@@ -243,10 +199,6 @@ def rerun_variants(committed, reruns) -> dict:
     method, k, seed, fold) (:data:`hpstrat_lite.reports.hpstrat.RUN_ID`): a rerun's runs replace the committed
     ones, the committed runs it lacks are kept, so a rerun of a few pairs changes only those pairs.
     """
-    import pandas as pd
-
-    from .hpstrat import RUN_ID
-
     out = {}
     for name, rows in (reruns or {}).items():
         if rows is None or rows.empty:
@@ -259,7 +211,6 @@ def rerun_variants(committed, reruns) -> dict:
 
 def _gnn_rows(rows):
     """The complete (dataset, GNN) pairs of ``rows`` (the MLP reference is not ranked, as in the paper)."""
-    from ..engine.models import MODELS
 
     rows, _ = complete_pairs(rows, seeds=sorted(rows["seed"].unique()) if not rows.empty else None)
     return rows[rows["model"].isin([m for m in MODELS if m != "MLP"])]
@@ -270,8 +221,6 @@ def _paired_p(wide, a: str, b: str) -> float:
     :data:`hpstrat_lite.reports.hpstrat.MIN_TEST_PAIRS` non-zero differences)."""
     import numpy as np
     from scipy.stats import wilcoxon
-
-    from .hpstrat import MIN_TEST_PAIRS
 
     d = (wide[a] - wide[b]).dropna()
     if int((d != 0).sum()) < MIN_TEST_PAIRS:
@@ -284,8 +233,6 @@ def _order_figures(rows) -> dict:
     the C.4 share and the paired tests behind them."""
     import numpy as np
     from scipy.stats import binomtest
-
-    from .hpstrat import cross_fold_std, rank_summary
 
     order = ["hpstrat", "stratified", "random"]
     summary = rank_summary(rows)
@@ -331,11 +278,6 @@ def gnn_claims(rows, *, datasets=None, reruns=None, alpha: float = ALPHA) -> "pd
     each *agrees* only when it also holds on every rerun, *disagrees* when it fails on the sweep and every
     rerun, else *inconclusive*. Columns ``section, claim, paper, rule, ours, verdict, chapter``.
     """
-    import pandas as pd
-
-    from .hpstrat import PAPER_HPSTRAT_FIRST_DATASETS
-    from .verdicts import INCONCLUSIVE, ordering_verdict, reruns_text
-
     rows = _gnn_rows(rows)
     if rows.empty:
         return pd.DataFrame([{"section": "Tables 3-4", "claim": "GNN sweep", "paper": "", "rule": "",
@@ -407,8 +349,6 @@ def appendix_e_claims(rows, *, alpha: float = ALPHA) -> "pd.DataFrame":
     import pandas as pd
     from scipy.stats import fisher_exact
 
-    from .verdicts import INCONCLUSIVE, best_model_changes, verdict
-
     rows = _gnn_rows(rows)
     chapter = "03c_gnn_experiments_seeds"
     if rows.empty:
@@ -444,11 +384,6 @@ def appendix_b_claims(rows) -> "pd.DataFrame":
     :data:`hpstrat_lite.reports.hpstrat.PAPER_APPENDIX_B_R2` (agree only when every one does; inconclusive
     with no significant pair).
     """
-    import pandas as pd
-
-    from .hpstrat import PAPER_APPENDIX_B_R2, regression_table
-    from .verdicts import verdict
-
     table = regression_table(rows)
     sig = table[table["significant"]]
     lo, hi = PAPER_APPENDIX_B_R2
@@ -473,7 +408,6 @@ def appendix_b_claims(rows) -> "pd.DataFrame":
 
 def _paper_global_ranks() -> str:
     """The paper's global mean ranks (k = 4), as "HpStrat / class-stratified / random"."""
-    from .hpstrat import PAPER_GLOBAL_MEAN_RANK
 
     return " / ".join(f"{PAPER_GLOBAL_MEAN_RANK[m]:.2f}" for m in ("hpstrat", "stratified", "random"))
 
@@ -517,11 +451,6 @@ def stability_claims(rows, *, protocol: str = "k = 4, seed 0", reruns=None, alph
     significantly smaller (p < ``alpha``); *agrees* when it holds on ``rows`` and on every rerun
     (``reruns``: ``{name: rows}`` of the same protocol), *disagrees* when HpStrat is significantly larger
     on ``rows``, else *inconclusive*."""
-    import pandas as pd
-
-    from .hpstrat import PAPER_GLOBAL_MEAN_RANK, stability_tests
-    from .verdicts import AGREES, DISAGREES, INCONCLUSIVE, reruns_text
-
     rows = _gnn_rows(rows)
     section = f"Section 5.2, {protocol}"
     chapter = {"k = 5": "03b_gnn_experiments_k5"}.get(protocol.split(",")[0], "03_gnn_experiments")
@@ -562,9 +491,6 @@ def _repo_path(path) -> Path:
 
 
 def _results_claims(path, claims, what: str, **kwargs):
-    import pandas as pd
-
-
     paths = [_repo_path(p) for p in (path if isinstance(path, (list, tuple)) else [path])]
     rows = read_rows(paths)
     if rows.empty:
@@ -587,11 +513,10 @@ def read_reruns(committed_path=GNN_RESULTS, *, rerun_paths=None) -> dict:
 
 def unavailable_datasets(root=None):
     """The HpStrat datasets whose raw files are not under the data root, with the reason
-    (:func:`hpstrat_lite.data.datasets.dataset_summary` status, the data root's path shown as
+    (:func:`hpstrat_lite.data.graphs.dataset_summary` status, the data root's path shown as
     ``<data root>``). Nothing is downloaded."""
-    import pandas as pd
-
-    from ..data.datasets import HPSTRAT_DATASETS, available_datasets, data_root, dataset_summary
+    from ..data.datasets import HPSTRAT_DATASETS, available_datasets, data_root
+    from ..data.graphs import dataset_summary
 
     have = set(available_datasets(root))
     missing = [d for d in HPSTRAT_DATASETS if d not in have]
@@ -602,9 +527,31 @@ def unavailable_datasets(root=None):
     return table
 
 
+@dataclasses.dataclass(frozen=True)
+class Part1Files:
+    """The committed result files the Part I scorecard reads (paths relative to the repository).
+
+    Attributes
+    ----------
+    gnn, appendix_b, gnn_k5, gnn_seeds : path or list of paths
+        Results files of the GNN sweep (:func:`gnn_claims`), of Appendix B (:func:`appendix_b_claims`), of
+        the k = 5 sweep (:func:`gnn_k5_claims`) and of the k = 4 sweep over seeds 0..5
+        (:func:`gnn_seeds_claims`, and Appendix E, :func:`appendix_e_claims`); a missing file gives an
+        ``inconclusive`` row that says "not run".
+    reruns : list of paths, optional
+        Committed reruns of the k = 4, seed 0 sweep (default :data:`RERUN_RESULTS`): an ordering verdict on
+        that sweep agrees only if it holds on each of them (:func:`read_reruns`).
+    """
+
+    gnn: object = GNN_RESULTS
+    appendix_b: object = APPENDIX_B_RESULTS
+    gnn_k5: object = GNN_K5_RESULTS
+    gnn_seeds: object = dataclasses.field(default_factory=lambda: list(GNN_SEEDS_RESULTS))
+    reruns: object = None
+
+
 def scorecard(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(2, 3, 5, 10, 20, 50), root=None,
-              gnn_results=GNN_RESULTS, appendix_b_results=APPENDIX_B_RESULTS, gnn_k5_results=GNN_K5_RESULTS,
-              gnn_seeds_results=GNN_SEEDS_RESULTS, rerun_results=None):
+              files: Part1Files = Part1Files()):
     """The reproduction scorecard: each testable quantitative claim of the paper, the paper's figure,
     ours, and ``agrees`` / ``disagrees`` / ``inconclusive``, all computed here from data and result files.
 
@@ -615,28 +562,24 @@ def scorecard(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(
     k, seeds, n_bins : protocol of Table 2 (k = 4, seeds 0..9, B = 10 in the paper).
     bins : the B values of Appendix G.
     root : data root (default ``$HPSTRAT_DATA``).
-    gnn_results, appendix_b_results, gnn_k5_results, gnn_seeds_results : path or list of paths
-        Results files of the GNN sweep (:func:`gnn_claims`), of Appendix B (:func:`appendix_b_claims`), of
-        the k = 5 sweep (:func:`gnn_k5_claims`) and of the k = 4 sweep over seeds 0..5
-        (:func:`gnn_seeds_claims`, and Appendix E, :func:`appendix_e_claims`), relative to the repository; a
-        missing file gives an ``inconclusive`` row that says "not run".
-    rerun_results : list of paths, optional
-        Committed reruns of the k = 4, seed 0 sweep (default :data:`RERUN_RESULTS`): an ordering verdict on
-        that sweep agrees only if it holds on each of them (:func:`read_reruns`).
+    files : Part1Files
+        The result files of the GNN sweeps, Appendix B and the reruns (default: the committed ones).
 
     Returns
     -------
     pandas.DataFrame with columns ``section``, ``claim``, ``paper``, ``rule``, ``ours``, ``verdict``
     (one of :data:`hpstrat_lite.reports.verdicts.VERDICTS`), ``chapter`` (the notebook that shows it).
     """
-    import pandas as pd
-
     from ..data.datasets import load_dataset
-    from ..core.quality import quality_table
+    from ..data.quality import quality_table
 
+    if not isinstance(files, Part1Files):
+        raise ValueError(f"files must be a hpstrat_lite.reports.scorecard.Part1Files; got {type(files).__name__}.")
     graphs = [load_dataset(d, root=root, sparse_features=True) for d in datasets]  # folds only: no dense x
     quality = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins)
-    reruns = read_reruns(gnn_results, rerun_paths=rerun_results)
+    gnn_results, appendix_b_results, gnn_k5_results = files.gnn, files.appendix_b, files.gnn_k5
+    gnn_seeds_results = files.gnn_seeds
+    reruns = read_reruns(gnn_results, rerun_paths=files.reruns)
     parts = [fold_metric_claims(quality), bins_claims(bins_table(graphs, bins=bins, k=k, seeds=seeds)),
              _results_claims(gnn_results, stability_claims, "Section 5.2", reruns=reruns),
              _results_claims(gnn_results, gnn_claims, "Tables 3-4", datasets=list(datasets), reruns=reruns),
@@ -662,8 +605,6 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     ``results/part2_*.csv`` that chapters 6-9 read); other paths are relative to the repository
     unless absolute. A missing file counts as no rows.
     """
-    from ..experiments.necessity import N_EVAL, results_file
-    from .necessity import part2_claims
 
     files = [results_file(task) if path is None else _repo_path(path)
              for task, path in (("node", node_results), ("link", link_results), ("features", feature_results))]
@@ -684,10 +625,6 @@ def protocol_reconciliation(protocols, *, alpha: float = ALPHA) -> "pd.DataFrame
     (:func:`hpstrat_lite.reports.hpstrat.stability_tests`) with its verdict word; the Friedman p-value and
     Kendall's W of the three methods.
     """
-    import pandas as pd
-
-    from .hpstrat import stability_tests
-
     out = []
     for label, rows in protocols.items():
         if not isinstance(rows, pd.DataFrame):

@@ -19,9 +19,10 @@ import pandas as pd
 
 from .._extras import require
 from ..core.folds import SPLIT_METHODS
-from ..experiments.results import RESULTS_DIR
+from ..rows import RESULTS_DIR, read_rows
 from .hpstrat import (PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_cost,
                       sweep_wall_time)
+from ..experiments.sweep import default_results_path, run_experiment
 
 #: The time the full k = 4, seed 0 sweep should take on the project's 2-core CPU machine (minutes).
 BUDGET_MIN = 180
@@ -72,8 +73,6 @@ def sweep_command(rows: pd.DataFrame, *, out=None) -> str:
     paper's, and ``--out`` when ``out`` (the file) is not the command's default file."""
     import inspect
 
-    from ..experiments.sweep import default_results_path, run_experiment
-
     if rows.empty:
         raise ValueError("rows is empty: there is no sweep to name a command for.")
     datasets = " ".join(dict.fromkeys(rows["dataset"]))
@@ -108,7 +107,6 @@ def full_rerun_table(timed_files) -> pd.DataFrame:
     (the command's running time read back from its rows, :func:`~hpstrat_lite.reports.hpstrat.sweep_wall_time`;
     a command stopped and started again counts its running time only) and ``training (min)`` (the part spent
     training; the rest is loading data, making folds and writing rows). Fastest first."""
-    from ..experiments.results import read_rows
 
     out = []
     for path in map(Path, timed_files):
@@ -127,7 +125,6 @@ def recorded_cost_table(results_files: dict) -> pd.DataFrame:
     ``runs`` and ``training (h)``, the sum of the rows' ``seconds`` (:func:`~hpstrat_lite.reports.hpstrat.sweep_cost`:
     each batch's wall time once; data loading left out). Such a file may have been trained in several
     sittings, so this is training time, not the wall time of one command."""
-    from ..experiments.results import read_rows
 
     out = []
     for what, files in results_files.items():
@@ -144,7 +141,6 @@ def rerun_rank_table(committed: pd.DataFrame, timed_files, *, models=None) -> pd
     """Does a rerun give the same result? The global mean rank of each split method (Table 3's score over
     the (dataset, model) pairs; 1 = the smallest cross-fold std) from the paper, from the committed rows and
     from each timed rerun (columns named by their hardware), over the pairs every file has."""
-    from ..experiments.results import read_rows
 
     timed = {path: read_rows(path) for path in map(Path, timed_files)}
     models = [m for m in dict.fromkeys(committed["model"]) if m != "MLP"] if models is None else list(models)
@@ -165,7 +161,6 @@ def rerun_rank_table(committed: pd.DataFrame, timed_files, *, models=None) -> pd
 def minutes_per_dataset(timed_files) -> pd.DataFrame:
     """Training minutes of each dataset (rows, in training order) in each timed rerun (columns named by
     hardware, numbered when one machine timed twice)."""
-    from ..experiments.results import read_rows
 
     out, seen = {}, {}
     for path in map(Path, timed_files):
@@ -357,7 +352,6 @@ def timed_sweeps_report(timed_files, committed: pd.DataFrame, projection: pd.Dat
     """Every timed command (one ``timed_k4_seed0*.csv`` file each) with :func:`timed_sweep_report`, the pairs of
     a file trained again alone (``re<file>``, :func:`~hpstrat_lite.reports.hpstrat.retimed_wall_time`), then
     the commands side by side and a figure of the training minutes per dataset on each machine."""
-    from ..experiments.results import read_rows
 
     items, spans, tables = [], {}, {}
     for path in map(Path, timed_files):

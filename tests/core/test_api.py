@@ -18,7 +18,7 @@ DATA_ARGUMENTS = {
     "rank_tables": ["ranked"], "HomophilyStratifiedKFold": ["n_splits"],
     "CovariateStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
     "dataset_summary": ["names", "root"], "available_datasets": ["root"], "load_graph": ["path"],
-    "as_graph": ["dataset", "root"], "HpStratSplit": [], "necessity": ["data"],
+    "as_graph": ["dataset", "root"], "HpStratSplit": [], "audit": ["data", "models"], "necessity": ["data"],
 }
 
 
@@ -103,7 +103,7 @@ def test_one_name_per_model_across_both_parts(tmp_path):
 
     from hpstrat_lite.engine.models import MODELS
     from hpstrat_lite.experiments.necessity import _check_models
-    from hpstrat_lite.experiments.results import model_name, read_rows
+    from hpstrat_lite.rows import model_name, read_rows
 
     assert [model_name(m.lower()) for m in MODELS] == list(MODELS)
     assert model_name("gcn-dot") == "GCN-dot" and model_name("random") == "random" and model_name("MyNet") == "MyNet"

@@ -20,7 +20,9 @@ import scipy.sparse as sp
 import torch
 
 from hpstrat_lite.data import datasets as ds
-from hpstrat_lite.data.datasets import DATASETS, HPSTRAT_DATASETS, LINK_DATASETS, available_datasets, dataset_summary, feature_tensor, get_spec, load_dataset, read_musae, simple_undirected
+from hpstrat_lite.data.datasets import DATASETS, HPSTRAT_DATASETS, LINK_DATASETS, available_datasets, get_spec, load_dataset, read_musae
+from hpstrat_lite.data.graphs import dataset_summary
+from hpstrat_lite.data.normalize import SPARSE_MAX_DENSITY, feature_tensor, simple_undirected
 
 from conftest import DATA_ROOT as MIRROR
 
@@ -332,7 +334,7 @@ def test_mirror_bag_of_words_features_are_sparse_binary(name, loaded):
     x = data.x
     assert x.layout == torch.sparse_csr, f"{name}: bag-of-words features should be CSR, got {x.layout}"
     density = x.values().numel() / (x.shape[0] * x.shape[1])
-    assert 0 < density <= ds.SPARSE_MAX_DENSITY
+    assert 0 < density <= SPARSE_MAX_DENSITY
     assert torch.all(x.values() == 1)
 
 

@@ -7,9 +7,12 @@ import torch
 from torch_geometric.data import Data
 
 from hpstrat_lite import make_folds, node_homophily, quality_table
-from hpstrat_lite.data.datasets import dataset_summary, load_dataset, simple_undirected
+from hpstrat_lite.data.datasets import load_dataset
+from hpstrat_lite.data.graphs import dataset_summary
+from hpstrat_lite.data.normalize import simple_undirected
 from hpstrat_lite.data.feature_layout import engine_features
 from hpstrat_lite.data.graphs import as_graph, load_graph
+from hpstrat_lite.protocol import Execution
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -206,7 +209,8 @@ def test_dense_x_reproduces_the_committed_sweep(texas, model):
     h = node_homophily(texas.edge_index, y, texas.num_nodes, assume_simple=True)
     folds = make_folds("hpstrat", h, y, k=4, seed=0, n_bins=10)
     masks = _run_masks([(folds, f) for f in range(4)], 4)
-    rows = train_runs(texas, model, *masks, seeds=[run_seed(0, f) for f in range(4)], device="cpu")
+    rows = train_runs(texas, model, *masks, seeds=[run_seed(0, f) for f in range(4)],
+                      execution=Execution(device="cpu"))
     assert [r["best_epoch"] for r in rows] == ref["best_epoch"].tolist()
     assert [r["epochs_run"] for r in rows] == ref["epochs_run"].tolist()
     np.testing.assert_allclose([r["test_acc"] for r in rows], ref["test_acc"], rtol=0, atol=1e-6)

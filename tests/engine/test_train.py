@@ -1,5 +1,6 @@
 """Batched training engine: a run inside a batch equals the same run alone, early stopping, best-weight
 testing, the models against PyG's layers (or a dense re-implementation), and input checks."""
+import dataclasses
 import math
 import warnings
 
@@ -16,6 +17,16 @@ from hpstrat_lite.engine.train import Features, train_runs
 from conftest import mirror_has
 from hpstrat_lite.engine import operators
 from hpstrat_lite.engine import randomness
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution, Protocol
+
+
+def _train(data, model, tr, va, te, seeds, **options):
+    """:func:`train_runs` with the :class:`Protocol` and :class:`Execution` fields a test varies as keywords."""
+    fields = {f.name for f in dataclasses.fields(Protocol)}
+    return train_runs(data, model, tr, va, te, seeds,
+                      protocol=PAPER_PROTOCOL.replace(**{k: v for k, v in options.items() if k in fields}),
+                      execution=Execution(**{k: v for k, v in options.items() if k not in fields}))
+
 
 FAST = dict(max_epochs=40, patience=6, device="cpu")
 
@@ -56,10 +67,10 @@ def _assert_same_run(a, b, loss_rtol=1e-4):
 def test_batched_run_equals_solo_run(toy, model):
     data, tr, va, te = toy
     seeds = [11, 12, 13]
-    batch = train_runs(data, model, tr, va, te, seeds, **FAST)
+    batch = _train(data, model, tr, va, te, seeds, **FAST)
     assert [r["run"] for r in batch] == [0, 1, 2] and [r["seed"] for r in batch] == seeds
     for r in range(3):
-        solo = train_runs(data, model, tr[:, r:r + 1], va[:, r:r + 1], te[:, r:r + 1], [seeds[r]], **FAST)
+        solo = _train(data, model, tr[:, r:r + 1], va[:, r:r + 1], te[:, r:r + 1], [seeds[r]], **FAST)
         _assert_same_run(batch[r], solo[0])
     # the runs really differ (own weights, masks and dropout), so the comparison is not vacuous
     assert len({(r["best_epoch"], r["val_loss"]) for r in batch}) == 3
@@ -79,21 +90,24 @@ def test_runs_that_stop_at_different_epochs_stay_independent(toy, model, monkeyp
     data, tr, va, te = toy
     seeds = [1, 2, 3, 4, 5, 6]
     tr6, va6, te6 = (torch.cat([m, m], 1) for m in (tr, va, te))
-    batch = train_runs(data, model, tr6, va6, te6, seeds, max_epochs=120, patience=15, device="cpu")
+    batch = train_runs(data, model, tr6, va6, te6, seeds,
+                       protocol=PAPER_PROTOCOL.replace(max_epochs=120, patience=15),
+                       execution=Execution(device="cpu"))
     assert len({r["epochs_run"] for r in batch}) > 1
     stops = sorted({r["epochs_run"] for r in batch})[:-1]  # epochs in which some (not all) runs stopped
     # the batch shrank in each of those epochs, to the runs still training
     assert calls == [sum(r["epochs_run"] > e for r in batch) for e in stops]
     for r in range(6):
-        solo = train_runs(data, model, tr6[:, r], va6[:, r], te6[:, r], [seeds[r]], max_epochs=120, patience=15,
-                          device="cpu")
+        solo = train_runs(data, model, tr6[:, r], va6[:, r], te6[:, r], [seeds[r]],
+                          protocol=PAPER_PROTOCOL.replace(max_epochs=120, patience=15),
+                          execution=Execution(device="cpu"))
         _assert_same_run(batch[r], solo[0])
 
 
 def test_split_batches_give_the_same_runs(toy):
     data, tr, va, te = toy
-    one = train_runs(data, "GraphSAGE", tr, va, te, [4, 5, 6], **FAST)
-    split = train_runs(data, "GraphSAGE", tr, va, te, [4, 5, 6], runs_per_batch=2, **FAST)
+    one = _train(data, "GraphSAGE", tr, va, te, [4, 5, 6], **FAST)
+    split = _train(data, "GraphSAGE", tr, va, te, [4, 5, 6], runs_per_batch=2, **FAST)
     assert [r["batch_size"] for r in split] == [2, 2, 1]
     for a, b in zip(one, split):
         _assert_same_run(a, b)
@@ -103,8 +117,8 @@ def test_split_batches_give_the_same_runs(toy):
 def test_depth_and_width_options(toy, model, layers):
     data, tr, va, te = toy
     kw = dict(FAST, num_layers=layers, hidden=16, dropout=0.3, lr=0.02, weight_decay=1e-3)
-    batch = train_runs(data, model, tr[:, :2], va[:, :2], te[:, :2], [7, 8], **kw)
-    solo = train_runs(data, model, tr[:, 1], va[:, 1], te[:, 1], [8], **kw)
+    batch = _train(data, model, tr[:, :2], va[:, :2], te[:, :2], [7, 8], **kw)
+    solo = _train(data, model, tr[:, 1], va[:, 1], te[:, 1], [8], **kw)
     _assert_same_run(batch[1], solo[0])
 
 
@@ -114,11 +128,14 @@ def test_depth_and_width_options(toy, model, layers):
 
 def test_early_stopping_patience(toy):
     data, tr, va, te = toy
-    rows = train_runs(data, "GCN", tr, va, te, [0, 1, 2], max_epochs=300, patience=7, device="cpu")
+    rows = train_runs(data, "GCN", tr, va, te, [0, 1, 2], protocol=PAPER_PROTOCOL.replace(max_epochs=300, patience=7),
+                      execution=Execution(device="cpu"))
     for r in rows:
         assert r["stopped_early"]
         assert r["epochs_run"] == r["best_epoch"] + 7
-    fixed = train_runs(data, "GCN", tr, va, te, [0, 1, 2], max_epochs=25, patience=None, device="cpu")
+    fixed = train_runs(data, "GCN", tr, va, te, [0, 1, 2],
+                       protocol=PAPER_PROTOCOL.replace(max_epochs=25, patience=None),
+                       execution=Execution(device="cpu"))
     assert all(r["epochs_run"] == 25 and not r["stopped_early"] for r in fixed)
     assert all(1 <= r["best_epoch"] <= 25 for r in fixed)
 
@@ -127,11 +144,11 @@ def test_test_accuracy_uses_the_best_validation_epoch(toy):
     """Training exactly ``best_epoch`` epochs ends on the best weights: same test accuracy and val loss."""
     data, tr, va, te = toy
     kw = dict(device="cpu")
-    full = train_runs(data, "GCN", tr, va, te, [3, 4, 5], max_epochs=200, patience=20, **kw)
+    full = _train(data, "GCN", tr, va, te, [3, 4, 5], max_epochs=200, patience=20, **kw)
     assert all(r["epochs_run"] > r["best_epoch"] for r in full)
     for r, row in enumerate(full):
-        cut = train_runs(data, "GCN", tr[:, r], va[:, r], te[:, r], [row["seed"]], max_epochs=row["best_epoch"],
-                         patience=None, **kw)[0]
+        cut = _train(data, "GCN", tr[:, r], va[:, r], te[:, r], [row["seed"]], max_epochs=row["best_epoch"],
+                     patience=None, **kw)[0]
         assert cut["best_epoch"] == row["best_epoch"]
         assert cut["test_acc"] == pytest.approx(row["test_acc"], abs=1e-6)
         assert cut["val_loss"] == pytest.approx(row["val_loss"], rel=1e-5)
@@ -145,8 +162,8 @@ def test_test_accuracy_uses_the_best_validation_epoch(toy):
 def test_sparse_and_dense_features_agree(norm):
     sp, de = _toy_graph(sparse=True), _toy_graph(sparse=False)
     tr, va, te = fold_masks(random_folds(sp.y.numpy(), k=4, seed=1), k=4)
-    a = train_runs(sp, "GCN", tr[:, :2], va[:, :2], te[:, :2], [0, 1], feature_norm=norm, **FAST)
-    b = train_runs(de, "GCN", tr[:, :2], va[:, :2], te[:, :2], [0, 1], feature_norm=norm, **FAST)
+    a = _train(sp, "GCN", tr[:, :2], va[:, :2], te[:, :2], [0, 1], feature_norm=norm, **FAST)
+    b = _train(de, "GCN", tr[:, :2], va[:, :2], te[:, :2], [0, 1], feature_norm=norm, **FAST)
     for ra, rb in zip(a, b):
         _assert_same_run(ra, rb, loss_rtol=1e-3)
 
@@ -393,9 +410,9 @@ def test_gat_trains_the_same_runs_on_every_path(toy, monkeypatch, switch, exact)
     import hpstrat_lite.engine.models as models
 
     data, tr, va, te = toy
-    default = train_runs(data, "GAT", tr, va, te, [0, 1, 2], **FAST)
+    default = _train(data, "GAT", tr, va, te, [0, 1, 2], **FAST)
     monkeypatch.setattr(models, switch, False)
-    other = train_runs(data, "GAT", tr, va, te, [0, 1, 2], **FAST)
+    other = _train(data, "GAT", tr, va, te, [0, 1, 2], **FAST)
     for a, b in zip(default, other):
         _assert_same_run(a, b, loss_rtol=1e-3)
         if exact:
@@ -589,12 +606,12 @@ def test_cora_batch_equals_solo_sparse_equals_dense():
     assert data.x.layout == torch.sparse_csr
     tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     kw = dict(max_epochs=30, patience=5, device="cpu")
-    batch = train_runs(data, "GCN", tr[:, :3], va[:, :3], te[:, :3], [0, 1, 2], **kw)
-    solo = train_runs(data, "GCN", tr[:, 2], va[:, 2], te[:, 2], [2], **kw)
+    batch = _train(data, "GCN", tr[:, :3], va[:, :3], te[:, :3], [0, 1, 2], **kw)
+    solo = _train(data, "GCN", tr[:, 2], va[:, 2], te[:, 2], [2], **kw)
     _assert_same_run(batch[2], solo[0])
     assert all(r["test_acc"] > 0.7 for r in batch)  # GCN on Cora learns within 30 epochs
     dense = Data(x=data.x.to_dense(), edge_index=data.edge_index, y=data.y)
-    same = train_runs(dense, "GCN", tr[:, :3], va[:, :3], te[:, :3], [0, 1, 2], **kw)
+    same = _train(dense, "GCN", tr[:, :3], va[:, :3], te[:, :3], [0, 1, 2], **kw)
     for a, b in zip(batch, same):
         _assert_same_run(a, b, loss_rtol=1e-3)
 
@@ -649,7 +666,7 @@ def test_h2gcn_trains_the_same_with_and_without_row_selection(monkeypatch):
     got = {}
     for select in (False, True):
         monkeypatch.setattr(operators, "SELECT_ROWS", select)
-        got[select] = train_runs(data, "H2GCN", tr.t(), va.t(), te.t(), [0, 1, 2, 3], **kw)
+        got[select] = _train(data, "H2GCN", tr.t(), va.t(), te.t(), [0, 1, 2, 3], **kw)
     keys = ("best_epoch", "epochs_run", "train_loss", "val_loss", "test_loss", "train_acc", "val_acc", "test_acc")
     assert [[r[k] for k in keys] for r in got[True]] == [[r[k] for k in keys] for r in got[False]]
     assert len({r["epochs_run"] for r in got[True]}) > 1  # runs stopped at different epochs: subsets were used
@@ -670,10 +687,10 @@ def test_batched_run_equals_solo_run_on_cuda(toy, model):
     """The batch-equals-alone check on a GPU (the PyTorch-op path; cuSPARSE and atomics sum in their own order)."""
     data, tr, va, te = toy
     seeds = [11, 12, 13]
-    batch = train_runs(data, model, tr, va, te, seeds, **dict(FAST, device="cuda"))
+    batch = _train(data, model, tr, va, te, seeds, **dict(FAST, device="cuda"))
     for r in range(3):
-        solo = train_runs(data, model, tr[:, r:r + 1], va[:, r:r + 1], te[:, r:r + 1], [seeds[r]],
-                          **dict(FAST, device="cuda"))
+        solo = _train(data, model, tr[:, r:r + 1], va[:, r:r + 1], te[:, r:r + 1], [seeds[r]],
+                      **dict(FAST, device="cuda"))
         _assert_same_run(batch[r], solo[0])
     assert len({(r["best_epoch"], r["val_loss"]) for r in batch}) == 3
 
@@ -681,8 +698,8 @@ def test_batched_run_equals_solo_run_on_cuda(toy, model):
 @pytest.mark.skipif(not torch.cuda.is_available(), reason="no CUDA device")
 def test_cuda_matches_cpu(toy):
     data, tr, va, te = toy
-    cpu = train_runs(data, "GCN", tr, va, te, [0, 1, 2], **FAST)
-    gpu = train_runs(data, "GCN", tr, va, te, [0, 1, 2], **dict(FAST, device="cuda"))
+    cpu = _train(data, "GCN", tr, va, te, [0, 1, 2], **FAST)
+    gpu = _train(data, "GCN", tr, va, te, [0, 1, 2], **dict(FAST, device="cuda"))
     for a, b in zip(cpu, gpu):
         assert b["device"].startswith("cuda")
         assert abs(a["test_acc"] - b["test_acc"]) <= 0.05
@@ -721,23 +738,23 @@ def test_bad_inputs_raise_clear_errors(toy):
     with pytest.raises(ValueError, match=r"overlap in run 0"):
         train_runs(data, "GCN", tr, tr, te, seeds)
     with pytest.raises(ValueError, match=r"dropout must be a number in \[0, 1\); got 1.0"):
-        train_runs(data, "GCN", tr, va, te, seeds, dropout=1.0)
+        train_runs(data, "GCN", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(dropout=1.0))
     with pytest.raises(ValueError, match=r"patience must be an integer >= 1; got 0"):
-        train_runs(data, "GCN", tr, va, te, seeds, patience=0)
+        train_runs(data, "GCN", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(patience=0))
     with pytest.raises(ValueError, match=r"max_epochs must be an integer >= 1; got 2.5"):
-        train_runs(data, "GCN", tr, va, te, seeds, max_epochs=2.5)
+        train_runs(data, "GCN", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(max_epochs=2.5))
     with pytest.raises(ValueError, match=r"lr must be a number > 0; got 0"):
-        train_runs(data, "GCN", tr, va, te, seeds, lr=0)
+        train_runs(data, "GCN", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(lr=0))
     with pytest.raises(ValueError, match=r"feature_norm must be one of \(None, 'row', 'standard'\); got 'l2'"):
-        train_runs(data, "GCN", tr, va, te, seeds, feature_norm="l2")
+        train_runs(data, "GCN", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(feature_norm="l2"))
     with pytest.raises(ValueError, match=r"device must be 'auto', 'cpu', 'cuda'.*got 'tpu'"):
-        train_runs(data, "GCN", tr, va, te, seeds, device="tpu")
+        train_runs(data, "GCN", tr, va, te, seeds, execution=Execution(device="tpu"))
     with pytest.raises(ValueError, match=r"hidden=20 must be divisible by the 8 GAT heads"):
-        train_runs(data, "GAT", tr, va, te, seeds, hidden=20)
+        train_runs(data, "GAT", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(hidden=20))
     with pytest.raises(ValueError, match=r"num_threads must be an integer >= 1; got 0"):
-        train_runs(data, "GCN", tr, va, te, seeds, num_threads=0)
+        train_runs(data, "GCN", tr, va, te, seeds, execution=Execution(num_threads=0))
     with pytest.raises(ValueError, match=r"runs_per_batch must be an integer >= 1; got 0"):
-        train_runs(data, "GCN", tr, va, te, seeds, runs_per_batch=0)
+        train_runs(data, "GCN", tr, va, te, seeds, execution=Execution(runs_per_batch=0))
     bad_y = Data(x=data.x, edge_index=data.edge_index, y=data.y - 1, num_nodes=data.num_nodes)
     with pytest.raises(ValueError, match=r"data.y must hold class ids 0..C-1; got -1"):
         train_runs(bad_y, "GCN", tr, va, te, seeds)
@@ -747,11 +764,12 @@ _CHECKPOINTED = """
 import sys
 import hpstrat_lite.engine.train as T
 from hpstrat_lite import fold_masks, load_dataset, random_folds
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 T.CHECKPOINT_SECONDS = 0.0  # save after every epoch
 data = load_dataset("Texas", root=sys.argv[2])
-tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), 4)
-T.train_runs(data, sys.argv[3], tr, va, te, [0, 1, 2, 3], max_epochs=300, patience=30, device="cpu",
-             runs_per_batch=2, checkpoint=sys.argv[1])
+tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), k=4)
+T.train_runs(data, sys.argv[3], tr, va, te, [0, 1, 2, 3], protocol=PAPER_PROTOCOL.replace(max_epochs=300, patience=30),
+             execution=Execution(device="cpu", runs_per_batch=2, checkpoint=sys.argv[1]))
 """
 
 
@@ -780,8 +798,8 @@ def test_killed_training_resumes_from_its_checkpoint_with_the_same_numbers(model
     data = load_dataset("Texas", root=data_root)
     tr, va, te = fold_masks(random_folds(data.y, k=4, seed=0), k=4)
     args = dict(max_epochs=300, patience=30, device="cpu", runs_per_batch=2)
-    resumed = train_runs(data, model, tr, va, te, [0, 1, 2, 3], checkpoint=ckpt, **args)
-    fresh = train_runs(data, model, tr, va, te, [0, 1, 2, 3], **args)
+    resumed = _train(data, model, tr, va, te, [0, 1, 2, 3], checkpoint=ckpt, **args)
+    fresh = _train(data, model, tr, va, te, [0, 1, 2, 3], **args)
     for a, b in zip(resumed, fresh):
         assert (a["best_epoch"], a["epochs_run"], a["test_acc"], a["val_acc"]) == (
             b["best_epoch"], b["epochs_run"], b["test_acc"], b["val_acc"])
@@ -806,14 +824,14 @@ def test_checkpoint_of_other_data_is_not_continued(toy, monkeypatch, tmp_path):
     monkeypatch.setattr(train_module, "_run_losses", interrupted)
     ckpt = tmp_path / "ckpt"
     with pytest.raises(KeyboardInterrupt):
-        train_runs(data, "GCN", tr, va, te, [0, 1, 2], checkpoint=ckpt, **FAST)
+        _train(data, "GCN", tr, va, te, [0, 1, 2], checkpoint=ckpt, **FAST)
     assert list(ckpt.glob("*.pt"))
     monkeypatch.setattr(train_module, "_run_losses", real_losses)
     other = data.clone()
     other.x = data.x * 2
     with pytest.warns(UserWarning, match="written for other data"):
-        resumed = train_runs(other, "GCN", tr, va, te, [0, 1, 2], checkpoint=ckpt, **FAST)
-    fresh = train_runs(other, "GCN", tr, va, te, [0, 1, 2], **FAST)
+        resumed = _train(other, "GCN", tr, va, te, [0, 1, 2], checkpoint=ckpt, **FAST)
+    fresh = _train(other, "GCN", tr, va, te, [0, 1, 2], **FAST)
     for a, b in zip(resumed, fresh):
         assert (a["best_epoch"], a["test_acc"]) == (b["best_epoch"], b["test_acc"])
 
@@ -905,8 +923,8 @@ def test_bfloat16_training_on_cora_matches_float32(model):
     dense = Data(x=data.x.to_dense(), edge_index=data.edge_index, y=data.y)
     tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     kw = dict(max_epochs=60, patience=10, device="cpu", hidden=128)
-    f32 = train_runs(dense, model, tr, va, te, [0, 1, 2, 3], **kw)
-    b16 = train_runs(dense, model, tr, va, te, [0, 1, 2, 3], precision="bfloat16", **kw)
+    f32 = _train(dense, model, tr, va, te, [0, 1, 2, 3], **kw)
+    b16 = _train(dense, model, tr, va, te, [0, 1, 2, 3], precision="bfloat16", **kw)
     assert [r["precision"] for r in f32] == ["float32"] * 4 and [r["precision"] for r in b16] == ["bfloat16"] * 4
     diff = np.abs([a["test_acc"] - b["test_acc"] for a, b in zip(f32, b16)])
     assert diff.max() <= 0.02, diff  # 0.02 of a 677-node test fold: 13 nodes
@@ -939,12 +957,14 @@ def test_bfloat16_on_a_cpu_without_native_support_warns(toy, monkeypatch):
     data, tr, va, te = toy
     monkeypatch.setattr(t, "native_bfloat16", lambda device: False)
     with pytest.warns(RuntimeWarning, match=r"precision='bfloat16' on a CPU without native bfloat16 products"):
-        rows = train_runs(data, "MLP", tr, va, te, [0, 1, 2], precision="bfloat16", max_epochs=2, device="cpu")
+        rows = train_runs(data, "MLP", tr, va, te, [0, 1, 2], protocol=PAPER_PROTOCOL.replace(max_epochs=2),
+                          execution=Execution(precision="bfloat16", device="cpu"))
     assert [r["precision"] for r in rows] == ["bfloat16"] * 3
     monkeypatch.setattr(t, "native_bfloat16", lambda device: True)
     with warnings.catch_warnings():
         warnings.simplefilter("error", RuntimeWarning)
-        train_runs(data, "MLP", tr, va, te, [0, 1, 2], precision="bfloat16", max_epochs=2, device="cpu")
+        train_runs(data, "MLP", tr, va, te, [0, 1, 2], protocol=PAPER_PROTOCOL.replace(max_epochs=2),
+                   execution=Execution(precision="bfloat16", device="cpu"))
 
 
 def test_precision_checks_and_checkpoint_keys(toy):
@@ -952,7 +972,7 @@ def test_precision_checks_and_checkpoint_keys(toy):
 
     data, tr, va, te = toy
     with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'float16'"):
-        train_runs(data, "GCN", tr, va, te, [0, 1, 2], precision="float16")
+        train_runs(data, "GCN", tr, va, te, [0, 1, 2], execution=Execution(precision="float16"))
     hp = {"hidden": 64, "lr": 0.01}
     # a float32 call never continues a bfloat16 checkpoint of the same runs (and vice versa)
     assert _batch_key("GCN", tr[:, None], [0], hp, None, 3) != _batch_key(
@@ -1052,7 +1072,7 @@ def test_reused_memory_trains_the_same_numbers(data_root, monkeypatch):
         rows = {}
         for flag in ("0", "1"):
             monkeypatch.setenv(train.REUSE_MEMORY_ENV, flag)
-            rows[flag] = train_runs(data, model, tr, va, te, [0, 1, 2, 3], **kw)
+            rows[flag] = _train(data, model, tr, va, te, [0, 1, 2, 3], **kw)
         for a, b in zip(rows["0"], rows["1"]):
             for key in ("best_epoch", "val_loss", "test_loss", "val_acc", "test_acc", "train_loss"):
                 assert a[key] == b[key], (model, key)

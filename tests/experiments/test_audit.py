@@ -1,4 +1,5 @@
 """User model factories under the HpStrat protocol, audit() and ``hpstrat audit``."""
+import dataclasses
 import sys
 import textwrap
 
@@ -9,10 +10,20 @@ import torch
 from torch_geometric.data import Data
 
 from hpstrat_lite import fold_masks, random_folds
-from hpstrat_lite.experiments.audit import AuditResult, audit, load_audit
-from hpstrat_lite.data.datasets import simple_undirected
+from hpstrat_lite.auditing import AuditResult, audit, load_audit
+from hpstrat_lite.data.normalize import simple_undirected
 from hpstrat_lite.engine.train import train_runs
 from hpstrat_lite.engine.user_models import model_label, resolve_model
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution, Protocol
+
+
+def _train(data, model, tr, va, te, seeds, **options):
+    """:func:`train_runs` with the :class:`Protocol` and :class:`Execution` fields a test varies as keywords."""
+    fields = {f.name for f in dataclasses.fields(Protocol)}
+    return train_runs(data, model, tr, va, te, seeds,
+                      protocol=PAPER_PROTOCOL.replace(**{k: v for k, v in options.items() if k in fields}),
+                      execution=Execution(**{k: v for k, v in options.items() if k not in fields}))
+
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
 
@@ -56,8 +67,8 @@ def test_factory_trains_under_the_protocol_and_repeats_exactly():
     tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     state = torch.random.get_rng_state()
     kw = dict(max_epochs=100, patience=5, device="cpu")
-    a = train_runs(data, make_tiny, tr[:, :2], va[:, :2], te[:, :2], [3, 4], **kw)
-    b = train_runs(data, make_tiny, tr[:, :2], va[:, :2], te[:, :2], [3, 4], **kw)
+    a = _train(data, make_tiny, tr[:, :2], va[:, :2], te[:, :2], [3, 4], **kw)
+    b = _train(data, make_tiny, tr[:, :2], va[:, :2], te[:, :2], [3, 4], **kw)
     assert torch.equal(torch.random.get_rng_state(), state)  # the caller's random state is untouched
     assert [r["model"] for r in a] == [f"{__name__}.make_tiny"] * 2
     for ra, rb in zip(a, b):
@@ -65,9 +76,9 @@ def test_factory_trains_under_the_protocol_and_repeats_exactly():
         assert 0 <= ra["test_acc"] <= 1 and ra["batch_size"] == 1
         drop = {"seconds", "batch_seconds"}
         assert {k: v for k, v in ra.items() if k not in drop} == {k: v for k, v in rb.items() if k not in drop}
-    other = train_runs(data, make_tiny, tr[:, :1], va[:, :1], te[:, :1], [5], **kw)[0]
+    other = _train(data, make_tiny, tr[:, :1], va[:, :1], te[:, :1], [5], **kw)[0]
     assert other["val_loss"] != a[0]["val_loss"]  # another seed, another run
-    built_in = train_runs(data, "GCN", tr[:, :2], va[:, :2], te[:, :2], [3, 4], **kw)
+    built_in = _train(data, "GCN", tr[:, :2], va[:, :2], te[:, :2], [3, 4], **kw)
     assert set(built_in[0]) == set(a[0])  # same row keys as the built-in models
 
 
@@ -83,12 +94,15 @@ def test_model_arguments_and_their_errors():
     with pytest.raises(ValueError, match=r"cannot import the factory 'make' from module 'no_such_pkg'"):
         resolve_model("no_such_pkg:make")
     with pytest.raises(ValueError, match=r"returned a int; it must return a torch.nn.Module"):
-        train_runs(data, lambda i, o: 3, tr[:, 0], va[:, 0], te[:, 0], [0], max_epochs=2)
+        train_runs(data, lambda i, o: 3, tr[:, 0], va[:, 0], te[:, 0], [0],
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=2))
     with pytest.raises(ValueError, match=r"forward\(x, edge_index\) failed: .*takes 2 positional arguments"):
-        train_runs(data, lambda i, o: torch.nn.Linear(i, o), tr[:, 0], va[:, 0], te[:, 0], [0], max_epochs=2)
+        train_runs(data, lambda i, o: torch.nn.Linear(i, o), tr[:, 0], va[:, 0], te[:, 0], [0],
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=2))
     with pytest.raises(ValueError, match=r"must return logits of shape \[num_nodes, out_channels\] = \[80, 3\]; "
                                          r"got \(80, 5\)"):
-        train_runs(data, lambda i, o: LinearModel(i, 5), tr[:, 0], va[:, 0], te[:, 0], [0], max_epochs=2)
+        train_runs(data, lambda i, o: LinearModel(i, 5), tr[:, 0], va[:, 0], te[:, 0], [0],
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=2))
 
 
 class LinearModel(torch.nn.Module):
@@ -155,8 +169,9 @@ def test_cli_audit_prints_the_tables_and_writes_rows_and_report(tmp_path, capsys
     out = tmp_path / "audit"
     rc = main(["audit", "--data", str(tmp_path / "toy.npz"), "--models", "MLP", "usernets:make", "--k", "4",
                "--seeds", "0", "--max-epochs", "20", "--patience", "5", "--device", "cpu", "--out", str(out)])
-    printed = capsys.readouterr().out
-    assert rc == 0, printed
+    captured = capsys.readouterr()
+    printed = captured.out
+    assert rc == 0, captured.err
     assert "cross-fold std" in printed and "usernets.make" in printed and "Friedman" in printed
     assert "best model" in printed and (out / "rows.csv").is_file()
     html = (out / "report.html").read_text()
@@ -219,7 +234,7 @@ def test_two_models_three_seeds_can_reach_significance():
 def test_friedman_blocks_equals_scipy_and_states_what_significance_needs():
     from scipy.stats import friedmanchisquare
 
-    from hpstrat_lite.experiments.audit import friedman_blocks
+    from hpstrat_lite.auditing import friedman_blocks
 
     rng = np.random.default_rng(1)
     table = pd.DataFrame(rng.integers(0, 4, (7, 4)).astype(float), columns=list("abcd"))  # ties included
@@ -235,7 +250,7 @@ def test_friedman_blocks_equals_scipy_and_states_what_significance_needs():
 
 
 def test_best_model_changes_only_beyond_the_cross_seed_spread():
-    from hpstrat_lite.experiments.audit import best_model_changes, best_model_rule
+    from hpstrat_lite.auditing import best_model_changes, best_model_rule
 
     def per_seed(values):  # {(model, method): [per-seed means]}
         return pd.DataFrame([{"model": m, "method": meth, "seed": s, "mean": v}
@@ -467,7 +482,7 @@ def test_cli_audit_takes_a_metric_control_methods_and_a_covariate_file(tmp_path,
 def test_progress_is_shown_by_default_in_a_terminal(monkeypatch):
     import io
 
-    from hpstrat_lite.experiments import audit as audit_module
+    from hpstrat_lite import auditing as audit_module
 
     class Terminal(io.StringIO):
         def isatty(self):

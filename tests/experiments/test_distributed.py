@@ -12,7 +12,7 @@ import pandas as pd
 import pytest
 import torch
 
-from hpstrat_lite.experiments.results import read_rows
+from hpstrat_lite.rows import read_rows
 from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
 
 GRID = dict(models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=20, patience=5, progress=False)
@@ -135,7 +135,8 @@ import hpstrat_lite.experiments.tuning as tuning
 
 CALLS = []
 
-def train_runs(data, model, tr, va, te, seeds, **kw):
+def train_runs(data, model, tr, va, te, seeds, *, protocol, execution):
+    kw = {"lr": protocol.lr, "dropout": protocol.dropout}
     CALLS.append(kw["lr"])
     time.sleep(0.3)  # a trial takes a while, so the two processes interleave
     score = 1.0 - abs(np.log10(kw["lr"]) + 2) / 3 - kw["dropout"] / 10

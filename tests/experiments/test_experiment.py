@@ -13,7 +13,7 @@ from hpstrat_lite.reports.hpstrat import best_model_changes, cross_fold_std, ran
 from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
 from hpstrat_lite.reports.timing import project_remaining
 from hpstrat_lite._host import host_cpu
-from hpstrat_lite.experiments.results import read_rows
+from hpstrat_lite.rows import read_rows
 
 GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5,
             progress=False)
@@ -167,7 +167,7 @@ def test_homophily_regression_recovers_a_known_slope():
 
 
 def _append_many(path, worker, count):
-    from hpstrat_lite.experiments.results import append_rows
+    from hpstrat_lite.rows import append_rows
 
     for i in range(count):
         append_rows(path, [{"worker": worker, "i": i}])
@@ -177,7 +177,7 @@ def test_concurrent_appends_from_several_processes_lose_no_rows(tmp_path):
     """Two sweeps (or a sweep and a Part II runner) may append to one results file at once."""
     import multiprocessing as mp
 
-    from hpstrat_lite.experiments.results import read_rows
+    from hpstrat_lite.rows import read_rows
 
     path = tmp_path / "rows.csv"
     ctx = mp.get_context("spawn")
@@ -193,7 +193,7 @@ def test_concurrent_appends_from_several_processes_lose_no_rows(tmp_path):
 
 
 def test_read_rows_concatenates_a_list_of_files_and_skips_missing_ones(tmp_path):
-    from hpstrat_lite.experiments.results import append_rows, read_rows
+    from hpstrat_lite.rows import append_rows, read_rows
 
     append_rows(tmp_path / "a.csv", [{"seed": 0, "acc": 0.5}])
     append_rows(tmp_path / "b.csv", [{"seed": 1, "acc": 0.6}, {"seed": 2, "acc": 0.7}])
@@ -247,7 +247,7 @@ def test_projection_history_sums_each_measurement_in_order():
 def test_results_files_get_the_usual_permissions(tmp_path):
     import stat
 
-    from hpstrat_lite.experiments.results import append_rows
+    from hpstrat_lite.rows import append_rows
 
     path = tmp_path / "rows.csv"
     append_rows(path, [{"a": 1}])
@@ -346,7 +346,7 @@ def test_code_version_is_taken_once_when_first_asked_not_at_import():
     import subprocess
     import sys
 
-    probe = ("import hpstrat_lite, hpstrat_lite.experiments.results as r; a = r.code_version.cache_info().misses; "
+    probe = ("import hpstrat_lite, hpstrat_lite.rows as r; a = r.code_version.cache_info().misses; "
              "print(a, r.code_version() == r.code_version(), r.code_version.cache_info().misses, "
              "r.code_version().startswith('0.'))")
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True).stdout
@@ -365,7 +365,7 @@ def test_code_version_of_a_copy_reads_hpstrat_commit(tmp_path, commit, expected)
                     ignore=shutil.ignore_patterns("__pycache__"))
     env = {**os.environ, "HPSTRAT_COMMIT": commit, "PYTHONPATH": str(tmp_path),
            "GIT_CEILING_DIRECTORIES": str(tmp_path.parent)}
-    probe = "import hpstrat_lite.experiments.results as r; print(r.code_version())"
+    probe = "import hpstrat_lite.rows as r; print(r.code_version())"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, cwd=tmp_path,
                          env=env).stdout
     assert out.strip() == expected
@@ -384,7 +384,7 @@ def test_host_name_names_the_gpu_of_cuda_rows(monkeypatch):
 def test_hpstrat_commit_wins_over_the_git_of_the_checkout():
     """A copy of the checkout with an older .git: $HPSTRAT_COMMIT names the code that ran."""
     env = {**os.environ, "HPSTRAT_COMMIT": "abc1234"}
-    probe = "import hpstrat_lite.experiments.results as r; print(r.code_version())"
+    probe = "import hpstrat_lite.rows as r; print(r.code_version())"
     out = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, check=True, env=env).stdout
     assert out.strip() == "0.1.0+abc1234.copy"
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-from hpstrat_lite.experiments.results import append_rows, read_rows
+from hpstrat_lite.rows import append_rows, read_rows
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -52,7 +52,7 @@ def test_a_partial_last_line_is_skipped_by_readers_and_cut_by_the_next_append(tm
 
 KILLED_WRITER = """
 import os, resource, signal, sys
-from hpstrat_lite.experiments.results import append_rows
+from hpstrat_lite.rows import append_rows
 path, batch = sys.argv[1], 5000
 def rows(b):
     return [{"batch": b, "i": i, "check": b * 100003 + i, "name": f"row-{b}-{i}"} for i in range(batch)]

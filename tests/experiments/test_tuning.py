@@ -1,4 +1,5 @@
 """Optuna tuning loop: selection on validation only, resumable rows, split protocols, feature subsets."""
+import dataclasses
 import json
 
 import numpy as np
@@ -8,6 +9,7 @@ import torch
 from torch_geometric.data import Data
 
 import hpstrat_lite.experiments.tuning as tuning
+from hpstrat_lite.protocol import Execution
 from hpstrat_lite.experiments.tuning import FEATURE_STEPS, SEARCH_SPACE, feature_subsets, protocol_masks, random_split_masks, subset_features, tune, tune_link_predictor, tune_node_classifier
 from hpstrat_lite.experiments import necessity as runners
 
@@ -37,7 +39,8 @@ def _graph(n=120, classes=3, dim=12, seed=0):
 
 def _fake_engine(calls):
     """train_runs stand-in: val rewards a small lr, test rewards a large one (opposite)."""
-    def fake(data, model, tr, va, te, seeds, **kw):
+    def fake(data, model, tr, va, te, seeds, *, protocol, execution):
+        kw = {**dataclasses.asdict(protocol), **dataclasses.asdict(execution)}  # the fields the call chose
         calls.append({"model": model, "runs": tr.shape[1], "seeds": list(seeds), **kw})
         return [{"val_acc": 1.0 - kw["lr"], "test_acc": kw["lr"], "best_epoch": 3}
                 for _ in range(tr.shape[1])]
@@ -122,7 +125,8 @@ def test_reused_evaluation_rows_are_what_training_again_gives():
     data = _graph()
     out = tune_node_classifier(data, model="gcn", n_trials=2, n_eval=2, max_epochs=20, device="cpu")
     tr, va, te, _, _ = protocol_masks(data, protocol="hpstrat", seeds=[0], k=5, n_bins=10)
-    again = tuning.train_runs(data, "GCN", tr, va, te, [0] * 5, **tuning._engine_kwargs(out["best_params"], 20, "cpu"))
+    again = tuning.train_runs(data, "GCN", tr, va, te, [0] * 5, protocol=tuning._node_protocol(out["best_params"], 20),
+                              execution=Execution(device="cpu"))
     ev = out["eval"][out["eval"]["eval_seed"] == 0].sort_values("round")
     assert ev["test"].to_list() == [r["test_acc"] for r in again]
     assert ev["val"].to_list() == [r["val_acc"] for r in again]

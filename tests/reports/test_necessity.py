@@ -9,11 +9,12 @@ import pandas as pd
 import pytest
 import torch
 
-from hpstrat_lite.experiments.results import read_rows
+from hpstrat_lite.rows import read_rows
 from hpstrat_lite.experiments.tuning import RESULT_COLUMNS
 
 from conftest import mirror_has
 from hpstrat_lite.experiments import necessity as runners
+from hpstrat_lite.experiments import plan
 from hpstrat_lite.reports import necessity as tables
 from hpstrat_lite.reports import plots
 from hpstrat_lite.reports import progress
@@ -287,7 +288,7 @@ def test_claims_verdicts(tmp_path):
                     for d, vals in (("WS1000", (0.51, 0.6)), ("WS1000_0.4", (0.7, 0.8)),
                                     ("WS1000_1.0", (0.9, 0.9)), ("Twitch-EN", (0.8, 0.81)))
                     for m, v in zip(("MLP-dot", "GCN-dot"), vals)])
-    feats = _frame(*[_rows("Cora", m, [[v]] * runners.N_EVAL, num_features=f)  # fully evaluated points
+    feats = _frame(*[_rows("Cora", m, [[v]] * plan.N_EVAL, num_features=f)  # fully evaluated points
                      for f, vals in ((200, (0.5, 0.8)), (1433, (0.75, 0.87)))
                      for m, v in zip(("MLP", "GCN"), vals)])
     no_rows = dict(protocol_rows=pd.DataFrame(), hgcn_rows=pd.DataFrame(), baseline_rows=pd.DataFrame())
@@ -631,3 +632,14 @@ def test_closing_readings_sort_datasets_by_gap_and_test():
     text = readings.link_reading(link, datasets=("Twitch-EN", "Facebook"))
     assert "the GCN is clearly ahead on Facebook (+30.0" in text and "the MLP is ahead on Twitch-EN (-5.0" in text
     assert "paper +40.3" in text
+
+
+def test_claim_rules_set_the_thresholds_of_the_claims():
+    empty = pd.DataFrame()
+    no_rows = dict(protocol_rows=empty, hgcn_rows=empty, baseline_rows=empty)
+    default = tables.part2_claims(empty, empty, empty, **no_rows)
+    strict = tables.part2_claims(empty, empty, empty, rules=tables.ClaimRules(gap=5.0, alpha=0.01), **no_rows)
+    assert "more than 2 points" in default.iloc[1]["claim"] and "more than 5 points" in strict.iloc[1]["claim"]
+    assert "Welch p < 0.01" in strict.iloc[1]["rule"] and "Welch p < 0.05" in default.iloc[1]["rule"]
+    with pytest.raises(ValueError, match=r"rules must be a hpstrat_lite.reports.necessity.ClaimRules; got dict"):
+        tables.part2_claims(empty, empty, empty, rules={"gap": 5.0})

@@ -7,7 +7,7 @@ matplotlib.use("Agg")
 import pandas as pd
 import pytest
 
-from hpstrat_lite.experiments.results import read_rows
+from hpstrat_lite.rows import read_rows
 from matplotlib.colors import to_hex
 
 from hpstrat_lite.reports import plots, timing

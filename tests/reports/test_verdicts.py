@@ -127,3 +127,14 @@ def test_the_scorecard_on_real_data_gives_every_row_a_rule_and_a_closed_verdict(
     judged = card[~card["ours"].str.startswith("not run")]
     assert len(judged) >= 10 and (judged["rule"].str.len() > 10).all()
     assert (card["chapter"].str.len() > 0).all()
+
+
+def test_the_scorecard_reads_the_result_files_it_is_given(data_root, tmp_path):
+    missing = scorecard.Part1Files(gnn=tmp_path / "gnn.csv", appendix_b=tmp_path / "b.csv", gnn_k5=tmp_path / "k5.csv",
+                                   gnn_seeds=[tmp_path / "seeds.csv"], reruns=[])
+    card = scorecard.scorecard(["Texas"], seeds=range(1), bins=(2,), root=data_root, files=missing)
+    not_run = card[card["ours"].str.startswith("not run")]
+    assert set(not_run["verdict"]) == {verdicts.INCONCLUSIVE}
+    assert {"gnn.csv", "b.csv", "k5.csv", "seeds.csv"} <= {c.rpartition(" ")[2] for c in not_run["claim"]}
+    with pytest.raises(ValueError, match=r"files must be a hpstrat_lite.reports.scorecard.Part1Files; got dict"):
+        scorecard.scorecard(["Texas"], root=data_root, files={"gnn": "x.csv"})

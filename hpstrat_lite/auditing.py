@@ -41,7 +41,15 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from .._extras import require
+from ._extras import require
+from .core._validate import check_bool, check_choice, check_covariate, check_int, check_k, check_n_bins, check_seeds
+from .core.homophily import node_homophily
+from .core.quality import fold_quality
+from .experiments.executors import check_executor
+from .experiments.sweep import COVARIATE_METHOD, run_experiment, split_folds
+from .rows import read_rows
+from ._io import atomic_write
+from .core.ranking import rank_methods
 
 #: Files an audit with ``out=`` writes: the result rows (one per run, resumable), the fold quality of every
 #: (method, seed), the baselines' rows of every (method, seed, fold) and what the folder audits (graph, metric).
@@ -242,8 +250,6 @@ class AuditResult:
         """Build the result from an audit's rows, its fold-quality table (long, one row per (method,
         seed); or already averaged per method) and optionally its baselines' rows (one per (baseline,
         method, seed, fold), the ``test_*`` metric columns)."""
-        from ..core._validate import check_choice
-        from ..core.ranking import rank_methods
 
         check_choice(metric, "metric", tuple(METRIC_COLUMNS))
         if rows.empty:
@@ -477,7 +483,7 @@ def baseline_rows(graph, plan, *, k: int) -> pd.DataFrame:
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    from ..engine.metrics import METRICS, classification_scores
+    from .engine.metrics import METRICS, classification_scores
 
     y = graph.y.numpy().astype(np.int64)
     n_classes = int(y.max()) + 1
@@ -554,8 +560,6 @@ def _check_out_folder(folder: Path, meta: dict) -> None:
         return
     rows = folder / ROWS_FILE
     if rows.is_file():
-        from .results import read_rows
-
         names = sorted(map(str, read_rows(rows).get("dataset", pd.Series(dtype=str)).unique()))
         if names and names != [meta["dataset"]]:
             raise ValueError(f"out={str(folder)!r} holds the rows of another graph ({', '.join(names)}); this one is "
@@ -640,20 +644,14 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
 
     Examples
     --------
-    >>> from hpstrat_lite.experiments.audit import audit                          # doctest: +SKIP
+    >>> from hpstrat_lite import audit                                             # doctest: +SKIP
     >>> result = audit("graph.npz", ["GCN", "mypkg.nets:make"], seeds=[0, 1, 2], metric="roc_auc",
     ...                out="audit")                                                # doctest: +SKIP
     >>> print(result.summary())                                                    # doctest: +SKIP
     """
-    from ..core._validate import (check_bool, check_choice, check_covariate, check_int, check_k, check_n_bins,
-                                  check_seeds)
-    from ..core.homophily import node_homophily
-    from ..core.quality import fold_quality
-    from ..data.graphs import as_graph
-    from ..engine.train import resolve_device
-    from ..engine.user_models import model_label, resolve_model
-    from .executors import check_executor
-    from .sweep import COVARIATE_METHOD, run_experiment, split_folds
+    from .data.graphs import as_graph
+    from .engine.train import resolve_device
+    from .engine.user_models import model_label, resolve_model
 
     # every argument first, before the graph is read or anything trains
     if isinstance(models, str) or callable(models):
@@ -712,7 +710,6 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
     with tempfile.TemporaryDirectory(prefix="hpstrat-audit-") as tmp:
         folder = Path(out) if out is not None else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)
-        from .._io import atomic_write
 
         atomic_write(folder / META_FILE, lambda t: Path(t).write_text(json.dumps(meta, indent=1)))
         atomic_write(folder / QUALITY_FILE, lambda t: quality.to_csv(t, index=False))
@@ -750,7 +747,6 @@ def necessity_table(graph, *, metric: str, k: int, seed: int) -> pd.DataFrame | 
 def load_audit(out, *, metric: str | None = None) -> AuditResult:
     """The :class:`AuditResult` of an audit written to the folder ``out`` (``rows.csv``, ``quality.csv``,
     and ``baselines.csv`` / ``audit.json`` where present), on ``metric`` (default: the audit's own)."""
-    from .results import read_rows
 
     folder = Path(out)
     for name in (ROWS_FILE, QUALITY_FILE):
@@ -768,7 +764,7 @@ def load_audit(out, *, metric: str | None = None) -> AuditResult:
 
 
 #: The notebook :func:`render_report` executes (shipped with the package).
-REPORT_TEMPLATE = Path(__file__).resolve().parents[1] / "reports" / "templates" / "audit_report.ipynb"
+REPORT_TEMPLATE = Path(__file__).resolve().parent / "reports" / "templates" / "audit_report.ipynb"
 REPORT_FILE = "report.html"
 
 
@@ -811,7 +807,6 @@ def render_report(out, *, template=None, kernel_name: str = "python3") -> Path:
         nb = nbformat.read(executed, as_version=4)
     exporter = HTMLExporter(exclude_input=True, exclude_input_prompt=True, exclude_output_prompt=True)
     body, _ = exporter.from_notebook_node(nb)
-    from .results import atomic_write
 
     path = folder / REPORT_FILE
     atomic_write(path, lambda tmp: Path(tmp).write_text(body, encoding="utf-8"))

@@ -1,0 +1,93 @@
+"""The search space of the Part II studies and one Optuna trial drawn from it (shared by the in-memory search of
+:mod:`hpstrat_lite.experiments.tuning` and the stored studies of :mod:`hpstrat_lite.experiments.studies`)."""
+from __future__ import annotations
+
+import hashlib
+import json
+
+import numpy as np
+
+from .._extras import require
+
+optuna = require("optuna", extra="studies")
+
+#: The search space: name -> ("log", low, high) | ("float", low, high) | ("cat", choices).
+SEARCH_SPACE = {
+    "lr": ("log", 1e-3, 1e-1),
+    "weight_decay": ("log", 1e-6, 1e-2),
+    "hidden": ("cat", (32, 64, 128, 256)),
+    "num_layers": ("cat", (1, 2, 3)),
+    "dropout": ("float", 0.0, 0.8),
+    "feature_norm": ("cat", ("none", "row", "standard")),
+    "patience": ("cat", (50, 100, 200)),
+}
+
+#: Random trials before TPE starts modelling the scores (Optuna's default). A search of at most this many
+#: trials is a seeded random search over the space; TPE guides the trials after it.
+N_STARTUP_TRIALS = 10
+
+
+def check_space(space):
+    space = SEARCH_SPACE if space is None else space
+    if not isinstance(space, dict) or not space:
+        raise ValueError(f"space must be a non-empty dict name -> spec, got {space!r}")
+    for name, spec in space.items():
+        ok = isinstance(spec, tuple) and spec and spec[0] in ("log", "float", "cat")
+        if ok and spec[0] in ("log", "float"):
+            ok = len(spec) == 3 and spec[1] < spec[2] and (spec[0] == "float" or spec[1] > 0)
+        if ok and spec[0] == "cat":
+            ok = len(spec) == 2 and len(spec[1]) > 0
+        if not ok:
+            raise ValueError(
+                f"space[{name!r}] = {spec!r} is not a valid spec; allowed are ('log', low, high) "
+                f"with 0 < low < high, ('float', low, high) with low < high, ('cat', choices)"
+            )
+    return space
+
+
+def space_distributions(space=None):
+    """Optuna distributions of a search space (used to feed finished trials back to a study)."""
+    space = check_space(space)
+    dists = {}
+    for name, spec in space.items():
+        if spec[0] == "cat":
+            dists[name] = optuna.distributions.CategoricalDistribution(list(spec[1]))
+        else:
+            dists[name] = optuna.distributions.FloatDistribution(spec[1], spec[2],
+                                                                 log=spec[0] == "log")
+    return dists
+
+
+def suggest_config(trial, *, space=None):
+    """Draw one configuration from ``space`` (default :data:`SEARCH_SPACE`) with an Optuna trial."""
+    space = check_space(space)
+    cfg = {}
+    for name, spec in space.items():
+        if spec[0] == "cat":
+            cfg[name] = trial.suggest_categorical(name, list(spec[1]))
+        else:
+            cfg[name] = trial.suggest_float(name, spec[1], spec[2], log=spec[0] == "log")
+    return cfg
+
+
+def space_id(space):
+    flat = {k: [v[0], *(list(v[1]) if v[0] == "cat" else v[1:])] for k, v in space.items()}
+    text = json.dumps(flat, sort_keys=True)
+    return hashlib.sha1(text.encode()).hexdigest()[:10]
+
+
+def run_trial(trial, objective, space, on_trial, number) -> float:
+    """One Optuna trial: draw a configuration of ``space``, score it with ``objective`` (its ``"val"`` must be
+    finite; the other keys become the trial's user attributes), report it to ``on_trial(number, cfg,
+    result)`` and return the validation score."""
+    cfg = suggest_config(trial, space=space)
+    res = objective(cfg)
+    val = float(res["val"])
+    if not np.isfinite(val):
+        raise ValueError(f"objective returned val={val!r} for config {cfg}; it must be finite")
+    for key, value in res.items():
+        if key != "val":
+            trial.set_user_attr(key, value)
+    if on_trial is not None:
+        on_trial(number, cfg, res)
+    return val

@@ -1,0 +1,220 @@
+"""Result files under ``results/``: rows written only by the library's runners.
+
+Every row carries the code version (package version + git commit) and the run's parameters, so a
+reader can trace and regenerate it. New rows are appended under a file lock (several processes may
+append to one file); a file is created, or rewritten when new rows bring new columns, atomically
+(temporary file in the same folder, then ``os.replace``). A runner killed while appending can leave at most
+a partial last line: readers skip it and the next append cuts it off, so no earlier row is ever lost and a
+restarted runner resumes.
+"""
+from __future__ import annotations
+
+import csv
+import functools
+import io
+import os
+import subprocess
+from pathlib import Path
+
+import pandas as pd
+
+from ._io import atomic_write, file_lock
+from ._names import model_name
+from ._version import __version__
+
+
+def default_results_dir(package_dir=None) -> Path:
+    """Where runners write when no folder is given, never inside the installed package.
+
+    1. ``$HPSTRAT_RESULTS`` when set;
+    2. else the repository's ``results/`` when the package runs from a source checkout (a folder holding
+       ``pyproject.toml`` and ``results/`` beside the package folder): the committed results the book reads;
+    3. else ``results/`` in the working directory (made absolute when this module is imported).
+
+    ``package_dir`` (the ``hpstrat_lite`` folder, default this package's) is for tests.
+    """
+    env = os.environ.get("HPSTRAT_RESULTS", "").strip()
+    if env:
+        return Path(env).expanduser().resolve()
+    package_dir = Path(__file__).resolve().parent if package_dir is None else Path(package_dir)
+    checkout = package_dir.parent
+    if (checkout / "pyproject.toml").is_file() and (checkout / "results").is_dir():
+        return checkout / "results"
+    return Path.cwd() / "results"
+
+
+RESULTS_DIR = default_results_dir()
+"""Where runners write by default (:func:`default_results_dir`, taken when the library is imported)."""
+
+
+@functools.lru_cache(maxsize=None)
+def code_version() -> str:
+    """``<package version>+<git short commit>[.dirty]`` of the library, or the version alone outside git.
+
+    A copy of a checkout sent elsewhere (the tree sent to a GPU machine, say, which may carry no ``.git``
+    or an older one) names its commit in ``$HPSTRAT_COMMIT``; when that is set it wins, and rows read
+    ``<version>+<commit>.copy``.
+
+    Taken once per process, when a runner first asks (runners ask before training anything), and cached:
+    a long run stamps its rows with the commit of the code it started with, even if the checkout moves on
+    while it runs. Importing the library runs no ``git``."""
+    copied = os.environ.get("HPSTRAT_COMMIT", "").strip()
+    if copied:
+        return f"{__version__}+{copied}.copy"
+    here = Path(__file__).resolve().parent  # the package folder
+    try:
+        commit = subprocess.run(["git", "rev-parse", "--short", "HEAD"], cwd=here, capture_output=True,
+                                text=True, timeout=10).stdout.strip()
+        dirty = subprocess.run(["git", "status", "--porcelain", "--", "."], cwd=here, capture_output=True,
+                               text=True, timeout=10).stdout.strip()
+    except (OSError, subprocess.SubprocessError):
+        return __version__
+    if not commit:
+        return __version__
+    return f"{__version__}+{commit}{'.dirty' if dirty else ''}"
+
+
+
+REPO = Path(__file__).resolve().parents[1]
+
+
+def resolve_path(path) -> Path:
+    """``path`` as given when it exists or is absolute, else relative to the repository root: a notebook
+    started from ``notebooks/`` (JupyterLab's folder) reads ``results/...`` as the book runner does."""
+    path = Path(path)
+    if path.is_absolute() or path.exists() or not (REPO / path).exists():
+        return path
+    return REPO / path
+
+
+def with_model_names(df: pd.DataFrame) -> pd.DataFrame:
+    """``df`` with its ``model`` column in :func:`model_name`'s spelling (rows written with ``"gcn"`` read as
+    ``"GCN"``); ``df`` itself when there is nothing to change."""
+    if df is None or "model" not in getattr(df, "columns", ()) or df.empty:
+        return df
+    names = {m: model_name(m) for m in df["model"].dropna().unique()}
+    if all(k == v for k, v in names.items()):
+        return df
+    df = df.copy()
+    df["model"] = df["model"].map(lambda m: names.get(m, m))
+    return df
+
+
+def read_rows(path) -> pd.DataFrame:
+    """Rows of a results CSV, or an empty frame when the file does not exist yet. Model names read in
+    :func:`model_name`'s spelling (``"GCN"`` in both parts, whichever spelling a row was written with).
+
+    ``path`` may also be a list of files (say the seed-0 sweep and the seeds 1-5 sweep of one
+    protocol): their rows, concatenated in order; missing files add none. A relative path is read from the
+    working directory, else from the repository root (:func:`resolve_path`). A last line without its
+    newline (a writer killed mid-append, or one still writing) is not a row yet and is skipped."""
+    if isinstance(path, (list, tuple)):
+        frames = [f for f in (read_rows(p) for p in path) if not f.empty]
+        return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
+    path = resolve_path(path)
+    if not path.exists():
+        return pd.DataFrame()
+    data = path.read_bytes()
+    complete = data[:data.rfind(b"\n") + 1]
+    if not complete.strip():
+        return pd.DataFrame()
+    return with_model_names(pd.read_csv(io.BytesIO(complete)))
+
+
+def check_protocol(path, **protocol) -> None:
+    """Refuse to mix protocols in one results file: when ``path`` already holds rows and none of them has
+    the given protocol values (e.g. ``max_epochs=20, patience=20``), raise ``ValueError`` naming the file,
+    its protocol and the requested one, so that a quick try never adds rows to a committed sweep."""
+    rows = read_rows(path)
+    cols = [c for c in protocol if c in rows]
+    if rows.empty or not cols:
+        return
+    have = rows[cols].drop_duplicates().to_dict("records")
+    want = {c: protocol[c] for c in cols}
+    if not any(all(r[c] == want[c] for c in cols) for r in have):
+        raise ValueError(f"out={str(path)!r} holds rows of another protocol ({', '.join(map(str, have))}); this run "
+                         f"has {want}. Name another file with out= (--out), or leave it out: the default file "
+                         "is named by the protocol.")
+
+
+def write_rows_atomic(df: pd.DataFrame, path) -> None:
+    """Write ``df`` to ``path`` as CSV atomically (see :func:`atomic_write`)."""
+    path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
+
+    def write(tmp):
+        with open(tmp, "w") as fh:
+            df.to_csv(fh, index=False)
+            fh.flush()
+            os.fsync(fh.fileno())
+
+    atomic_write(path, write)
+
+
+def _locked(path: Path):
+    """The lock of the results file at ``path`` (``.<name>.lock`` beside it), so that runners in several
+    processes appending to the same file never lose each other's rows."""
+    return file_lock(path.parent / f".{path.name}.lock")
+
+
+def _header(path: Path) -> list[str] | None:
+    """The column names of the CSV at ``path``: its first complete line; ``None`` for a missing file or one
+    without a complete first line."""
+    if not path.exists():
+        return None
+    with open(path, newline="") as fh:
+        first = fh.readline()
+    return next(csv.reader([first]), None) if first.endswith("\n") else None
+
+
+def _cut_partial_last_line(path: Path) -> None:
+    """Truncate ``path`` after its last newline: the partial row a killed append left (none: no change)."""
+    with open(path, "rb+") as fh:
+        size = fh.seek(0, os.SEEK_END)
+        if size == 0:
+            return
+        fh.seek(size - 1)
+        if fh.read(1) == b"\n":
+            return
+        keep, step = size, 1 << 16
+        while keep > 0:  # read backwards until the last newline
+            start = max(0, keep - step)
+            fh.seek(start)
+            at = fh.read(keep - start).rfind(b"\n")
+            if at >= 0:
+                keep = start + at + 1
+                break
+            keep = start
+        fh.truncate(keep)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def append_rows(path, rows: list[dict]) -> None:
+    """Append ``rows`` to the results CSV at ``path`` without rewriting the file.
+
+    Under the file's lock (several processes may append to one file): a missing file is written with its
+    header, atomically; else a partial last line (a killed append) is cut off and the rows are appended in
+    the file's column order (a column they lack stays empty) and synced to disk. Rows that bring a column
+    the file lacks make one atomic rewrite with the union of the columns. A writer killed mid-append
+    loses at most its own partial row: every earlier row stays, and :func:`read_rows` skips the partial
+    line until the next append removes it."""
+    path = Path(path)
+    new = pd.DataFrame(rows)
+    if new.empty and not len(new.columns):
+        return
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with _locked(path):
+        header = _header(path)
+        if header is None:
+            write_rows_atomic(new, path)
+            return
+        _cut_partial_last_line(path)
+        if not set(new.columns) <= set(header):
+            write_rows_atomic(pd.concat([read_rows(path), new], ignore_index=True), path)
+            return
+        text = new.reindex(columns=header).to_csv(index=False, header=False)
+        with open(path, "a", newline="") as fh:
+            fh.write(text)
+            fh.flush()
+            os.fsync(fh.fileno())
