@@ -46,6 +46,7 @@ from .core._validate import check_bool, check_choice, check_covariate, check_int
 from .core.homophily import node_homophily
 from .core.quality import fold_quality
 from .experiments.executors import check_executor
+from .experiments.probes import necessity
 from .experiments.sweep import COVARIATE_METHOD, run_experiment, split_folds
 from .rows import read_rows
 from ._io import atomic_write
@@ -736,7 +737,6 @@ def necessity_table(graph, *, metric: str, k: int, seed: int) -> pd.DataFrame | 
     """The necessity estimate of ``graph`` as a table (one row per estimate, with the ``verdict`` and the
     estimated ``gap``); ROC-AUC when the audit scores ROC-AUC, else accuracy. None for a graph without
     node features (the probes need them)."""
-    from .probes import necessity
 
     if getattr(graph, "x", None) is None:
         return None

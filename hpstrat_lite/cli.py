@@ -23,6 +23,7 @@ from .auditing import audit, render_report
 from .core._validate import check_int
 from .core.folds import make_folds
 from .core.homophily import node_homophily
+from .experiments.probes import necessity
 from .experiments.plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
 from .experiments.sweep import COVARIATE_METHOD, run_experiment
 
@@ -213,8 +214,6 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_necessity(args) -> int:
-    from .experiments.probes import necessity
-
     print(necessity(args.data, metric=args.metric, k=args.k, seed=args.seed, root=args.root))
     return 0
 

@@ -38,6 +38,7 @@ from torch_geometric.data import Data
 
 from ..core._validate import check_edge_index, check_int, check_real
 from .._io import atomic_write
+from .graphs import canonical_graph
 
 __all__ = [
     "watts_strogatz_graph",
@@ -413,8 +414,6 @@ def make_csbm(n=1000, *, lam=1.0, mu=1.0, avg_degree=5.0, num_features=None, see
         [n, F] float32, ``edge_index``, ``y``, ``name`` (``cSBM_lam<lam>_mu<mu>_s<seed>``), ``num_classes``,
         and the generator's ``csbm_u`` (the direction ``u``), ``lam``, ``mu``, ``avg_degree``, ``seed``.
     """
-    from .graphs import canonical_graph
-
     n = check_int(n, "n", 4)
     d = check_real(avg_degree, "avg_degree", 0.0, float(n - 1), low_open=True)
     lim = float(np.sqrt(d))

@@ -13,6 +13,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.folds import ALL_METHODS
+from ..rows import read_rows
 
 #: The paired comparisons the chapter tests, (a, b): is a's cross-fold std different from b's?
 CONTROL_COMPARISONS = (("hpstrat", "placebo"), ("hpstrat", "degree"), ("placebo", "stratified"),
@@ -229,8 +230,6 @@ def controls_from_files(paths=CONTROL_RESULTS, *, seeds=(0, 1, 2), k: int = 4, m
                         patience: int = 100) -> tuple[dict, pd.DataFrame]:
     """``(tests, coverage)`` of the control experiment read from its results files (the paper's protocol
     by default): :func:`control_tests` on the complete blocks and their coverage per dataset."""
-    from ..experiments.results import read_rows
-
     rows = read_rows(list(paths))
     if rows.empty:
         raise FileNotFoundError(f"no rows in {list(paths)}: run `hpstrat experiment --methods placebo degree`.")

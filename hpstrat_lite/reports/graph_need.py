@@ -24,6 +24,8 @@ from ..core.graph_measures import LABEL_MEASURES
 from ..experiments.graph_need import CSBM_FILE, ESTIMATES_FILE
 from ..experiments.probes import ESTIMATES
 from ..experiments.results import RESULTS_DIR, read_rows
+from .necessity_tables import _sample_std, summarize, welch_p
+from .plots import BOOK_WIDTH, NEUTRAL_COLOR, _plt
 
 PART1_FILES = ("gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv")
 NEUTRAL = {"edge_homophily": 0.5, "node_homophily": 0.5, "adjusted_homophily": 0.0,
@@ -73,8 +75,6 @@ def part1_gaps(rows=None, *, method: str = "hpstrat", k: int = 4) -> pd.DataFram
 def part2_gaps(rows=None) -> pd.DataFrame:
     """Per graph of the Part II HpStrat studies: ``gap`` (tuned GCN minus tuned MLP, points), ``p`` (Welch),
     ``n_eval``, ``n_trials`` of the MLP study."""
-    from .necessity import _sample_std, summarize, welch_p
-
     summary = summarize(rows)
     summary = summary[summary["protocol"] == "hpstrat"]
     out = []
@@ -216,8 +216,6 @@ def recommended(scores: dict) -> tuple[str, pd.DataFrame]:
 def scatter(points: dict, *, estimates_shown=ESTIMATES):
     """One panel per estimate: the estimate (x) against the measured gap (y, points) for each set of graphs in
     ``points`` (name -> frame with the estimates, ``gap`` and an optional ``label``)."""
-    from .plots import BOOK_WIDTH, _plt
-
     plt = _plt()
     cols = 4
     rows = int(np.ceil(len(estimates_shown) / cols))
@@ -231,7 +229,7 @@ def scatter(points: dict, *, estimates_shown=ESTIMATES):
             if "label" in df:
                 for x, y, t in zip(df[e], df["gap"], df["label"]):
                     ax.annotate(str(t), (x, y), fontsize=6, alpha=0.7)
-        ax.axhline(0, color="grey", lw=0.6)
+        ax.axhline(0, color=NEUTRAL_COLOR, lw=0.6)
         ax.set_title(e, fontsize=9)
         ax.tick_params(labelsize=7)
     for ax in axes.ravel()[len(estimates_shown):]:
