@@ -425,7 +425,7 @@ def test_every_notebook_runs_on_real_data_without_errors_or_warnings(data_root):
         entry = manifest[job["output"]]
         assert set(entry["inputs"]) == {"notebook", "parameters", "library", "reads"}
         assert {"hpstrat_lite", "hpstrat_lite.core.folds"} <= set(entry["modules"]), entry["modules"]
-        if Path(job["notebook"]).stem in ("03_gnn_experiments", "04_appendix_b"):  # smoke recomputes a tiny sweep
+        if Path(job["notebook"]).stem in ("03_gnn_experiments", "03d_controls", "04_appendix_b"):  # smoke: a tiny sweep
             assert "hpstrat_lite.engine.train" in entry["modules"] and "recomputed" in _stdout(nb), job["output"]
         elif Path(job["notebook"]).stem == "10_audit_your_graph":  # audits a graph: trains its models
             assert "hpstrat_lite.auditing" in entry["modules"] and "hpstrat_lite.engine.user_models" in entry["modules"]
