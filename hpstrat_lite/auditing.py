@@ -727,8 +727,6 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
     result = AuditResult.from_rows(mine, quality, metric=metric, baselines=baselines, class_counts=counts)
     table = necessity_table(graph, metric=metric, k=k, seed=seeds[0])
     if table is not None and out is not None:
-        from .._io import atomic_write
-
         atomic_write(Path(out) / NECESSITY_FILE, lambda t: table.to_csv(t, index=False))
     return dataclasses.replace(result, necessity=table)
 

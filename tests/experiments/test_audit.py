@@ -497,7 +497,7 @@ def test_progress_is_shown_by_default_in_a_terminal(monkeypatch):
 
 def test_audit_reports_whether_the_graph_helps(data_root, tmp_path):
     """The audit carries the cheap necessity estimate of the same graph, in the summary and in its folder."""
-    from hpstrat_lite.experiments.audit import audit, load_audit
+    from hpstrat_lite.auditing import audit, load_audit
 
     out = tmp_path / "audit"
     result = audit("Texas", ["MLP"], k=4, seeds=[0], methods=["random", "hpstrat"], max_epochs=3, patience=3,
