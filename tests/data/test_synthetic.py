@@ -3,7 +3,8 @@ import numpy as np
 import pytest
 import torch
 
-from hpstrat_lite.data.synthetic import WS_GAMMAS, bfs_parents, load_ws, make_ws1000, save_ws, watts_strogatz_graph, ws_features
+from hpstrat_lite.experiments.plan import WS_GAMMAS
+from hpstrat_lite.data.synthetic import bfs_parents, load_ws, make_ws1000, save_ws, watts_strogatz_graph, ws_features
 
 
 def _pairs(ei):
