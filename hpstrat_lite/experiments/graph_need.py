@@ -20,6 +20,7 @@ from .._host import host_name
 from ..core._validate import check_int, check_k
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
+from ..protocol import PAPER_PROTOCOL, Execution
 from .probes import REDUCED_DIM, necessity
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
 from .sweep import run_seed
@@ -110,8 +111,10 @@ def run_csbm_grid(lams=CSBM_LAMS, *, mus=CSBM_MUS, n: int = 1000, avg_degree: fl
             train, val, test = fold_masks(folds, k=k)
             t = time.perf_counter()
             acc = {m: [r["test_acc"] for r in train_runs(data, m, train, val, test,
-                                                          seeds=[run_seed(seed, f) for f in range(k)],
-                                                          max_epochs=max_epochs, patience=patience, device="cpu")]
+                                                          [run_seed(seed, f) for f in range(k)],
+                                                          protocol=PAPER_PROTOCOL.replace(max_epochs=max_epochs,
+                                                                                          patience=patience, k=k),
+                                                          execution=Execution(device="cpu"))]
                    for m in ("MLP", "GCN")}
             train_seconds = time.perf_counter() - t
             estimates = {e: v for e, v in zip(res.table()["estimate"], res.table()["value"])}
