@@ -137,7 +137,8 @@ def test_front_page_opens_with_the_generated_findings(html):
     from hpstrat_lite.reports.verdicts import VERDICTS
 
     page = (html / "book" / "intro.html").read_text()
-    found = page[page.index("What the papers claim"):page.index("Conventions")]
+    start = page.index('<section id="what-the-papers-claim')  # the section, not its entry in the page's contents
+    found = page[start:page.index('<section id="conventions"', start)]
     assert "<table" in found and "Does the graph matter?" in visible_text(found)
     assert any(v in visible_text(found) for v in VERDICTS) and "claims tested" in visible_text(found)
     assert "03_gnn_experiments.html" in found  # each claim links to its chapter
