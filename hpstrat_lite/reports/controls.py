@@ -14,6 +14,7 @@ import pandas as pd
 
 from ..core.folds import ALL_METHODS
 from ..rows import read_rows
+from .hpstrat import MIN_TEST_PAIRS
 
 #: The paired comparisons the chapter tests, (a, b): is a's cross-fold std different from b's?
 CONTROL_COMPARISONS = (("hpstrat", "placebo"), ("hpstrat", "degree"), ("placebo", "stratified"),
@@ -22,8 +23,6 @@ CONTROL_COMPARISONS = (("hpstrat", "placebo"), ("hpstrat", "degree"), ("placebo"
 METHOD_LABELS = {"random": "random", "stratified": "class-stratified", "hpstrat": "HpStrat",
                  "degree": "degree-stratified", "placebo": "placebo-stratified"}
 
-#: Fewest non-zero paired differences a Wilcoxon test is run on (with 5 the smallest two-sided p is 0.0625).
-MIN_TEST_PAIRS = 6
 
 
 def complete_blocks(rows: pd.DataFrame, *, methods=ALL_METHODS, seeds=(0, 1, 2)) -> tuple[pd.DataFrame, pd.DataFrame]:
