@@ -43,6 +43,7 @@ import pandas as pd
 
 from ._extras import require
 from .core._validate import check_bool, check_choice, check_covariate, check_int, check_k, check_n_bins, check_seeds
+from .core.covariates import node_degree
 from .core.homophily import node_homophily
 from .core.quality import fold_quality
 from .experiments.executors import check_executor
@@ -699,7 +700,7 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
 
     # the folds of every (method, seed), their quality and the baselines: cheap, and written before training
     h = node_homophily(graph.edge_index, y, graph.num_nodes, assume_simple=True)
-    degree = np.bincount(graph.edge_index[0].numpy(), minlength=graph.num_nodes)
+    degree = node_degree(graph.edge_index, graph.num_nodes, assume_simple=True)
     plan = [(m, s, split_folds(m, h, y, k=k, seed=s, n_bins=n_bins, degree=degree, covariate=covariate))
             for m in methods for s in seeds]
     quality = pd.DataFrame([{"dataset": graph.name, "method": m, "seed": s, "k": k, "n_bins": n_bins,

@@ -21,6 +21,7 @@ from pathlib import Path
 
 from .auditing import audit, render_report
 from .core._validate import check_int
+from .core.covariates import node_degree
 from .core.folds import make_folds
 from .core.homophily import node_homophily
 from .experiments.probes import necessity
@@ -55,7 +56,7 @@ def _cmd_split(args) -> int:
         covariate = _load_covariate(args.covariate)
     elif args.covariate is not None:
         raise ValueError(f"--covariate is read by --method covariate only; got --method {args.method}.")
-    degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes)
+    degree = node_degree(data.edge_index, data.num_nodes, assume_simple=True)
     folds = make_folds(args.method, h, y, k=args.k, seed=args.seed, n_bins=args.bins, degree=degree,
                        covariate=covariate, binning=args.binning)
     out = Path(args.out)

@@ -121,6 +121,34 @@ def read_rows(path) -> pd.DataFrame:
     return with_model_names(pd.read_csv(io.BytesIO(complete)))
 
 
+#: The scores of a node-classification run row, by name, and the suffix of their columns (``val_<suffix>``,
+#: ``test_<suffix>``). Sweep and audit rows record all four; rows written before that hold accuracy only.
+METRICS = {"accuracy": "acc", "balanced_accuracy": "balanced_acc", "macro_f1": "macro_f1", "roc_auc": "roc_auc"}
+
+
+def score_column(rows: pd.DataFrame, metric: str) -> str:
+    """The column of ``rows`` holding the test score ``metric`` (a key of :data:`METRICS`):
+    ``"balanced_accuracy"`` -> ``"test_balanced_acc"``.
+
+    Raises ``ValueError`` for an unknown metric, and for rows that lack the column or a value in it (rows
+    written before runs recorded that metric), naming the metrics every row of ``rows`` does hold.
+
+    >>> score_column(pd.DataFrame({"test_acc": [0.8], "test_roc_auc": [0.9]}), "roc_auc")
+    'test_roc_auc'
+    """
+    if metric not in METRICS:
+        raise ValueError(f"metric must be one of {list(METRICS)}; got {metric!r}.")
+    column = f"test_{METRICS[metric]}"
+    if column not in rows.columns or rows[column].isna().any():
+        held = [m for m, suffix in METRICS.items()
+                if f"test_{suffix}" in rows.columns and rows[f"test_{suffix}"].notna().all()]
+        missing = len(rows) if column not in rows.columns else int(rows[column].isna().sum())
+        raise ValueError(f"metric={metric!r}: {missing} of the {len(rows)} rows have no {column!r} (rows written "
+                         f"before runs recorded it); every row holds the metrics {held}: pass one of them, or "
+                         "rerun the sweep.")
+    return column
+
+
 def check_protocol(path, **protocol) -> None:
     """Refuse to mix protocols in one results file: when ``path`` already holds rows and none of them has
     the given protocol values (e.g. ``max_epochs=20, patience=20``), raise ``ValueError`` naming the file,

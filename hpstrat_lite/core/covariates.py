@@ -18,8 +18,9 @@ import warnings
 
 import numpy as np
 
-from ._validate import (check_choice, check_covariate, check_int, check_k, check_labels, check_n_bins, check_seed,
-                        to_numpy)
+from ._validate import (check_choice, check_covariate, check_edge_index, check_int, check_k, check_labels,
+                        check_n_bins, check_seed, to_numpy)
+from .homophily import simple_undirected_pairs
 
 BINNINGS = ("uniform", "quantile")
 
@@ -126,10 +127,45 @@ def strata_kernel(labels, bins, n_bins, k, rng) -> np.ndarray:
     return folds
 
 
+def node_degree(edge_index, num_nodes: int, *, assume_simple: bool = False) -> np.ndarray:
+    """Degree of every node on the undirected simple graph: its number of distinct neighbours,
+    :math:`d(v) = |N(v)|` (self-loops and duplicate edges left out), the covariate of :func:`degree_folds`.
+
+    Parameters
+    ----------
+    edge_index : array-like of shape (2, m)
+        numpy array or torch tensor of node ids in ``0..num_nodes-1``; directed and duplicated edges and
+        self-loops are allowed (the graph is symmetrised and deduplicated first).
+    num_nodes : int
+        Number of nodes n (isolated nodes have degree 0).
+    assume_simple : bool, default False
+        Fast path for a graph already undirected and simple, each edge once in each direction (as
+        :func:`hpstrat_lite.load_dataset` returns it): :math:`d(v)` is then the number of edges leaving v,
+        one ``bincount`` and no sort.
+
+    Returns
+    -------
+    numpy.ndarray of int64, shape (n,).
+
+    Examples
+    --------
+    >>> node_degree([[0, 1, 1, 2], [1, 0, 2, 2]], 4).tolist()
+    [1, 2, 1, 0]
+    >>> node_degree([[0, 1, 1, 2], [1, 0, 2, 1]], 4, assume_simple=True).tolist()
+    [1, 2, 1, 0]
+    """
+    n = check_int(num_nodes, "num_nodes", 1)
+    if assume_simple:
+        return np.bincount(check_edge_index(edge_index, n)[0], minlength=n)
+    a, b = simple_undirected_pairs(edge_index, n)
+    return np.bincount(a, minlength=n) + np.bincount(b, minlength=n)
+
+
 def degree_folds(degree, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.ndarray:
     """Folds stratified by (log-degree quantile bin, class): the ``"degree"`` split method.
 
-    ``degree`` is each node's number of neighbours on the undirected simple graph; the covariate is
+    ``degree`` is each node's number of neighbours on the undirected simple graph (:func:`node_degree`); the
+    covariate is
     ``log(1 + degree)`` with B quantile bins (:func:`covariate_bins`)."""
     d = to_numpy(degree).astype(np.float64, copy=False)
     if d.ndim == 1 and np.isfinite(d).all() and (d < 0).any():

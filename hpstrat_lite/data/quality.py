@@ -7,6 +7,7 @@ import pandas as pd
 from tqdm.auto import tqdm
 
 from ..core._validate import check_choice, check_k, check_n_bins, check_seeds
+from ..core.covariates import node_degree
 from ..core.folds import ALL_METHODS, SPLIT_METHODS, folds_of_method, warn_if_all_isolated
 from ..core.homophily import node_homophily
 from ..core.quality import quality_of_folds
@@ -37,7 +38,7 @@ def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, me
         h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)
         if "hpstrat" in methods:
             warn_if_all_isolated(h, stacklevel=3)
-        degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes)
+        degree = node_degree(data.edge_index, data.num_nodes, assume_simple=True)
         for method in methods:
             for seed in seeds:
                 folds = folds_of_method(method, h, y, k, seed, n_bins, degree=degree)

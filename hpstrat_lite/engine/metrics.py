@@ -22,8 +22,7 @@ from __future__ import annotations
 
 import numpy as np
 
-#: The metrics of a row, by name, and the suffix of their columns (``val_<suffix>``, ``test_<suffix>``).
-METRICS = {"accuracy": "acc", "balanced_accuracy": "balanced_acc", "macro_f1": "macro_f1", "roc_auc": "roc_auc"}
+from ..rows import METRICS  # the metrics of a row and the suffix of their columns
 
 
 def classification_scores(probs, y, *, mask=None) -> dict[str, float]:

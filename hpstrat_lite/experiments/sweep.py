@@ -24,7 +24,7 @@ from .executors import check_executor, run_pairs_on_ray
 from ..protocol import PAPER_PROTOCOL, Execution
 from ..rows import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
 from .._names import MODELS
-from ..core.covariates import covariate_folds
+from ..core.covariates import covariate_folds, node_degree
 
 #: Suffixes of the metric columns every row has on validation and test besides accuracy (``val_<s>``, ``test_<s>``;
 #: :mod:`hpstrat_lite.engine.metrics`).
@@ -187,7 +187,7 @@ def _dataset_plan(name, grid):
     if data is None:
         data = load_dataset(name, root=grid["root"], sparse_features=True)
     y, h = _labels_and_homophily(data)
-    degree = np.bincount(data.edge_index[0].numpy(), minlength=data.num_nodes) if "degree" in grid["methods"] else None
+    degree = node_degree(data.edge_index, data.num_nodes, assume_simple=True) if "degree" in grid["methods"] else None
     plan = [(method, seed, split_folds(method, h, y, k=grid["k"], seed=seed, n_bins=grid["n_bins"], degree=degree,
                                        covariate=grid.get("covariate")))
             for method in grid["methods"] for seed in grid["seeds"]]

@@ -4,7 +4,8 @@ HpStrat stratifies on (homophily bin, class). Two controls ask where its lower c
 (:mod:`hpstrat_lite.core.covariates`): ``placebo`` stratifies on (random-covariate bin, class), the same number
 of strata without information, and ``degree`` on (log-degree quantile bin, class). The unit of comparison is
 one block (dataset, model, split seed): the standard deviation (ddof = 1) of test accuracy over the k folds
-of that seed, in accuracy points. Every method of a block shares the run seeds (weights, dropout), so
+of that seed, in accuracy points (or, with ``metric=``, in points of another test score recorded by the
+rows: balanced accuracy, macro-F1, ROC-AUC). Every method of a block shares the run seeds (weights, dropout), so
 methods differ only in their folds.
 """
 from __future__ import annotations
@@ -13,8 +14,8 @@ import numpy as np
 import pandas as pd
 
 from ..core.folds import ALL_METHODS
-from ..rows import read_rows
-from .hpstrat import MIN_TEST_PAIRS
+from ..rows import read_rows, score_column
+from .hpstrat import MIN_TEST_PAIRS, paired_verdict, signed_rank_test
 
 #: The paired comparisons the chapter tests, (a, b): is a's cross-fold std different from b's?
 CONTROL_COMPARISONS = (("hpstrat", "placebo"), ("hpstrat", "degree"), ("placebo", "stratified"),
@@ -46,34 +47,11 @@ def complete_blocks(rows: pd.DataFrame, *, methods=ALL_METHODS, seeds=(0, 1, 2))
     return rows[keep], coverage
 
 
-def block_std(rows: pd.DataFrame) -> pd.DataFrame:
-    """Cross-fold std (ddof = 1, accuracy points) of every (dataset, model, seed) block, one column per
-    method."""
-    acc = rows.assign(acc=100 * rows["test_acc"])
+def block_std(rows: pd.DataFrame, *, metric: str = "accuracy") -> pd.DataFrame:
+    """Cross-fold std (ddof = 1, points) of the test ``metric`` in every (dataset, model, seed) block, one
+    column per method (``metric``: see :func:`hpstrat_lite.rows.score_column`)."""
+    acc = rows.assign(acc=100 * rows[score_column(rows, metric)])
     return acc.pivot_table(index=["dataset", "model", "seed"], columns="method", values="acc", aggfunc="std")
-
-
-def paired_test(a: pd.Series, b: pd.Series, *, alpha: float = 0.05) -> dict:
-    """Two-sided Wilcoxon signed-rank test of paired values ``a`` and ``b`` (zero differences dropped), the
-    median difference a - b, the share of pairs with a < b and the matched-pairs rank-biserial correlation
-    :math:`r = (W^+ - W^-) / (W^+ + W^-)` (negative: a smaller). Verdict "a smaller" / "a larger" when
-    p < ``alpha``, else "inconclusive" (also with fewer than :data:`MIN_TEST_PAIRS` non-zero differences:
-    no test, p is NaN)."""
-    from scipy.stats import wilcoxon
-
-    d = (a - b).dropna()
-    nz = d[d != 0]
-    ranks = nz.abs().rank()
-    w_plus, w_minus = ranks[nz > 0].sum(), ranks[nz < 0].sum()
-    r = float((w_plus - w_minus) / (w_plus + w_minus)) if len(nz) else float("nan")
-    if len(nz) >= MIN_TEST_PAIRS:
-        stat, p = wilcoxon(nz)
-    else:
-        stat, p = float("nan"), float("nan")
-    verdict = "inconclusive" if not p < alpha else ("a smaller" if r < 0 else "a larger")
-    return {"pairs": int(len(d)), "median_diff": float(d.median()) if len(d) else float("nan"),
-            "share_a_smaller": float((d < 0).mean()) if len(d) else float("nan"), "wilcoxon_W": float(stat),
-            "p_value": float(p), "rank_biserial_r": r, "verdict": verdict}
 
 
 def holm(p_values) -> np.ndarray:
@@ -91,27 +69,30 @@ def holm(p_values) -> np.ndarray:
 
 
 def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha: float = 0.05,
-                  methods=ALL_METHODS) -> dict:
-    """Paired tests over (dataset, model, seed) blocks of the cross-fold std (:func:`block_std`).
+                  methods=ALL_METHODS, metric: str = "accuracy") -> dict:
+    """Paired tests over (dataset, model, seed) blocks of the cross-fold std of the test ``metric``
+    (:func:`block_std`).
+
+    Each comparison (a, b) is a two-sided Wilcoxon signed-rank test of the paired stds with its rank-biserial
+    r (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`); the comparisons are one family, so their
+    p-values are Holm-adjusted (:func:`holm`) and the verdict is read from the adjusted p: "a smaller" /
+    "a larger" when it is below ``alpha``, else "inconclusive" (also with too few non-zero differences for a
+    test).
 
     Returns a dict: ``pairwise`` (one row per comparison of :data:`CONTROL_COMPARISONS`: blocks, median
-    difference a - b in points, share of blocks where a is smaller, Wilcoxon W and p, Holm-adjusted p over
-    the comparisons, rank-biserial r, verdict from the Holm p), ``friedman`` (the Friedman test of
+    difference a - b in points, share of blocks where a is smaller, Wilcoxon W and p, rank-biserial r,
+    Holm-adjusted p over the comparisons, verdict from the Holm p), ``friedman`` (the Friedman test of
     ``methods`` over the blocks, with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`), ``mean_std`` and
     ``mean_rank`` per method (rank 1 = smallest std in a block), and ``blocks``."""
     from scipy.stats import friedmanchisquare
 
-    wide = block_std(rows)[list(methods)].dropna()
+    wide = block_std(rows, metric=metric)[list(methods)].dropna()
     if wide.empty:
         raise ValueError(f"no (dataset, model, seed) block has all of {tuple(methods)}; run the control sweep.")
-    table = []
-    for a, b in comparisons:
-        t = paired_test(wide[a], wide[b], alpha=alpha)
-        table.append({"a": a, "b": b, **t})
-    pairwise = pd.DataFrame(table)
+    pairwise = pd.DataFrame([{"a": a, "b": b, **signed_rank_test(wide[a], wide[b])} for a, b in comparisons])
     pairwise["p_holm"] = holm(pairwise["p_value"])
-    pairwise["verdict"] = [("inconclusive" if not p < alpha else "a smaller" if r < 0 else "a larger")
-                           for p, r in zip(pairwise["p_holm"], pairwise["rank_biserial_r"])]
+    pairwise["verdict"] = [paired_verdict(p, r, alpha=alpha) for p, r in zip(pairwise["p_holm"],
+                                                                             pairwise["rank_biserial_r"])]
     if len(wide) >= MIN_TEST_PAIRS:
         chi2, p_f = friedmanchisquare(*(wide[m] for m in methods))
         w = chi2 / (len(wide) * (len(methods) - 1))
@@ -226,12 +207,13 @@ CONTROL_RESULTS = ["results/gnn_k4_seed0.csv", "results/gnn_k4_seeds1-5.csv", "r
 
 
 def controls_from_files(paths=CONTROL_RESULTS, *, seeds=(0, 1, 2), k: int = 4, max_epochs: int = 1000,
-                        patience: int = 100) -> tuple[dict, pd.DataFrame]:
+                        patience: int = 100, metric: str = "accuracy") -> tuple[dict, pd.DataFrame]:
     """``(tests, coverage)`` of the control experiment read from its results files (the paper's protocol
-    by default): :func:`control_tests` on the complete blocks and their coverage per dataset."""
+    by default): :func:`control_tests` of the test ``metric`` on the complete blocks and their coverage per
+    dataset."""
     rows = read_rows(list(paths))
     if rows.empty:
         raise FileNotFoundError(f"no rows in {list(paths)}: run `hpstrat experiment --methods placebo degree`.")
     rows = rows[(rows["k"] == k) & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)]
     complete, coverage = complete_blocks(rows, methods=ALL_METHODS, seeds=seeds)
-    return control_tests(complete), coverage
+    return control_tests(complete, metric=metric), coverage

@@ -2,7 +2,9 @@
 
 The score of a split method on a (dataset, model) pair is the cross-fold standard deviation of test
 accuracy: a protocol whose folds are alike gives a smaller spread (HpStrat's claim). With several split
-seeds the std is taken over the folds of each seed, then averaged over seeds.
+seeds the std is taken over the folds of each seed, then averaged over seeds. The tables take
+``metric=`` (default ``"accuracy"``, the paper's): balanced accuracy, macro-F1 or ROC-AUC read the matching
+test column of the rows (:func:`hpstrat_lite.rows.score_column`).
 """
 from __future__ import annotations
 
@@ -10,34 +12,38 @@ import pandas as pd
 
 from .._extras import require
 from ..core.ranking import friedman_test, rank_methods, rank_tables
-from ..rows import read_rows
+from ..rows import read_rows, score_column
 from .paper_values import PAPER_APPENDIX_B_R2, PAPER_GLOBAL_MEAN_RANK, PAPER_HPSTRAT_FIRST_DATASETS  # noqa: F401
 
 RUN_ID = ["dataset", "model", "method", "k", "seed", "fold"]  # one run across results files of one protocol
 
 
 
-def cross_fold_std(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
-    """Std (ddof=1, in accuracy points x 100) and mean of test accuracy over folds, per
-    (dataset, model, method), averaged over split seeds. Columns: dataset, model, method, std, mean, seeds."""
+def cross_fold_std(rows: pd.DataFrame, *, models=None, metric: str = "accuracy") -> pd.DataFrame:
+    """Std (ddof=1, in points x 100) and mean of the test ``metric`` over folds, per (dataset, model, method),
+    averaged over split seeds. Columns: dataset, model, method, std, mean, seeds.
+
+    ``metric``: ``"accuracy"`` (default), ``"balanced_accuracy"``, ``"macro_f1"`` or ``"roc_auc"``; rows
+    without its test column raise ``ValueError`` (:func:`hpstrat_lite.rows.score_column`)."""
     df = rows if models is None else rows[rows["model"].isin(models)]
     if df.empty:
         raise ValueError("rows is empty: there are no results to analyse (run hpstrat experiment first).")
-    per_seed = (df.assign(acc=100 * df["test_acc"])
+    per_seed = (df.assign(acc=100 * df[score_column(df, metric)])
                 .groupby(["dataset", "model", "method", "seed"])["acc"].agg(["std", "mean"]).reset_index())
     out = per_seed.groupby(["dataset", "model", "method"]).agg(std=("std", "mean"), mean=("mean", "mean"),
                                                                seeds=("seed", "nunique")).reset_index()
     return out
 
 
-def rank_summary(rows: pd.DataFrame, *, models=None):
-    """Table 3 (mean rank per model), Table 4 (mean rank per dataset) and the global mean rank.
+def rank_summary(rows: pd.DataFrame, *, models=None, metric: str = "accuracy"):
+    """Table 3 (mean rank per model), Table 4 (mean rank per dataset) and the global mean rank, ranking the
+    methods by the cross-fold std of the test ``metric`` (:func:`cross_fold_std`).
 
     Returns a dict with ``ranked`` (one row per (dataset, model, method) with its rank), ``per_model``,
     ``per_dataset``, ``global_mean``, and the Friedman test over all (dataset, model) blocks
     (``friedman_stat``, ``friedman_p``, ``n_blocks``) and per model (``friedman_per_model``).
     """
-    std = cross_fold_std(rows, models=models)
+    std = cross_fold_std(rows, models=models, metric=metric)
     ranked = rank_methods(std, "std", blocks=("dataset", "model"))
     per_model, per_dataset, global_mean = rank_tables(ranked)
     stat, p, n_blocks = friedman_test(std, "std", blocks=("dataset", "model"))
@@ -47,10 +53,11 @@ def rank_summary(rows: pd.DataFrame, *, models=None):
             "global_mean": global_mean, "friedman_stat": stat, "friedman_p": p, "n_blocks": n_blocks}
 
 
-def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=None) -> pd.DataFrame:
-    """Table C.4: for each model, the share of datasets where HpStrat's cross-fold std is lower than
-    ``against``'s, plus the overall share of (dataset, model) pairs (row ``all``)."""
-    wide = cross_fold_std(rows, models=models).pivot_table(index=["dataset", "model"], columns="method", values="std")
+def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=None,
+                        metric: str = "accuracy") -> pd.DataFrame:
+    """Table C.4: for each model, the share of datasets where HpStrat's cross-fold std of the test ``metric``
+    is lower than ``against``'s, plus the overall share of (dataset, model) pairs (row ``all``)."""
+    wide = cross_fold_std(rows, models=models, metric=metric).pivot_table(index=["dataset", "model"], columns="method", values="std")
     if "hpstrat" not in wide or against not in wide:
         raise ValueError(f"rows must contain the methods 'hpstrat' and {against!r}; got {list(wide.columns)}.")
     lower = (wide["hpstrat"] < wide[against]).rename("lower")
@@ -59,13 +66,13 @@ def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=N
     return per_model.rename(columns={"mean": f"share_hpstrat_lower_than_{against}", "size": "pairs"})
 
 
-def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
-    """Appendix E: the best model (highest mean test accuracy over folds) of each dataset under each
+def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accuracy") -> pd.DataFrame:
+    """Appendix E: the best model (highest mean of the test ``metric`` over folds) of each dataset under each
     split method, and whether its name differs between methods (``changes``).
 
     A different name is not yet a change: :func:`hpstrat_lite.reports.verdicts.best_model_changes` adds the
     rule the book's verdicts use (the winner's margin beyond its cross-seed spread, ``established``)."""
-    std = cross_fold_std(rows, models=models)
+    std = cross_fold_std(rows, models=models, metric=metric)
     best = std.loc[std.groupby(["dataset", "method"])["mean"].idxmax(), ["dataset", "method", "model"]]
     wide = best.pivot(index="dataset", columns="method", values="model")
     wide["changes"] = wide.nunique(axis=1) > 1
@@ -240,12 +247,12 @@ def homophily_regression(rows: pd.DataFrame, *, x: str = "test_homophily", y: st
             "r2": float(fit.rsquared), "n": int(fit.nobs), "model": fit}
 
 
-def regression_table(rows: pd.DataFrame) -> pd.DataFrame:
-    """:func:`homophily_regression` for every (dataset, model) in ``rows``: slope, p-value, R^2, n and
-    whether the slope is significant at 0.05."""
+def regression_table(rows: pd.DataFrame, *, metric: str = "accuracy") -> pd.DataFrame:
+    """:func:`homophily_regression` of the test ``metric`` for every (dataset, model) in ``rows``: slope,
+    p-value, R^2, n and whether the slope is significant at 0.05."""
     out = []
     for (dataset, model), g in rows.groupby(["dataset", "model"]):
-        fit = homophily_regression(g)
+        fit = homophily_regression(g, y=score_column(g, metric))
         out.append({"dataset": dataset, "model": model, **{k: v for k, v in fit.items() if k != "model"},
                     "significant": fit["p_value"] < 0.05})
     return pd.DataFrame(out)
@@ -323,40 +330,78 @@ def random_split_rows(rows: pd.DataFrame, *, datasets, models, k: int, n_seeds: 
 MIN_TEST_PAIRS = 6
 
 
-def stability_tests(rows: pd.DataFrame, *, models=None, alpha: float = 0.05) -> dict:
+def signed_rank_test(a: pd.Series, b: pd.Series) -> dict:
+    """Two-sided Wilcoxon signed-rank test of the paired values ``a`` and ``b``, with its effect size.
+
+    Pairs with a missing value are left out; zero differences are dropped before ranking (Wilcoxon's rule).
+    The matched-pairs rank-biserial correlation of the non-zero differences :math:`d = a - b`,
+
+    .. math:: r = \\frac{W^+ - W^-}{W^+ + W^-},
+
+    with :math:`W^\\pm` the rank sums of the positive and negative differences, is -1 when a is smaller in
+    every pair and +1 when it is larger. With fewer than :data:`MIN_TEST_PAIRS` non-zero differences no test
+    is run (W and p are NaN).
+
+    Returns a dict: ``pairs``, ``median_diff`` (median of a - b), ``share_a_smaller``, ``wilcoxon_W``,
+    ``p_value``, ``rank_biserial_r``.
+
+    >>> t = signed_rank_test(pd.Series([1.0, 2, 3, 4, 5, 6]), pd.Series([2.0, 4, 6, 8, 10, 12]))
+    >>> t["rank_biserial_r"], round(t["p_value"], 4)
+    (-1.0, 0.0312)
+    """
+    from scipy.stats import wilcoxon
+
+    d = (a - b).dropna()
+    nz = d[d != 0]
+    ranks = nz.abs().rank()
+    w_plus, w_minus = ranks[nz > 0].sum(), ranks[nz < 0].sum()
+    r = float((w_plus - w_minus) / (w_plus + w_minus)) if len(nz) else float("nan")
+    stat, p = wilcoxon(nz) if len(nz) >= MIN_TEST_PAIRS else (float("nan"), float("nan"))
+    return {"pairs": int(len(d)), "median_diff": float(d.median()) if len(d) else float("nan"),
+            "share_a_smaller": float((d < 0).mean()) if len(d) else float("nan"), "wilcoxon_W": float(stat),
+            "p_value": float(p), "rank_biserial_r": r}
+
+
+def paired_verdict(p_value: float, r: float, *, alpha: float = 0.05, subject: str = "a") -> str:
+    """The verdict of a paired comparison: ``"<subject> smaller"`` (r < 0) or ``"<subject> larger"`` when
+    ``p_value`` < ``alpha``, else ``"inconclusive"`` (also for a NaN p: no test).
+
+    >>> paired_verdict(0.01, -0.8, subject="HpStrat"), paired_verdict(float("nan"), -1.0)
+    ('HpStrat smaller', 'inconclusive')
+    """
+    if not p_value < alpha:
+        return "inconclusive"
+    return f"{subject} {'smaller' if r < 0 else 'larger'}"
+
+
+def stability_tests(rows: pd.DataFrame, *, models=None, alpha: float = 0.05, metric: str = "accuracy") -> dict:
     """Is HpStrat's cross-fold spread smaller than the other methods'? Paired tests over (dataset, model) pairs.
 
-    For each other method X, a two-sided Wilcoxon signed-rank test on the paired cross-fold stds
-    (:func:`cross_fold_std`, averaged over split seeds) of HpStrat and X, with the median difference
-    HpStrat - X (accuracy points) and the matched-pairs rank-biserial correlation
-    :math:`r = (W^+ - W^-)/(W^+ + W^-)` as effect size (negative: HpStrat smaller); and the Friedman test of
-    the three methods with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`. The verdict of a comparison is
-    ``"HpStrat smaller"`` or ``"HpStrat larger"`` when its p-value is below ``alpha``, else
-    ``"inconclusive"`` (also when fewer than :data:`MIN_TEST_PAIRS` pairs differ: no test is run, p is NaN).
+    For each other method X, a two-sided Wilcoxon signed-rank test on the paired cross-fold stds of the test
+    ``metric`` (:func:`cross_fold_std`, averaged over split seeds) of HpStrat and X, with the median
+    difference HpStrat - X (points) and the matched-pairs rank-biserial correlation r as effect size
+    (negative: HpStrat smaller; :func:`signed_rank_test`); and the Friedman test of the three methods with
+    Kendall's :math:`W = \\chi^2_F / (n (k - 1))`. The verdict of a comparison is ``"HpStrat smaller"`` or
+    ``"HpStrat larger"`` when its p-value is below ``alpha``, else ``"inconclusive"`` (also when fewer than
+    :data:`MIN_TEST_PAIRS` pairs differ: no test is run, p is NaN).
 
     Returns a dict: ``pairwise`` (one row per other method: pairs, median difference, share of pairs
     where HpStrat is smaller, W statistic, p-value, r, verdict), ``friedman`` (statistic, p-value, W,
     pairs) and ``mean_std`` (mean std per method over the pairs).
     """
-    from scipy.stats import friedmanchisquare, wilcoxon
+    from scipy.stats import friedmanchisquare
 
-    wide = cross_fold_std(rows, models=models).pivot_table(index=["dataset", "model"], columns="method", values="std")
+    std = cross_fold_std(rows, models=models, metric=metric)
+    wide = std.pivot_table(index=["dataset", "model"], columns="method", values="std")
     if "hpstrat" not in wide:
         raise ValueError(f"rows must contain the method 'hpstrat'; got {list(wide.columns)}.")
     wide = wide.dropna()
     out = []
     for other in [m for m in ("stratified", "random") if m in wide]:
-        d = wide["hpstrat"] - wide[other]
-        nz = d[d != 0]
-        ranks = nz.abs().rank()
-        w_plus, w_minus = ranks[nz > 0].sum(), ranks[nz < 0].sum()
-        r = (w_plus - w_minus) / (w_plus + w_minus) if len(nz) else float("nan")
-        # with fewer than 6 non-zero differences no two-sided p-value can fall below 0.05: no test
-        stat, p = wilcoxon(wide["hpstrat"], wide[other]) if len(nz) >= MIN_TEST_PAIRS else (float("nan"), float("nan"))
-        verdict = ("inconclusive" if not p < alpha else "HpStrat smaller" if r < 0 else "HpStrat larger")
-        out.append({"against": other, "pairs": len(d), "median_diff": float(d.median()),
-                    "share_hpstrat_smaller": float((d < 0).mean()), "wilcoxon_W": float(stat), "p_value": float(p),
-                    "rank_biserial_r": float(r), "verdict": verdict})
+        t = {("share_hpstrat_smaller" if key == "share_a_smaller" else key): v
+             for key, v in signed_rank_test(wide["hpstrat"], wide[other]).items()}
+        out.append({"against": other, **t,
+                    "verdict": paired_verdict(t["p_value"], t["rank_biserial_r"], alpha=alpha, subject="HpStrat")})
     methods = [m for m in ("hpstrat", "stratified", "random") if m in wide]
     if len(methods) >= 3 and len(wide) >= MIN_TEST_PAIRS:
         chi2, p_f = friedmanchisquare(*(wide[m] for m in methods))

@@ -18,8 +18,8 @@ from ..core.folds import SPLIT_METHODS
 from ..core.ranking import rank_methods
 from ..experiments.plan import N_EVAL, results_file
 from ..rows import read_rows
-from .hpstrat import (MIN_TEST_PAIRS, RUN_ID, complete_pairs, cross_fold_std, rank_summary, regression_table,
-                      stability_tests)
+from .hpstrat import (RUN_ID, complete_pairs, cross_fold_std, rank_summary, regression_table,
+                      signed_rank_test, stability_tests)
 from .necessity import part2_claims
 from .paper_values import PAPER_APPENDIX_B_R2, PAPER_GLOBAL_MEAN_RANK, PAPER_HPSTRAT_FIRST_DATASETS
 from .verdicts import (AGREES, DISAGREES, INCONCLUSIVE, best_model_changes, construction_verdict, ordering_verdict,
@@ -217,15 +217,10 @@ def _gnn_rows(rows):
 
 
 def _paired_p(wide, a: str, b: str) -> float:
-    """Two-sided Wilcoxon signed-rank p-value of the paired columns ``a`` and ``b`` (NaN with fewer than
+    """Two-sided Wilcoxon signed-rank p-value of the paired columns ``a`` and ``b``
+    (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`: NaN with fewer than
     :data:`hpstrat_lite.reports.hpstrat.MIN_TEST_PAIRS` non-zero differences)."""
-    import numpy as np
-    from scipy.stats import wilcoxon
-
-    d = (wide[a] - wide[b]).dropna()
-    if int((d != 0).sum()) < MIN_TEST_PAIRS:
-        return float("nan")
-    return float(wilcoxon(d[d != 0]).pvalue) if np.isfinite(d).all() else float("nan")
+    return signed_rank_test(wide[a], wide[b])["p_value"]
 
 
 def _order_figures(rows) -> dict:

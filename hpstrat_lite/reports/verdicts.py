@@ -20,6 +20,8 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
+from ..rows import score_column
+
 AGREES, DISAGREES, INCONCLUSIVE, BY_CONSTRUCTION = "agrees", "disagrees", "inconclusive", "holds by construction"
 #: The closed set of verdicts a claim can get.
 VERDICTS = (AGREES, DISAGREES, INCONCLUSIVE, BY_CONSTRUCTION)
@@ -81,11 +83,12 @@ def reruns_text(figures: Mapping[str, str], holds: Mapping[str, bool]) -> str:
                                     for name, fig in figures.items())
 
 
-def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
+def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accuracy") -> pd.DataFrame:
     """Does the best model of a dataset change with the split method? (HpStrat Appendix E), by a rule that
     survives the split seed.
 
-    Per (dataset, method, model, split seed) the accuracy is the mean test accuracy over the folds (points);
+    Per (dataset, method, model, split seed) the score is the mean of the test ``metric`` over the folds
+    (points; accuracy by default);
     the best model of a method is the one with the highest mean over seeds. The best models *differ*
     (``changes``) when two methods name different ones. The change is *established* only when, under every
     method, its best model beats each other method's best model by a mean margin larger than the cross-seed
@@ -99,9 +102,11 @@ def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
     Parameters
     ----------
     rows : pandas.DataFrame
-        Run rows with ``dataset, model, method, seed, fold, test_acc``.
+        Run rows with ``dataset, model, method, seed, fold`` and the metric's test column (``test_acc``).
     models : list of str, optional
         Keep these models only.
+    metric : {"accuracy", "balanced_accuracy", "macro_f1", "roc_auc"}, default "accuracy"
+        The test score (:func:`hpstrat_lite.rows.score_column`).
 
     Returns
     -------
@@ -111,13 +116,14 @@ def best_model_changes(rows: pd.DataFrame, *, models=None) -> pd.DataFrame:
         rule's line: the smallest :math:`\\bar d - s`; NaN when nothing changes), ``seeds`` and ``established``
         (bool).
     """
-    need = {"dataset", "model", "method", "seed", "test_acc"} - set(rows.columns)
+    column = score_column(rows, metric)
+    need = {"dataset", "model", "method", "seed"} - set(rows.columns)
     if need:
         raise ValueError(f"rows lack the column(s) {sorted(need)}; expected run rows of hpstrat experiment.")
     df = rows if models is None else rows[rows["model"].isin(list(models))]
     if df.empty:
         raise ValueError("rows is empty: there are no results to compare (run hpstrat experiment first).")
-    acc = (100 * df.groupby(["dataset", "method", "model", "seed"])["test_acc"].mean()).rename("acc")
+    acc = (100 * df.groupby(["dataset", "method", "model", "seed"])[column].mean()).rename("acc")
     mean = acc.groupby(["dataset", "method", "model"]).mean()
     out = []
     for ds, per in mean.groupby(level="dataset", sort=False):

@@ -7,8 +7,8 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from hpstrat_lite import fold_quality, hpstrat_folds, make_folds, node_homophily
-from hpstrat_lite.core.covariates import (covariate_bins, covariate_folds, degree_folds, placebo_covariate,
-                                          placebo_folds)
+from hpstrat_lite.core.covariates import (covariate_bins, covariate_folds, degree_folds, node_degree,
+                                          placebo_covariate, placebo_folds)
 from test_folds import graph_cases
 
 
@@ -83,6 +83,50 @@ def test_degree_method_on_a_real_graph_balances_degree(cora):
     assert spread["degree"] < spread["random"] / 2
     np.testing.assert_array_equal(make_folds("degree", h, y, k=4, seed=3, degree=degree),
                                   degree_folds(degree, y, k=4, seed=3))
+
+
+def neighbour_sets_degree(edges, n):
+    """Degree written out independently of the library: the size of each node's set of other nodes it
+    shares an edge with, in either direction."""
+    nbrs = [set() for _ in range(n)]
+    for u, v in zip(*edges):
+        if u != v:
+            nbrs[u].add(v)
+            nbrs[v].add(u)
+    return [len(s) for s in nbrs]
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.integers(1, 30).flatmap(lambda n: st.tuples(st.just(n), st.lists(
+    st.tuples(st.integers(0, n - 1), st.integers(0, n - 1)), max_size=80))))
+def test_node_degree_counts_distinct_neighbours(case):
+    n, pairs = case
+    edges = np.array(pairs, dtype=np.int64).reshape(-1, 2).T  # duplicates, self-loops, one direction only
+    assert node_degree(edges, n).tolist() == neighbour_sets_degree(edges, n)
+    # the same graph made undirected and simple: the fast path counts the edges leaving each node
+    a, b = np.minimum(*edges), np.maximum(*edges)
+    keys = np.unique(a[a != b] * n + b[a != b])
+    simple = np.concatenate([np.stack([keys // n, keys % n]), np.stack([keys % n, keys // n])], axis=1)
+    assert node_degree(simple, n, assume_simple=True).tolist() == neighbour_sets_degree(edges, n)
+
+
+def test_node_degree_of_a_loaded_graph(cora):
+    degree = node_degree(cora.edge_index, cora.num_nodes, assume_simple=True)
+    assert degree.dtype == np.int64 and degree.shape == (cora.num_nodes,) and degree.sum() == cora.edge_index.shape[1]
+    np.testing.assert_array_equal(degree, node_degree(cora.edge_index, cora.num_nodes))
+
+
+@pytest.mark.parametrize("call, message", [
+    (lambda: node_degree([[0, 1], [1, 3]], 3), r"node ids in \[0, 3\] but num_nodes=3"),
+    (lambda: node_degree([[0, 1], [1, 3]], 3, assume_simple=True), r"node ids in \[0, 3\] but num_nodes=3"),
+    (lambda: node_degree([[-1, 1], [1, 0]], 3, assume_simple=True), r"node ids in \[-1, 1\]"),
+    (lambda: node_degree([0, 1, 2], 3), r"edge_index must have shape \(2, m\); got shape \(3,\)"),
+    (lambda: node_degree([[0.0, 1.0], [1.0, 0.0]], 2), "edge_index must hold integer node ids; got dtype float64"),
+    (lambda: node_degree([[0, 1], [1, 0]], 0), "num_nodes must be an integer >= 1; got 0"),
+])
+def test_node_degree_bad_input_says_what_is_wrong(call, message):
+    with pytest.raises(ValueError, match=message):
+        call()
 
 
 def test_placebo_is_deterministic_per_seed_and_has_hpstrat_strata_count():

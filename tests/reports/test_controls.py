@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from hpstrat_lite.reports.controls import (block_std, complete_blocks, control_claims, control_reading,
-                                           control_tests, holm, paired_test)
+                                           control_tests, holm)
+from hpstrat_lite.reports.hpstrat import signed_rank_test
 
 METHODS = ("random", "stratified", "hpstrat", "degree", "placebo")
 
@@ -63,8 +64,40 @@ def test_blocks_are_complete_and_std_is_sample_std():
 
 def test_holm_and_small_samples():
     np.testing.assert_allclose(holm([0.01, 0.04, 0.03, np.nan]), [0.03, 0.06, 0.06, np.nan])
-    t = paired_test(pd.Series([1.0, 2, 3]), pd.Series([2.0, 3, 4]))
-    assert np.isnan(t["p_value"]) and t["verdict"] == "inconclusive"
+    t = signed_rank_test(pd.Series([1.0, 2, 3]), pd.Series([2.0, 3, 4]))
+    assert np.isnan(t["p_value"]) and t["rank_biserial_r"] == -1 and t["pairs"] == 3
+
+
+def test_signed_rank_test_drops_zero_and_missing_differences():
+    a = pd.Series([1.0, 2, 3, 4, 5, 6, 7, 8, 9, np.nan])
+    b = pd.Series([1.5, 3, 4.5, 6, 4.5, 9, 10.5, 12, 9, 1])  # differences -0.5 -1 -1.5 -2 +0.5 -3 -3.5 -4 0
+    t = signed_rank_test(a, b)
+    # 8 non-zero differences; ranks of |d|: the two 0.5s share rank 1.5, so W+ = 1.5 and W- = 34.5
+    assert t["pairs"] == 9 and t["rank_biserial_r"] == pytest.approx((1.5 - 34.5) / 36)
+    assert t["wilcoxon_W"] == 1.5 and t["share_a_smaller"] == pytest.approx(7 / 9) and t["median_diff"] == -1.5
+
+
+def test_verdict_is_read_from_the_holm_adjusted_p():
+    """One comparison significant on its own (0.01 < p < 0.05) and one null: Holm doubles the smaller p over
+    0.05, so the verdict is inconclusive although the raw p would call it."""
+    z = np.array([-1.5, -0.5, 0.5, 1.5]) / np.std([-1.5, -0.5, 0.5, 1.5], ddof=1)  # fold offsets of std 1
+    d = -np.arange(1, 11) / 10
+    d[:3] *= -1  # hpstrat - stratified: seven of ten blocks smaller, the three smallest differences larger
+    e = np.arange(1, 11) / 10 * np.array([1, -1, -1, 1, 1, -1, -1, 1, 1, -1])  # placebo - stratified: balanced
+    block = {"stratified": np.full(10, 3.0)}
+    block["hpstrat"], block["placebo"] = block["stratified"] + d, block["stratified"] + e
+    rows = pd.DataFrame([{"dataset": f"G{b}", "model": "M", "method": m, "seed": 0, "k": 4, "fold": f,
+                          "test_acc": (70 + std[b] * z[f]) / 100}
+                         for m, std in block.items() for b in range(10) for f in range(4)])
+    tests = control_tests(rows, methods=("stratified", "hpstrat", "placebo"),
+                          comparisons=(("hpstrat", "stratified"), ("placebo", "stratified")))
+    pw = tests["pairwise"].set_index(["a", "b"])
+    hp = pw.loc[("hpstrat", "stratified")]
+    assert hp["pairs"] == 10 and 0.01 < hp["p_value"] < 0.05 <= hp["p_holm"] == 2 * hp["p_value"]
+    assert (pw["verdict"] == "inconclusive").all()
+    loose = control_tests(rows, methods=("stratified", "hpstrat", "placebo"), alpha=0.2,
+                          comparisons=(("hpstrat", "stratified"), ("placebo", "stratified")))
+    assert loose["pairwise"].set_index(["a", "b"]).loc[("hpstrat", "stratified"), "verdict"] == "a smaller"
 
 
 def test_missing_methods_say_so():
