@@ -26,6 +26,7 @@ from .core.homophily import node_homophily
 from .experiments.probes import necessity
 from .experiments.plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
 from .experiments.sweep import COVARIATE_METHOD, run_experiment
+from .protocol import Execution
 
 
 def _cmd_datasets(args) -> int:
@@ -107,7 +108,6 @@ def _cmd_tune(args) -> int:
                                         run_node_protocols)
     from .experiments.search import Search
     from .experiments.tuning import log as tuning_log
-    from .protocol import Execution
 
     labelled = args.what in ("node", "features", "node-protocols")
     datasets = _check_datasets(args.datasets, labelled=labelled) if args.datasets else None
