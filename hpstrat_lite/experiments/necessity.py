@@ -456,8 +456,9 @@ def run_link_benchmarks(datasets: Sequence[str] = WS_DATASETS + LINK_DATASETS, *
     pandas.DataFrame
         One row per (dataset, encoder), as :func:`run_node_benchmarks`.
     """
-    datasets, encoders, searches, execution, threads = _runner_plan(
-        "link", datasets, encoders, search, protocol or LINK_STUDY_PROTOCOL, execution, LINK_BUDGETS, LINK_SPACE)
+    checked = LINK_STUDY_PROTOCOL if protocol is None else protocol
+    datasets, encoders, searches, execution, threads = _runner_plan("link", datasets, encoders, search, checked,
+                                                                    execution, LINK_BUDGETS, LINK_SPACE)
     rows = []
     for ds in datasets:
         if random and ds == "WS1000":
@@ -578,9 +579,9 @@ def run_hgcn_link_benchmarks(datasets: Sequence[str] = LINK_DATASETS, *, encoder
         As :func:`run_link_benchmarks`.
     """
 
-    datasets, encoders, searches, execution, threads = _runner_plan(
-        "link", datasets, encoders, search, protocol or LINK_STUDY_PROTOCOL, execution, HGCN_BUDGETS,
-        HGCN_LINK_SPACE)
+    checked = LINK_STUDY_PROTOCOL if protocol is None else protocol
+    datasets, encoders, searches, execution, threads = _runner_plan("link", datasets, encoders, search, checked,
+                                                                    execution, HGCN_BUDGETS, HGCN_LINK_SPACE)
     rows = []
     for ds in datasets:
         for enc in encoders:

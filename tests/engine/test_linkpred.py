@@ -289,6 +289,8 @@ def test_the_protocol_reaches_the_run_and_patience_none_trains_every_epoch():
     assert full["epochs"] == 7 and len(full["history"]["loss"]) == 7
     early = run_link_prediction(data, encoder="mlp", seed=0, protocol=_p(max_epochs=40, patience=1, lr=0.5))
     assert early["epochs"] < 40 and early["epochs"] - early["best_epoch"] == 1  # stopped by patience 1
-    s = run_link_prediction(data, encoder="random", seed=1, split=EdgeSplit(val_ratio=0.2, test_ratio=0.3), split_seed=5)
-    assert s["split_seed"] == 5 and s["num_test"] == int(np.floor(0.3 * (s["num_train"] + s["num_val"] + s["num_test"])))
+    s = run_link_prediction(data, encoder="random", seed=1, split=EdgeSplit(val_ratio=0.2, test_ratio=0.3),
+                            split_seed=5)
+    edges = s["num_train"] + s["num_val"] + s["num_test"]
+    assert s["split_seed"] == 5 and s["num_test"] == int(np.floor(0.3 * edges))
     assert EdgeSplit(0.2, 0.3).name == "edge split 50/20/30"

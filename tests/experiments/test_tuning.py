@@ -129,7 +129,8 @@ def test_reused_evaluation_rows_are_what_training_again_gives():
     out = tune_node_classifier(data, model="gcn", search=Search(n_trials=2, n_eval=2),
                                protocol=TUNING_PROTOCOL.replace(max_epochs=20), execution=Execution(device="cpu"))
     tr, va, te, _, _ = protocol_masks(data, protocol="hpstrat", seeds=[0], k=5, n_bins=10)
-    again = tuning.train_runs(data, "GCN", tr, va, te, [0] * 5, protocol=tuning._trial_protocol(out["best_params"], TUNING_PROTOCOL.replace(max_epochs=20)),
+    trial = tuning._trial_protocol(out["best_params"], TUNING_PROTOCOL.replace(max_epochs=20))
+    again = tuning.train_runs(data, "GCN", tr, va, te, [0] * 5, protocol=trial,
                               execution=Execution(device="cpu"))
     ev = out["eval"][out["eval"]["eval_seed"] == 0].sort_values("round")
     assert ev["test"].to_list() == [r["test_acc"] for r in again]
@@ -210,7 +211,8 @@ def test_eval_batch_writes_each_batch_and_a_rerun_resumes_after_the_last(monkeyp
                                execution=Execution(eval_batch=3))
     assert [c["seeds"] for c in calls] == [[2] * 5 + [3] * 5]  # only the missing seeds, in one batch
     assert sorted(out["eval"]["eval_seed"].unique()) == [0, 1, 2, 3] and len(out["eval"]) == 20
-    everything = tune_node_classifier(data, model="mlp", search=Search(n_trials=3, n_eval=4), results=tmp_path / "all.csv")
+    everything = tune_node_classifier(data, model="mlp", search=Search(n_trials=3, n_eval=4),
+                                      results=tmp_path / "all.csv")
     assert out["test_mean"] == everything["test_mean"] and out["best_params"] == everything["best_params"]
 
 
@@ -278,7 +280,8 @@ def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root,
     """The runner's rows go to part2_features.csv (chapter 7's file), never into the node table."""
     monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
     table = runners.run_feature_study("Cora", model="mlp", search=Search(n_trials=1, n_eval=1), step=1000,
-                                      protocol=TUNING_PROTOCOL.replace(max_epochs=2), results_dir=tmp_path, root=data_root)
+                                      protocol=TUNING_PROTOCOL.replace(max_epochs=2), results_dir=tmp_path,
+                                      root=data_root)
     assert table["num_features"].to_list() == [1000, 1433]
     assert sorted(p.name for p in tmp_path.glob("*.csv")) == ["part2_features.csv"]
     rows = pd.read_csv(tmp_path / "part2_features.csv")
@@ -377,8 +380,8 @@ def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     assert sorted(rows["num_features"].unique()) == [5, 10, 12]
     assert (rows.groupby("num_features")["phase"].apply(lambda p: (p == "trial").sum()) == 2).all()
     calls.clear()
-    tuning.feature_study(_graph(), model="gcn", step=5, search=Search(n_trials=2, n_eval=2), results=tmp_path / "fs1.csv",
-                         execution=Execution(eval_batch=1))
+    tuning.feature_study(_graph(), model="gcn", step=5, search=Search(n_trials=2, n_eval=2),
+                         results=tmp_path / "fs1.csv", execution=Execution(eval_batch=1))
     # per subset: 2 trials, then the 2 seeds one at a time, seed 0 being the best trial's own runs
     assert [c["runs"] for c in calls] == [5, 5, 5] * 3
     with pytest.raises(ValueError, match="step is needed for dataset 'toy'"):

@@ -412,8 +412,9 @@ def test_node_runner_and_feature_study_on_cora(tmp_path, data_root):
     assert out.iloc[0]["status"] == "done" and 0 <= out.iloc[0]["test_mean"] <= 1
     s = tables.summarize(tmp_path / "part2_node.csv")
     assert s.iloc[0]["protocol"] == "hpstrat" and s.iloc[0]["k"] == 5 and s.iloc[0]["n_eval"] == 1
-    fs = runners.run_feature_studies(["Cora"], models=["MLP"], steps={"Cora": 1000}, search=Search(n_trials=1, n_eval=1),
-                                     protocol=quick, results_dir=tmp_path, root=str(data_root))
+    fs = runners.run_feature_studies(["Cora"], models=["MLP"], steps={"Cora": 1000},
+                                     search=Search(n_trials=1, n_eval=1), protocol=quick, results_dir=tmp_path,
+                                     root=str(data_root))
     assert list(fs["num_features"]) == [1000, 1433]
     t = tables.feature_study_table(tmp_path / "part2_features.csv")
     assert tables.feature_study_table(runners.results_file("features", results_dir=tmp_path)).equals(t)
