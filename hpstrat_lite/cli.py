@@ -27,6 +27,7 @@ from .core.homophily import node_homophily
 from .experiments.probes import necessity
 from .experiments.plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
 from .experiments.sweep import COVARIATE_METHOD, run_experiment
+from .protocol import Execution
 
 
 def _cmd_datasets(args) -> int:
@@ -102,17 +103,18 @@ def _cmd_tune(args) -> int:
     import time
 
     from .experiments.baselines import run_link_baselines
-    from .experiments.necessity import (NODE_MAX_EPOCHS, PROTOCOL_DATASETS, _check_datasets, _check_models,
-                                        run_feature_studies,
+    from .experiments.necessity import (LINK_STUDY_PROTOCOL, NODE_STUDY_PROTOCOL, PROTOCOL_DATASETS,
+                                        _check_datasets, _check_models, run_feature_studies,
                                         run_hgcn_link_benchmarks, run_link_benchmarks, run_node_benchmarks,
                                         run_node_protocols)
+    from .experiments.search import Search
     from .experiments.tuning import log as tuning_log
 
     labelled = args.what in ("node", "features", "node-protocols")
     datasets = _check_datasets(args.datasets, labelled=labelled) if args.datasets else None
     if args.protocol in ("per_class", "planetoid") and args.what != "node-protocols":
         raise ValueError(f"--protocol {args.protocol} is one of the paper's splits: use 'hpstrat tune node-protocols'")
-    protocol = args.protocol or "hpstrat"
+    split = args.protocol or "hpstrat"  # a split protocol (--protocol), not the training Protocol
     _check_models(args.models, ("MLP", "GCN"))
     if args.what.startswith("link") and args.precision != "float32":
         raise ValueError("--precision applies to node and features; link prediction trains in float32")
@@ -142,35 +144,37 @@ def _cmd_tune(args) -> int:
     handler.setFormatter(logging.Formatter("%(asctime)s %(message)s", "%H:%M:%S"))
     tuning_log.addHandler(handler)
     tuning_log.setLevel(logging.INFO)
+    node_protocol = NODE_STUDY_PROTOCOL.replace(max_epochs=args.max_epochs or NODE_STUDY_PROTOCOL.max_epochs)
+    link_protocol = None if args.max_epochs is None else LINK_STUDY_PROTOCOL.replace(max_epochs=args.max_epochs)
+    search = Search(n_trials=args.n_trials, n_eval=args.n_eval, storage=storage)
+    execution = Execution(device=args.device, precision=args.precision, eval_batch=args.eval_batch)
+    link_execution = Execution(device=args.device)
     try:
         if args.what == "node":
-            run_node_benchmarks(datasets or NODE_DATASETS, models=args.models, n_trials=args.n_trials,
-                                n_eval=args.n_eval, protocol=protocol, max_epochs=args.max_epochs or NODE_MAX_EPOCHS,
-                                results_dir=args.results_dir, device=args.device, eval_batch=args.eval_batch,
-                                precision=args.precision, storage=storage, log=log)
+            run_node_benchmarks(datasets or NODE_DATASETS, models=args.models, split=split, search=search,
+                                protocol=node_protocol, results_dir=args.results_dir, execution=execution, log=log)
         elif args.what == "link":
-            run_link_benchmarks(datasets or WS_DATASETS + LINK_DATASETS, encoders=args.models, n_trials=args.n_trials,
-                                n_eval=args.n_eval, max_epochs=args.max_epochs, results_dir=args.results_dir,
-                                device=args.device, storage=storage, log=log)
+            run_link_benchmarks(datasets or WS_DATASETS + LINK_DATASETS, encoders=args.models, search=search,
+                                protocol=link_protocol, results_dir=args.results_dir, execution=link_execution,
+                                log=log)
         elif args.what == "node-protocols":
-            run_node_protocols(datasets or PROTOCOL_DATASETS, models=args.models, n_trials=args.n_trials,
-                               protocol=args.protocol, n_eval=args.n_eval,
-                               max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
-                               device=args.device, precision=args.precision, log=log)
+            run_node_protocols(datasets or PROTOCOL_DATASETS, models=args.models, split=args.protocol,
+                               search=Search(n_trials=args.n_trials, n_eval=args.n_eval), protocol=node_protocol,
+                               results_dir=args.results_dir,
+                               execution=Execution(device=args.device, precision=args.precision), log=log)
         elif args.what == "link-hgcn":
-            run_hgcn_link_benchmarks(datasets or LINK_DATASETS, encoders=args.models, n_trials=args.n_trials,
-                                     n_eval=args.n_eval, max_epochs=args.max_epochs, results_dir=args.results_dir,
-                                     device=args.device, log=log)
+            run_hgcn_link_benchmarks(datasets or LINK_DATASETS, encoders=args.models,
+                                     search=Search(n_trials=args.n_trials, n_eval=args.n_eval),
+                                     protocol=link_protocol, results_dir=args.results_dir, execution=link_execution,
+                                     log=log)
         elif args.what == "link-baselines":
             run_link_baselines(datasets or WS_DATASETS + LINK_DATASETS, n_eval=args.n_eval,
                                protocol=f"edge split {args.edge_split}", results_dir=args.results_dir, log=log)
         else:
-            run_feature_studies(datasets or ("Cora", "CiteSeer"), models=args.models,
-                                n_trials=args.n_trials or FEATURE_BUDGET, steps=steps, n_eval=args.n_eval,
-                                protocol=protocol,
-                                max_epochs=args.max_epochs or NODE_MAX_EPOCHS, results_dir=args.results_dir,
-                                device=args.device, eval_batch=args.eval_batch, precision=args.precision,
-                                storage=storage, log=log)
+            run_feature_studies(datasets or ("Cora", "CiteSeer"), models=args.models, steps=steps, split=split,
+                                search=Search(n_trials=args.n_trials or FEATURE_BUDGET, n_eval=args.n_eval,
+                                              storage=storage),
+                                protocol=node_protocol, results_dir=args.results_dir, execution=execution, log=log)
     finally:
         tuning_log.removeHandler(handler)
     log("done")

@@ -95,6 +95,10 @@ class Execution:
         Precision of the dense matrix products of a built-in model: ``"bfloat16"`` is mixed-precision
         training, faster on CPUs with AMX and on GPUs, with numbers that differ from float32 training at
         the level of run-to-run noise.
+    eval_batch : int, optional
+        Part II tuning: evaluation seeds of the best configuration trained together in one batch, whose rows
+        are written when it ends (default: all at once, the fastest); ``1`` lands each seed's runs as soon as
+        they finish, so a long evaluation can be stopped and resumed.
     """
 
     device: object = "auto"
@@ -103,6 +107,8 @@ class Execution:
     checkpoint: str | Path | None = None
     progress: bool = False
     precision: str = "float32"
+    # Part II (tuning)
+    eval_batch: int | None = None
 
 
 def check_protocol_value(protocol, *, execution=None) -> tuple[Protocol, Execution]:

@@ -22,6 +22,10 @@ the MUSAE Twitch / Facebook graphs. The protocol implemented here:
 
 A ``random`` baseline scores every pair uniformly at random (ROC AUC about 0.5).
 
+The training protocol is a :class:`hpstrat_lite.protocol.Protocol`; :data:`LINK_PROTOCOL` is the default of
+one untuned link predictor (the tuned studies draw ``lr``, ``hidden``... per trial,
+:mod:`hpstrat_lite.experiments.tuning`). The edge split fractions are an :class:`EdgeSplit`.
+
 The HGCN-style pipeline that the paper's supplementary code builds on (its sweep file lives in
 ``graphdatasets_hgcn/``, paper Appendix C) is :data:`HGCN_SPLIT` (85 / 5 / 10 edge split), the
 ``"fd"`` decoder and, optionally, HGCN's default feature normalisation ``"signed_rowsum"``: every
@@ -35,7 +39,9 @@ features such as WS1000's). Trivial baselines that need no training (:func:`feat
 from __future__ import annotations
 
 import copy
+import dataclasses
 import time
+from collections.abc import Mapping
 
 import numpy as np
 import torch
@@ -44,6 +50,7 @@ from sklearn.metrics import roc_auc_score
 
 from ..core._validate import check_choice, check_int, check_real
 from ..core.homophily import simple_undirected_pairs
+from ..protocol import Execution, Protocol, check_protocol_value
 from .train import Features, reuse_freed_memory
 from .operators import gcn_operator
 
@@ -55,6 +62,8 @@ __all__ = [
     "sample_negative_pairs",
     "gcn_adjacency",
     "LinkEncoder",
+    "EdgeSplit",
+    "LINK_PROTOCOL",
     "run_link_prediction",
     "HGCN_SPLIT",
     "signed_rowsum",
@@ -67,8 +76,37 @@ __all__ = [
 ENCODERS = ("gcn", "mlp", "random")
 DECODERS = ("dot", "mlp", "fd")
 FEATURE_NORMS = (None, "none", "row", "standard", "signed_rowsum")
-#: Edge split of HGCN's link-prediction pipeline: (validation, test) fractions, 85 / 5 / 10.
-HGCN_SPLIT = (0.05, 0.1)
+
+
+@dataclasses.dataclass(frozen=True)
+class EdgeSplit:
+    """The fractions of an edge split (:func:`edge_split`): validation and test, the rest trains.
+
+    The default is the book's 70 / 10 / 20 split of Part II's link studies (chapters 8 and 9; the paper's
+    Sections 5-6 do not state theirs). :attr:`name` is how result rows record it.
+
+    >>> EdgeSplit().name, HGCN_SPLIT.name
+    ('edge split 70/10/20', 'edge split 85/5/10')
+    """
+
+    val_ratio: float = 0.1
+    test_ratio: float = 0.2
+
+    @property
+    def name(self) -> str:
+        """``"edge split <train>/<val>/<test>"`` in percent, the ``protocol`` column of the link rows."""
+        train = round(100 * (1 - self.val_ratio - self.test_ratio))
+        return f"edge split {train}/{round(100 * self.val_ratio)}/{round(100 * self.test_ratio)}"
+
+
+#: Edge split of HGCN's link-prediction pipeline (paper Appendix C's ``graphdatasets_hgcn/``): 85 / 5 / 10.
+HGCN_SPLIT = EdgeSplit(val_ratio=0.05, test_ratio=0.1)
+#: Training protocol of one link predictor when none is given: Adam with learning rate 1e-3 and no weight
+#: decay, 128 hidden channels, 2 layers, no dropout, at most 1000 epochs with early stopping after 100
+#: epochs without a higher validation ROC AUC (``k`` and ``n_bins`` do not apply). The paper states no fixed
+#: protocol for its link predictors (Sections 5-6 and Appendix C: Bayesian sweeps); the tuned studies replace
+#: these values by each trial's draw.
+LINK_PROTOCOL = Protocol(lr=0.001, weight_decay=0.0, hidden=128, dropout=0.0)
 #: Fermi-Dirac decoder constants of HGCN (``r``, ``t``).
 FD_R, FD_T = 2.0, 1.0
 
@@ -299,10 +337,10 @@ def _resolve_device(device):
     return torch.device(device)
 
 
-def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=None,
-                        val_ratio=0.1, test_ratio=0.2, hidden=128, out=64, num_layers=2,
-                        dropout=0.0, lr=0.001, weight_decay=0.0, max_epochs=1000, patience=100,
-                        decoder="dot", feature_norm=None, device="auto", history=False):
+def run_link_prediction(data, *, encoder: str = "gcn", decoder: str = "dot", seed: int = 0,
+                        split: Mapping | EdgeSplit | None = None, split_seed: int | None = None,
+                        protocol: Protocol = LINK_PROTOCOL, out: int = 64, execution: Execution | None = None,
+                        history: bool = False) -> dict:
     """Train and evaluate one link predictor; ROC AUC on validation and test.
 
     Parameters
@@ -310,33 +348,31 @@ def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=N
     data : torch_geometric.data.Data
         Graph with ``x`` (dense or sparse CSR) and ``edge_index``.
     encoder : {"gcn", "mlp", "random"}
-        GCN on the message-passing graph, MLP on the features alone, or uniform random scores.
+        GCN on the message-passing graph, MLP on the features alone, or uniform random scores (any case).
+    decoder : {"dot", "mlp", "fd"}
+        Dot product ``z_u . z_v``, an MLP on ``z_u * z_v`` or HGCN's Fermi-Dirac distance decoder.
     seed : int
         Seed of the weights, the dropout and the per-epoch negatives (and of the split when
         ``split_seed`` is None).
-    split : dict, optional
-        A split from :func:`edge_split` to reuse; otherwise one is made with ``split_seed``.
+    split : dict or EdgeSplit, optional
+        A split made by :func:`edge_split`, reused as it is; or the fractions of a new one
+        (:class:`EdgeSplit`, default ``EdgeSplit()``: 70 / 10 / 20), drawn with ``split_seed``.
     split_seed : int, optional
-        Seed of the edge split (default: ``seed``).
-    val_ratio, test_ratio : float
-        Passed to :func:`edge_split`.
-    hidden, out, num_layers : int
-        Hidden width, embedding width and number of encoder layers (``num_layers >= 1``).
-    dropout : float
-        Dropout between encoder layers, in [0, 1).
-    lr, weight_decay : float
-        Adam learning rate and weight decay.
-    max_epochs, patience : int
-        At most ``max_epochs`` full-batch epochs; stop after ``patience`` epochs without a better
-        validation ROC AUC.
-    decoder : {"dot", "mlp", "fd"}
-        Dot product ``z_u . z_v``, an MLP on ``z_u * z_v`` or HGCN's Fermi-Dirac distance decoder.
-    feature_norm : {None, "none", "row", "standard", "signed_rowsum"}
-        Feature preprocessing, as in the node-classification engine (:class:`hpstrat_lite.engine.train.Features`, the same code):
-        raw, rows scaled to unit L1 norm, or columns standardised (sparse features stay
-        sparse); ``"signed_rowsum"`` is HGCN's default (:func:`signed_rowsum`).
-    device : str
-        ``"auto"`` (CUDA when available), ``"cpu"``, ``"cuda"``...
+        Seed of a new edge split (default: ``seed``).
+    protocol : Protocol
+        The training protocol (:class:`hpstrat_lite.protocol.Protocol`, default :data:`LINK_PROTOCOL`):
+        ``hidden`` (hidden width) and ``num_layers`` (encoder layers, >= 1); ``dropout`` between encoder
+        layers, in [0, 1); Adam's ``lr`` and ``weight_decay``; at most ``max_epochs`` full-batch epochs,
+        stopping after ``patience`` epochs without a better validation ROC AUC (``None``: every epoch);
+        ``feature_norm``, one of None, ``"none"``, ``"row"``, ``"standard"``, ``"signed_rowsum"``: the
+        node-classification engine's preprocessing (:class:`hpstrat_lite.engine.train.Features`, the same
+        code: raw, rows scaled to unit L1 norm, or columns standardised; sparse features stay sparse) or
+        HGCN's default (:func:`signed_rowsum`). ``k`` and ``n_bins`` do not apply.
+    out : int
+        Embedding width (the encoder's last layer).
+    execution : Execution, optional
+        How the run trains (:class:`hpstrat_lite.protocol.Execution`); only ``device`` applies (``"auto"``:
+        CUDA when available), and ``precision`` must be ``"float32"``.
     history : bool
         Also return the per-epoch training loss and validation ROC AUC (``"history"``: dict of
         lists ``loss``, ``val_auc``).
@@ -347,13 +383,33 @@ def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=N
         ``val_auc``, ``test_auc`` (at the best validation epoch), ``best_epoch``, ``epochs``
         (epochs run), ``seconds``, ``encoder``, ``decoder``, ``seed``, ``split_seed`` and the
         numbers of positive edges ``num_train``, ``num_val``, ``num_test``.
+
+    Examples
+    --------
+    >>> from hpstrat_lite.data.synthetic import make_ws1000
+    >>> r = run_link_prediction(make_ws1000(1.0), encoder="mlp", split=HGCN_SPLIT,
+    ...                         protocol=LINK_PROTOCOL.replace(max_epochs=3), execution=Execution(device="cpu"))
+    >>> r["num_train"], r["num_val"], r["num_test"], r["epochs"]
+    (1700, 100, 200, 3)
     """
+    protocol, execution = check_protocol_value(protocol, execution=execution)
+    if execution.precision != "float32":
+        raise ValueError(f"execution.precision must be 'float32' for link prediction (it trains in float32); "
+                         f"got {execution.precision!r}")
+    if split is None:
+        split = EdgeSplit()
+    if not isinstance(split, (EdgeSplit, Mapping)):
+        raise ValueError(f"split must be a split made by edge_split (a dict) or an EdgeSplit (e.g. "
+                         f"EdgeSplit(val_ratio=0.05, test_ratio=0.1)); got {type(split).__name__}")
+    hidden, num_layers, dropout = protocol.hidden, protocol.num_layers, protocol.dropout
+    lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
+    feature_norm, device = protocol.feature_norm, execution.device
     encoder = check_choice(encoder.lower() if isinstance(encoder, str) else encoder, "encoder", ENCODERS)  # "GCN" too
     check_choice(decoder, "decoder", DECODERS)
     _check_feature_norm(feature_norm)
-    for name, v in (("hidden", hidden), ("out", out), ("num_layers", num_layers),
-                    ("max_epochs", max_epochs), ("patience", patience)):
+    for name, v in (("hidden", hidden), ("out", out), ("num_layers", num_layers), ("max_epochs", max_epochs)):
         check_int(v, name)
+    check_int(patience, "patience", allow_none=True)
     check_real(dropout, "dropout", 0.0, 1.0, high_open=True)
     check_real(lr, "lr", 0.0, np.inf, low_open=True)
     check_real(weight_decay, "weight_decay", 0.0, np.inf)
@@ -363,8 +419,9 @@ def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=N
         raise ValueError(f"data has no node features x; encoder={encoder!r} needs them")
     n = _num_nodes(data)
     split_seed = seed if split_seed is None else split_seed
-    if split is None:
-        split = edge_split(data.edge_index, n, val_ratio=val_ratio, test_ratio=test_ratio, seed=split_seed)
+    if isinstance(split, EdgeSplit):
+        split = edge_split(data.edge_index, n, val_ratio=split.val_ratio, test_ratio=split.test_ratio,
+                           seed=split_seed)
     elif split.get("num_nodes") != n:
         raise ValueError(f"split was made for num_nodes={split.get('num_nodes')}, data has {n}")
     info = {
@@ -425,7 +482,7 @@ def run_link_prediction(data, *, encoder="gcn", seed=0, split=None, split_seed=N
             if val_auc > best_auc:
                 best_auc, best_epoch = val_auc, epoch
                 best_state = copy.deepcopy(model.state_dict())
-            elif epoch - best_epoch >= patience:
+            elif patience is not None and epoch - best_epoch >= patience:
                 break
         model.load_state_dict(best_state)
         s = scores(("test_pos", "test_neg"))

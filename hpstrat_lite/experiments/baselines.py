@@ -26,15 +26,16 @@ from pathlib import Path
 
 from .._host import host_cpu
 from ..core._validate import check_choice, check_int
-from ..engine.linkpred import (HGCN_SPLIT, degree_product_scores, edge_split, feature_cosine_scores, pair_auc,
-                               run_link_prediction, shuffle_feature_rows)
+from ..engine.linkpred import (HGCN_SPLIT, LINK_PROTOCOL, EdgeSplit, degree_product_scores, edge_split,
+                               feature_cosine_scores, pair_auc, run_link_prediction, shuffle_feature_rows)
+from ..protocol import Execution, Protocol
 from .plan import BASELINES
 from ..rows import RESULTS_DIR, append_rows, code_version, read_rows
 
 __all__ = ["BASELINES", "SPLITS", "BASELINE_COLUMNS", "baseline_scores", "tuned_params", "run_link_baselines"]
 
-#: Edge splits (validation, test fractions) by protocol name: the book's and HGCN's.
-SPLITS = {"edge split 70/10/20": (0.1, 0.2), "edge split 85/5/10": HGCN_SPLIT}
+#: Edge splits by protocol name (:attr:`EdgeSplit.name`): the book's 70 / 10 / 20 and HGCN's 85 / 5 / 10.
+SPLITS = {split.name: split for split in (EdgeSplit(), HGCN_SPLIT)}
 BASELINE_COLUMNS = ["task", "dataset", "baseline", "protocol", "eval_seed", "val", "test", "params",
                     "seconds", "host", "code_version"]
 #: Default configuration of the shuffled-feature MLP when no tuned MLP study exists for a dataset.
@@ -79,12 +80,13 @@ def tuned_params(rows, dataset, *, model="MLP-dot"):
     return json.loads(e.sort_values("n_trials").iloc[-1]["params"])
 
 
-def _mlp_kwargs(params, max_epochs):
+def _mlp_protocol(params, max_epochs) -> Protocol:
+    """The shuffled-feature MLP's protocol: the tuned ``params`` (else :data:`DEFAULT_MLP`), ``max_epochs``."""
     p = {**DEFAULT_MLP, **(params or {})}
-    h = int(p["hidden"])
-    return dict(hidden=h, out=h, num_layers=int(p["num_layers"]), dropout=float(p["dropout"]),
-                lr=float(p["lr"]), weight_decay=float(p["weight_decay"]), patience=int(p["patience"]),
-                feature_norm=p["feature_norm"], max_epochs=int(max_epochs))
+    return LINK_PROTOCOL.replace(hidden=int(p["hidden"]), num_layers=int(p["num_layers"]), dropout=float(p["dropout"]),
+                                 lr=float(p["lr"]), weight_decay=float(p["weight_decay"]),
+                                 patience=int(p["patience"]), feature_norm=p["feature_norm"],
+                                 max_epochs=int(max_epochs))
 
 
 def run_link_baselines(datasets, *, baselines=BASELINES, n_eval=5, protocol="edge split 70/10/20",
@@ -127,7 +129,7 @@ def run_link_baselines(datasets, *, baselines=BASELINES, n_eval=5, protocol="edg
     folder = RESULTS_DIR if results_dir is None else Path(results_dir)
     path = folder / "part2_link_baselines.csv"
     link_rows = folder / "part2_link.csv" if link_rows is None else link_rows
-    val_ratio, test_ratio = SPLITS[protocol]
+    fractions = SPLITS[protocol]
     old = read_rows(path)
     have = set() if old.empty else set(zip(old["dataset"], old["baseline"], old["protocol"],
                                            old["eval_seed"].astype(int)))
@@ -139,15 +141,17 @@ def run_link_baselines(datasets, *, baselines=BASELINES, n_eval=5, protocol="edg
             todo = [b for b in baselines if (data.name, b, protocol, s) not in have]
             if not todo:
                 continue
-            split = edge_split(data.edge_index, int(data.num_nodes), val_ratio=val_ratio, test_ratio=test_ratio, seed=s)
+            split = edge_split(data.edge_index, int(data.num_nodes), val_ratio=fractions.val_ratio,
+                               test_ratio=fractions.test_ratio, seed=s)
             rows = []
             for b in todo:
                 t0 = time.perf_counter()
                 if b == "shuffled-feature MLP":
                     shuffled, _ = shuffle_feature_rows(data, 1000 + s)
                     with _quiet(1):
-                        r = run_link_prediction(shuffled, encoder="MLP", seed=s, split=split, device=device,
-                                                **_mlp_kwargs(params, max_epochs))
+                        mlp = _mlp_protocol(params, max_epochs)
+                        r = run_link_prediction(shuffled, encoder="MLP", seed=s, split=split, protocol=mlp,
+                                                out=mlp.hidden, execution=Execution(device=device))
                     val, test, used = r["val_auc"], r["test_auc"], json.dumps(params or DEFAULT_MLP, sort_keys=True)
                 else:
                     (val, test), used = baseline_scores(data, split, b), "{}"

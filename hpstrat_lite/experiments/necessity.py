@@ -16,26 +16,37 @@ validation only, the best configuration evaluated on ``n_eval = 5`` seeds) and a
 - trivial link baselines: :func:`hpstrat_lite.experiments.baselines.run_link_baselines`
   (``part2_link_baselines.csv``).
 
-Trial budgets default to :data:`NODE_BUDGETS` / :data:`LINK_BUDGETS`. From a shell:
+Every runner takes the same few values: the training ``protocol`` (a :class:`hpstrat_lite.protocol.Protocol`;
+:data:`NODE_STUDY_PROTOCOL` and :data:`LINK_STUDY_PROTOCOL` are the book's), the ``search`` (a
+:class:`hpstrat_lite.experiments.search.Search`: trial budget, evaluation seeds, space, storage, sampler seed;
+its ``None`` fields are the runner's: budgets :data:`NODE_BUDGETS` / :data:`LINK_BUDGETS`..., spaces
+:data:`NODE_SPACE` / :data:`LINK_SPACE`...) and the ``execution`` (a :class:`hpstrat_lite.protocol.Execution`:
+device, CPU threads, precision, evaluation batches). From a shell:
 ``hpstrat tune node|link|features --datasets ...`` (see :mod:`hpstrat_lite.cli`).
 """
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import time
 import warnings
+from collections.abc import Callable, Mapping, Sequence
+from pathlib import Path
+
 import pandas as pd
 
 from ..core._validate import check_int
 from ..engine.models import check_precision
 from .._host import host_cpu
+from ..protocol import Execution, Protocol, check_protocol_value
 from ..rows import append_rows, code_version, model_name, read_rows
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
-    from .tuning import (SEARCH_SPACE, feature_study, tune_link_predictor,
+    from .tuning import (SEARCH_SPACE, TUNING_PROTOCOL, feature_study, tune_link_predictor,
                          tune_node_classifier)
-from ..engine.linkpred import HGCN_SPLIT, run_link_prediction
+from .search import Search, check_search
+from ..engine.linkpred import HGCN_SPLIT, EdgeSplit, run_link_prediction
 from .plan import (FEATURE_BUDGET, FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS, RESULT_COLUMNS, RESULTS_FILES, WS_DATASETS,
                    results_file)
 from ..data.datasets import get_spec, load_dataset
@@ -64,6 +75,16 @@ LINK_MAX_EPOCHS = {"Facebook": 200}
 LINK_DEFAULT_MAX_EPOCHS = 400
 #: Epoch budget of the node-classification runs.
 NODE_MAX_EPOCHS = 500
+#: Training protocol of the book's node-classification studies (chapters 6 and 7, the paper's Section 3
+#: Tables 1-2, Section 4 and Appendix A): :data:`hpstrat_lite.experiments.tuning.TUNING_PROTOCOL` (HpStrat
+#: folds with k = 5, B = 10) with at most :data:`NODE_MAX_EPOCHS` epochs; each trial draws the rest. The paper
+#: states neither its split nor its epochs.
+NODE_STUDY_PROTOCOL = TUNING_PROTOCOL.replace(max_epochs=NODE_MAX_EPOCHS)
+#: Training protocol of the book's link-prediction studies (chapters 8 and 9, the paper's Sections 5-6
+#: Tables 3-4 and Figure 2): :data:`hpstrat_lite.experiments.tuning.TUNING_PROTOCOL` with at most
+#: :data:`LINK_DEFAULT_MAX_EPOCHS` epochs, fewer for the datasets of :data:`LINK_MAX_EPOCHS` (the runners'
+#: ``protocol=None``); ``k`` and ``n_bins`` do not apply.
+LINK_STUDY_PROTOCOL = TUNING_PROTOCOL.replace(max_epochs=LINK_DEFAULT_MAX_EPOCHS)
 
 #: Link-prediction search space: :data:`hpstrat_lite.experiments.tuning.SEARCH_SPACE` with shorter patience
 #: (link predictors peak on validation ROC AUC after a few dozen epochs).
@@ -130,8 +151,8 @@ def load_part2_dataset(name, root=None, *, seed=0):
     return load_dataset(name, root=root, sparse_features=True)  # feature subsets slice the sparse form
 
 
-def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=None, root=None,
-               results_task=None, **kwargs):
+def run_tuning(dataset: str, *, task: str = "node", model: str = "MLP", results_dir: str | Path | None = None,
+               root: str | Path | None = None, results_task: str | None = None, **kwargs) -> dict:
     """Tune and evaluate ``model`` on a named dataset, writing rows to the results folder.
 
     Parameters
@@ -142,8 +163,6 @@ def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=No
         Node classification (:func:`tune_node_classifier`, rows in ``part2_node.csv``) or link
         prediction (:func:`tune_link_predictor`, rows in ``part2_link.csv``).
     model : {"MLP", "GCN"}
-    n_trials : int
-        Trial budget.
     results_dir : str or os.PathLike, optional
         Folder of the result files (default ``$HPSTRAT_RESULTS`` or the checkout's ``results/``).
     root : str, optional
@@ -151,8 +170,9 @@ def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=No
     results_task : str, optional
         Key of :data:`RESULTS_FILES` to write to (default ``task``).
     **kwargs
-        Passed to the tuner (``protocol``, ``k``, ``seed``, ``n_eval``, ``max_epochs``, ``space``,
-        ``device``...).
+        Passed to the tuner: ``search``, ``protocol``, ``seed``, ``execution``; ``split`` (a split protocol
+        name for node classification, an :class:`~hpstrat_lite.engine.linkpred.EdgeSplit` for link
+        prediction), ``decoder`` (link prediction).
 
     Returns
     -------
@@ -163,21 +183,20 @@ def run_tuning(dataset, *, task="node", model="MLP", n_trials=50, results_dir=No
         raise ValueError(f"task must be one of ('node', 'link'), got {task!r}")
     data = load_part2_dataset(dataset, root=root)
     path = results_file(results_task or task, results_dir=results_dir)
-    if task == "node" and kwargs.get("protocol") == "planetoid":
+    if task == "node" and kwargs.get("split") == "planetoid":
         data = with_public_split(data, root)
     if task == "node":
-        return tune_node_classifier(data, model=model, n_trials=n_trials, results=path, dataset=data.name,
-                                    **kwargs)
-    return tune_link_predictor(data, encoder=model, n_trials=n_trials, results=path, dataset=data.name, **kwargs)
+        return tune_node_classifier(data, model=model, results=path, dataset=data.name, **kwargs)
+    return tune_link_predictor(data, encoder=model, results=path, dataset=data.name, **kwargs)
 
 
-def run_feature_study(dataset, *, model="MLP", n_trials=20, step=None, results_dir=None,
-                      root=None, **kwargs):
+def run_feature_study(dataset: str, *, model: str = "MLP", step: int | None = None,
+                      results_dir: str | Path | None = None, root: str | Path | None = None, **kwargs) -> pd.DataFrame:
     """:func:`feature_study` on a named dataset, rows in ``results/part2_features.csv`` (the file
-    chapter 7 and :func:`hpstrat_lite.experiments.necessity.run_feature_studies` read and write)."""
+    chapter 7 and :func:`hpstrat_lite.experiments.necessity.run_feature_studies` read and write); ``kwargs``
+    (``split``, ``search``, ``protocol``, ``seed``, ``execution``) go to :func:`feature_study`."""
     data = load_part2_dataset(dataset, root=root)
-    return feature_study(data, model=model, step=step, n_trials=n_trials,
-                         results=results_file("features", results_dir=results_dir),
+    return feature_study(data, model=model, step=step, results=results_file("features", results_dir=results_dir),
                          dataset=data.name, **kwargs)
 
 # ----------------------------------------------------------------------------------------------
@@ -190,11 +209,14 @@ PART2_FILES = RESULTS_FILES
 
 
 def _budget(n_trials, dataset, budgets):
+    """The trial budget of ``dataset``: ``n_trials`` (an int, or a dict dataset -> int), else ``budgets`` (a dict
+    dataset -> int, 10 for a dataset it lacks; or one int for every dataset)."""
+    default = budgets.get(dataset, 10) if isinstance(budgets, Mapping) else budgets
     if n_trials is None:
-        n_trials = budgets.get(dataset, 10)
-    elif isinstance(n_trials, dict):
-        n_trials = n_trials.get(dataset, budgets.get(dataset, 10))
-    check_int(n_trials, "n_trials", hint=f" (or a dict dataset -> integer; dataset {dataset!r})")
+        n_trials = default
+    elif isinstance(n_trials, Mapping):
+        n_trials = n_trials.get(dataset, default)
+    check_int(n_trials, "search.n_trials", hint=f" (or a dict dataset -> integer; dataset {dataset!r})")
     return int(n_trials)
 
 
@@ -215,14 +237,26 @@ def _check_datasets(datasets, labelled=False):
     return datasets
 
 
-def _runner_plan(datasets, models, threads, n_trials, budgets, space, default_space, *, labelled, name="models"):
-    """The checked arguments every Part II runner starts from: ``(datasets, models, budget per dataset,
-    search space)``."""
-    datasets = _check_datasets(datasets, labelled=labelled)
-    models = _check_models(models, ("MLP", "GCN"), name)
-    check_int(threads, "threads", allow_none=True)
-    return datasets, models, {ds: _budget(n_trials, ds, budgets) for ds in datasets}, \
-        default_space if space is None else space
+def _runner_plan(task, datasets, models, search, protocol, execution, budgets, default_space):
+    """The checked arguments every Part II runner starts from, before any training: ``(datasets, models,
+    search per dataset, execution, CPU threads)``. ``task`` is ``"node"`` (labelled graphs, ``models``) or
+    ``"link"`` (``encoders``, float32 only); each dataset's search has its budget (``search.n_trials`` or
+    ``budgets``) and a space (``search.space`` or ``default_space``)."""
+    datasets = _check_datasets(datasets, labelled=task == "node")
+    models = _check_models(models, ("MLP", "GCN"), "models" if task == "node" else "encoders")
+    search = check_search(search)
+    _, execution = check_protocol_value(protocol, execution=execution)
+    if task == "node":
+        check_precision(execution.precision)
+    elif execution.precision != "float32":
+        raise ValueError(f"execution.precision must be 'float32' for link prediction (it trains in float32); "
+                         f"got {execution.precision!r}")
+    threads = execution.num_threads
+    threads = None if threads in (None, "auto") else check_int(threads, "execution.num_threads")
+    space = default_space if search.space is None else search.space
+    searches = {ds: dataclasses.replace(search, n_trials=_budget(search.n_trials, ds, budgets), space=space)
+                for ds in datasets}
+    return datasets, models, searches, execution, threads
 
 
 def _check_models(models, allowed, name="models"):
@@ -256,19 +290,20 @@ def _missing_row(dataset, model, err):
     return {"dataset": dataset, "model": model, "status": "missing", "reason": str(err).split(".")[0]}
 
 
-def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> dict:
+def _study_row(dataset, task, model, search, threads, log, **tuning_kwargs) -> dict:
     """Run (or resume) one tuning study with :func:`run_tuning` and return its summary row: ``status``
     ``"done"`` with the test mean / std over the evaluation runs, or the :func:`_missing_row` of a
     dataset whose files are absent. ``log`` (or None) gets one line either way."""
     t0 = time.perf_counter()
     try:
         with _quiet(threads):
-            out = run_tuning(dataset, task=task, model=model, n_trials=budget, **tuning_kwargs)
+            out = run_tuning(dataset, task=task, model=model, search=search, **tuning_kwargs)
     except FileNotFoundError as err:
         row = _missing_row(dataset, model, err)
         if log:
             log(f"{dataset} {model}: missing ({row['reason']})")
         return row
+    budget = search.n_trials
     row = {"dataset": dataset, "model": model, "status": "done", "test_mean": out["test_mean"],
            "test_std": out["test_std"], "n_trials": budget, "seconds": time.perf_counter() - t0,
            "protocol": out.get("protocol"), "sampler_seed": out.get("sampler_seed")}
@@ -278,41 +313,39 @@ def _study_row(dataset, task, model, budget, threads, log, **tuning_kwargs) -> d
     return row
 
 
-def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("MLP", "GCN"), n_trials=None, 
-                        n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
-                        space=None, results_dir=None, root=None, device="auto", threads=None,
-                        eval_batch=None, precision="float32", storage=None, log=None):
-    """Tune and evaluate MLP and GCN node classifiers (chapter 6, paper Tables 1 and 2).
+def run_node_benchmarks(datasets: Sequence[str] = NODE_DATASETS, *, models: Sequence[str] = ("MLP", "GCN"),
+                        split: str = "hpstrat", search: Search = Search(),
+                        protocol: Protocol = NODE_STUDY_PROTOCOL, results_dir: str | Path | None = None,
+                        root: str | Path | None = None, execution: Execution | None = None,
+                        log: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Tune and evaluate MLP and GCN node classifiers (chapter 6, paper Section 3, Tables 1 and 2).
 
-    Each (dataset, model) is one :func:`hpstrat_lite.experiments.tuning.run_tuning` call writing to
-    ``results/part2_node.csv``; a rerun resumes. A dataset whose raw files are absent (PubMed
-    offline) is skipped and reported with ``status = "missing"``.
+    Each (dataset, model) is one :func:`run_tuning` call writing to ``results/part2_node.csv``; a rerun
+    resumes. A dataset whose raw files are absent (PubMed offline) is skipped and reported with
+    ``status = "missing"``.
 
     Parameters
     ----------
     datasets : sequence of str
     models : sequence of {"MLP", "GCN"}
-    n_trials : int, dict or None
-        Trial budget; a dict per dataset; ``None``: :data:`NODE_BUDGETS`.
-    n_eval : int
-        Evaluation seeds of the best configuration.
-    protocol : {"hpstrat", "random"}
-        HpStrat k-fold rounds (default, k = 5) or random 60/20/20 splits.
-    k, max_epochs, space, results_dir, root, device
-        Passed to the tuner (``space`` default :data:`NODE_SPACE`).
-    threads : int, optional
-        Torch CPU threads during the runs (restored afterwards); ``None`` leaves them as they are.
-    eval_batch : int, optional
-        Evaluation seeds per training batch (default all; see
-        :func:`hpstrat_lite.experiments.tuning.tune_node_classifier`).
-    precision : {"float32", "bfloat16"}
-        Precision of the dense matrix products (:func:`hpstrat_lite.engine.train.train_runs`; bfloat16 is
-        mixed-precision training, faster on CPUs with AMX); recorded in each row.
-    storage : str, optional
-        Optuna RDB storage of the searches (``sqlite:///...``, ``postgresql://...``, ``mysql://...``;
-        :func:`default_storage` is the one ``hpstrat tune`` uses): every process given the same storage
-        shares each study's trials (:func:`hpstrat_lite.experiments.studies.tune_shared`). Default: each
-        search lives in memory and resumes from the results file.
+    split : {"hpstrat", "random"}
+        HpStrat k-fold rounds (default, k = ``protocol.k``) or random 60/20/20 splits.
+    search : Search
+        ``n_trials``: an int, a dict per dataset, or None for :data:`NODE_BUDGETS`; ``n_eval`` evaluation
+        seeds of the best configuration (5); ``space`` (None: :data:`NODE_SPACE`); ``storage``, an Optuna RDB
+        storage of the searches (``sqlite:///...``, ``postgresql://...``, ``mysql://...``;
+        :func:`hpstrat_lite.experiments.plan.default_storage` is the one ``hpstrat tune`` uses), shared by
+        every process given the same one (:func:`hpstrat_lite.experiments.studies.tune_shared`), or None:
+        each search lives in memory and resumes from the results file; ``sampler_seed`` (None: the seed).
+    protocol : Protocol
+        The protocol every trial starts from (default :data:`NODE_STUDY_PROTOCOL`: k = 5, at most 500 epochs).
+    results_dir, root
+        Folder of the result files (default ``$HPSTRAT_RESULTS`` or ``results/``) and data root.
+    execution : Execution, optional
+        ``device``; ``num_threads`` (an int sets torch's CPU threads during the runs and restores them
+        afterwards; ``"auto"`` / None leave them); ``precision`` (``"bfloat16"``: mixed-precision training,
+        faster on CPUs with AMX, recorded in each row); ``eval_batch`` (evaluation seeds per training batch,
+        default all; see :func:`hpstrat_lite.experiments.tuning.tune_node_classifier`).
     log : callable, optional
         Progress messages (e.g. ``print``).
 
@@ -321,30 +354,31 @@ def run_node_benchmarks(datasets=NODE_DATASETS, *, models=("MLP", "GCN"), n_tria
     pandas.DataFrame
         One row per (dataset, model): ``status`` ("done" / "missing"), ``test_mean``,
         ``test_std``, ``n_trials``, ``seconds``.
+
+    Examples
+    --------
+    >>> from hpstrat_lite.protocol import Execution
+    >>> run_node_benchmarks(["Cora"], models=["MLP"], search=Search(n_trials=3, n_eval=2),
+    ...                     protocol=NODE_STUDY_PROTOCOL.replace(max_epochs=50),
+    ...                     execution=Execution(num_threads=1), results_dir="/tmp/part2")  # doctest: +SKIP
     """
-    datasets = _check_datasets(datasets, labelled=True)
-    models = _check_models(models, ("MLP", "GCN"))
-    check_int(threads, "threads", allow_none=True)
-    check_precision(precision)
-    budgets = {ds: _budget(n_trials, ds, NODE_BUDGETS) for ds in datasets}
-    space = NODE_SPACE if space is None else space
+    datasets, models, searches, execution, threads = _runner_plan("node", datasets, models, search, protocol,
+                                                                  execution, NODE_BUDGETS, NODE_SPACE)
     rows = []
     for ds in datasets:
         for model in models:
-            rows.append(_study_row(ds, "node", model, budgets[ds], threads, log, results_dir=results_dir,
-                                   root=root, protocol=protocol, k=k, n_eval=n_eval, max_epochs=max_epochs,
-                                   space=space, device=device, eval_batch=eval_batch, precision=precision,
-                                   storage=storage))
+            rows.append(_study_row(ds, "node", model, searches[ds], threads, log, results_dir=results_dir,
+                                   root=root, split=split, protocol=protocol, execution=execution))
     return pd.DataFrame(rows)
 
 
-def run_random_baseline(dataset, *, n_eval=5, val_ratio=0.1, test_ratio=0.2, results_dir=None,
-                        root=None):
+def run_random_baseline(dataset: str, *, n_eval: int = 5, split: EdgeSplit = EdgeSplit(),
+                        results_dir: str | Path | None = None, root: str | Path | None = None) -> pd.DataFrame:
     """Random link scores on ``n_eval`` edge splits (Table 3's "random" row); rows to the results.
 
-    Evaluation seed s splits the edges with seed s and scores every pair uniformly at random
-    (:func:`hpstrat_lite.engine.linkpred.run_link_prediction` with ``encoder="random"``). Rows already in
-    the results file are not recomputed.
+    Evaluation seed s splits the edges with seed s (fractions ``split``, default 70 / 10 / 20) and scores
+    every pair uniformly at random (:func:`hpstrat_lite.engine.linkpred.run_link_prediction` with
+    ``encoder="random"``). Rows already in the results file are not recomputed.
 
     Returns
     -------
@@ -356,8 +390,7 @@ def run_random_baseline(dataset, *, n_eval=5, val_ratio=0.1, test_ratio=0.2, res
     path = results_file("link", results_dir=results_dir)
     with _quiet():
         data = load_part2_dataset(dataset, root=root)
-    protocol = (f"edge split {round(100 * (1 - val_ratio - test_ratio))}/{round(100 * val_ratio)}/"
-                f"{round(100 * test_ratio)}")
+    protocol = split.name
     key = {"task": "link", "dataset": data.name, "model": "random", "protocol": protocol, "k": 1,
            "tune_seed": 0, "space_id": "none", "num_features": int(data.x.shape[1]),
            "n_trials": 0, "params": "{}", "metric": "roc_auc", "phase": "eval"}
@@ -370,7 +403,7 @@ def run_random_baseline(dataset, *, n_eval=5, val_ratio=0.1, test_ratio=0.2, res
     for s in range(n_eval):
         if s in have:
             continue
-        r = run_link_prediction(data, encoder="random", seed=s, val_ratio=val_ratio, test_ratio=test_ratio)
+        r = run_link_prediction(data, encoder="random", seed=s, split=split)
         new.append({**key, "eval_seed": s, "round": 0, "val": r["val_auc"], "test": r["test_auc"],
                     "best_epoch": 0, "seconds": r["seconds"], "host": host_cpu(),
                     "code_version": code_version()})
@@ -382,67 +415,76 @@ def run_random_baseline(dataset, *, n_eval=5, val_ratio=0.1, test_ratio=0.2, res
     return rows[rows["eval_seed"].astype(int) < n_eval].reset_index(drop=True)
 
 
-def run_link_benchmarks(datasets=WS_DATASETS + LINK_DATASETS, *, encoders=("MLP", "GCN"),
-                        n_trials=None, n_eval=5, max_epochs=None, space=None, random=True,
-                        results_dir=None, root=None, device="auto", threads=None, storage=None, log=None):
-    """Tune and evaluate MLP and GCN link predictors (chapters 8 and 9, Tables 3 and 4, Figure 2).
+def _link_protocol(protocol, dataset):
+    """The link protocol of ``dataset``: ``protocol``, or for None :data:`LINK_STUDY_PROTOCOL` with the
+    dataset's epochs (:data:`LINK_MAX_EPOCHS`)."""
+    if protocol is not None:
+        return protocol
+    return LINK_STUDY_PROTOCOL.replace(max_epochs=LINK_MAX_EPOCHS.get(dataset, LINK_STUDY_PROTOCOL.max_epochs))
 
-    Each (dataset, encoder) is one :func:`hpstrat_lite.experiments.tuning.run_tuning` call (task ``"link"``,
-    edge split 70/10/20, dot-product decoder) writing to ``results/part2_link.csv``; a rerun
-    resumes. With ``random=True`` WS1000 also gets the random baseline
-    (:func:`run_random_baseline`).
+
+def run_link_benchmarks(datasets: Sequence[str] = WS_DATASETS + LINK_DATASETS, *,
+                        encoders: Sequence[str] = ("MLP", "GCN"), search: Search = Search(),
+                        protocol: Protocol | None = None, random: bool = True,
+                        results_dir: str | Path | None = None, root: str | Path | None = None,
+                        execution: Execution | None = None, log: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Tune and evaluate MLP and GCN link predictors (chapters 8 and 9, paper Sections 5-6, Tables 3 and 4,
+    Figure 2).
+
+    Each (dataset, encoder) is one :func:`run_tuning` call (task ``"link"``, edge split 70/10/20,
+    dot-product decoder) writing to ``results/part2_link.csv``; a rerun resumes. With ``random=True``
+    WS1000 also gets the random baseline (:func:`run_random_baseline`).
 
     Parameters
     ----------
     datasets : sequence of str
         WS names (``"WS1000"``, ``"WS1000_<gamma>"``) or MUSAE names.
     encoders : sequence of {"MLP", "GCN"}
-    n_trials : int, dict or None
-        Trial budget (``None``: :data:`LINK_BUDGETS`).
-    n_eval : int
-        Evaluation seeds (each a new edge split) of the best configuration.
-    max_epochs : int or None
-        Epoch budget (``None``: :data:`LINK_MAX_EPOCHS`, else 400).
-    space : dict, optional
-        Search space (default :data:`LINK_SPACE`).
+    search : Search
+        As in :func:`run_node_benchmarks`; ``n_trials`` None: :data:`LINK_BUDGETS`; ``space`` None:
+        :data:`LINK_SPACE`; each evaluation seed is a new edge split.
+    protocol : Protocol, optional
+        The protocol every trial starts from; None: :data:`LINK_STUDY_PROTOCOL` (at most 400 epochs), with
+        the epochs of :data:`LINK_MAX_EPOCHS` for the datasets it names.
     random : bool
         Add the random baseline for datasets named ``"WS1000"``.
-    results_dir, root, device, threads, storage, log
-        As in :func:`run_node_benchmarks`.
+    results_dir, root, execution, log
+        As in :func:`run_node_benchmarks` (``execution.precision`` must be float32).
 
     Returns
     -------
     pandas.DataFrame
         One row per (dataset, encoder), as :func:`run_node_benchmarks`.
     """
-    datasets, encoders, budgets, space = _runner_plan(datasets, encoders, threads, n_trials, LINK_BUDGETS, space, LINK_SPACE,
-                                                  labelled=False, name="encoders")
+    checked = LINK_STUDY_PROTOCOL if protocol is None else protocol
+    datasets, encoders, searches, execution, threads = _runner_plan("link", datasets, encoders, search, checked,
+                                                                    execution, LINK_BUDGETS, LINK_SPACE)
     rows = []
     for ds in datasets:
         if random and ds == "WS1000":
-            r = run_random_baseline(ds, n_eval=n_eval, results_dir=results_dir, root=root)
+            r = run_random_baseline(ds, n_eval=searches[ds].n_eval, results_dir=results_dir, root=root)
             rows.append({"dataset": ds, "model": "random", "status": "done",
                          "test_mean": float(r["test"].mean()), "test_std": float(r["test"].std(ddof=1)),
                          "n_trials": 0, "seconds": float(r["seconds"].sum())})
         for enc in encoders:
-            epochs = max_epochs or LINK_MAX_EPOCHS.get(ds, LINK_DEFAULT_MAX_EPOCHS)
-            rows.append(_study_row(ds, "link", enc, budgets[ds], threads, log, results_dir=results_dir, root=root,
-                                   n_eval=n_eval, max_epochs=epochs, space=space, device=device, storage=storage))
+            rows.append(_study_row(ds, "link", enc, searches[ds], threads, log, results_dir=results_dir, root=root,
+                                   protocol=_link_protocol(protocol, ds), execution=execution))
     return pd.DataFrame(rows)
 
 
-def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"), n_trials=FEATURE_BUDGET, 
-                        steps=None, n_eval=5, protocol="hpstrat", k=5, max_epochs=NODE_MAX_EPOCHS,
-                        space=None, results_dir=None, root=None, device="auto", threads=None,
-                        eval_batch=None, precision="float32", storage=None, log=None):
-    """The feature-subset study (chapter 7, paper Figures 1 and 3) for several datasets.
+def run_feature_studies(datasets: Sequence[str] = ("Cora", "CiteSeer"), *, models: Sequence[str] = ("MLP", "GCN"),
+                        steps: Mapping[str, int] | None = None, split: str = "hpstrat", search: Search = Search(),
+                        protocol: Protocol = NODE_STUDY_PROTOCOL, results_dir: str | Path | None = None,
+                        root: str | Path | None = None, execution: Execution | None = None,
+                        log: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """The feature-subset study (chapter 7, paper Section 4 and Appendix A, Figures 1 and 3) for several datasets.
 
     For each dataset and model, :func:`hpstrat_lite.experiments.tuning.feature_study`: nested prefixes of
     the feature columns in the paper's increments (:data:`hpstrat_lite.experiments.plan.FEATURE_STEPS`, or
-    ``steps[dataset]``), each tuned with ``n_trials`` trials (default :data:`FEATURE_BUDGET`) and
-    evaluated on ``n_eval`` seeds; with ``storage`` each subset's search is a stored study of its own.
-    Rows go to ``results/part2_features.csv`` (``num_features`` tells the subsets apart). Other
-    arguments as in :func:`run_node_benchmarks`.
+    ``steps[dataset]``), each tuned with ``search.n_trials`` trials (None: :data:`FEATURE_BUDGET`; a dict per
+    dataset) and evaluated on ``search.n_eval`` seeds; with ``search.storage`` each subset's search is a stored
+    study of its own. Rows go to ``results/part2_features.csv`` (``num_features`` tells the subsets apart).
+    Other arguments as in :func:`run_node_benchmarks`.
 
     Returns
     -------
@@ -450,11 +492,8 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"),
         One row per (dataset, model, subset): ``num_features``, ``test_mean``, ``test_std``...
         Datasets whose files are missing get one ``status = "missing"`` row.
     """
-    datasets = _check_datasets(datasets, labelled=True)
-    models = _check_models(models, ("MLP", "GCN"))
-    check_int(threads, "threads", allow_none=True)
-    check_precision(precision)
-    space = NODE_SPACE if space is None else space
+    datasets, models, searches, execution, threads = _runner_plan("node", datasets, models, search, protocol,
+                                                                  execution, FEATURE_BUDGET, NODE_SPACE)
     steps = steps or {}
     frames = []
     for ds in datasets:
@@ -464,11 +503,9 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"),
             try:
                 with _quiet(threads):
                     data = load_part2_dataset(ds, root=root)
-                    df = feature_study(data, model=model, step=step, n_trials=n_trials,
-                                       results=results_file("features", results_dir=results_dir),
-                                       dataset=data.name, protocol=protocol, k=k, n_eval=n_eval,
-                                       max_epochs=max_epochs, space=space, device=device,
-                                       eval_batch=eval_batch, precision=precision, storage=storage)
+                    df = feature_study(data, model=model, step=step, split=split, search=searches[ds],
+                                       protocol=protocol, results=results_file("features", results_dir=results_dir),
+                                       dataset=data.name, execution=execution)
             except FileNotFoundError as err:
                 frames.append(pd.DataFrame([_missing_row(ds, model, err)]))
                 continue
@@ -481,20 +518,19 @@ def run_feature_studies(datasets=("Cora", "CiteSeer"), *, models=("MLP", "GCN"),
     return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
 
 
+def run_node_protocols(datasets: Sequence[str] = PROTOCOL_DATASETS, *, models: Sequence[str] = ("MLP", "GCN"),
+                       split: str | None = None, search: Search = Search(), protocol: Protocol = NODE_STUDY_PROTOCOL,
+                       results_dir: str | Path | None = None, root: str | Path | None = None,
+                       execution: Execution | None = None, log: Callable[[str], None] | None = None) -> pd.DataFrame:
+    """Tune MLP and GCN on the paper's node-classification splits (paper Section 3, Tables 1 and 2).
 
-
-def run_node_protocols(datasets=PROTOCOL_DATASETS, *, models=("MLP", "GCN"), n_trials=None,
-                       protocol=None, n_eval=5, max_epochs=NODE_MAX_EPOCHS, space=None, results_dir=None,
-                       root=None, device="auto", threads=None, precision="float32", log=None):
-    """Tune MLP and GCN on the paper's node-classification splits (paper Tables 1 and 2).
-
-    ``protocol=None`` runs each dataset on the split of the GNN numbers the paper copies
+    ``split=None`` runs each dataset on the split of the GNN numbers the paper copies
     (:data:`hpstrat_lite.experiments.plan.NODE_PROTOCOLS`: ``"per_class"``, 20 / 30 nodes per class,
     on Amazon and Coauthor; ``"planetoid"``, the public split, on Cora, CiteSeer and PubMed); a name
-    forces one protocol for all. Every (dataset, model) gets a TPE sampler seed of its own
-    (:func:`hpstrat_lite.experiments.tuning.study_sampler_seed`). Rows go to
-    ``results/part2_node_protocols.csv`` (resumable). Budgets default to :data:`PROTOCOL_BUDGETS`;
-    other arguments as in :func:`run_node_benchmarks`.
+    forces one split for all. Every (dataset, model) gets a TPE sampler seed of its own
+    (:func:`hpstrat_lite.experiments.tuning.study_sampler_seed`) unless ``search.sampler_seed`` names one.
+    Rows go to ``results/part2_node_protocols.csv`` (resumable). Budgets default to
+    :data:`PROTOCOL_BUDGETS`; other arguments as in :func:`run_node_benchmarks`.
 
     Returns
     -------
@@ -503,29 +539,39 @@ def run_node_protocols(datasets=PROTOCOL_DATASETS, *, models=("MLP", "GCN"), n_t
         ``test_std``, ``n_trials``, ``seconds``.
     """
 
-    datasets, models, budgets, space = _runner_plan(datasets, models, threads, n_trials, PROTOCOL_BUDGETS, space, NODE_SPACE,
-                                                  labelled=True)
+    datasets, models, searches, execution, threads = _runner_plan("node", datasets, models, search, protocol,
+                                                                  execution, PROTOCOL_BUDGETS, NODE_SPACE)
     rows = []
     for ds in datasets:
-        prot = protocol or paper_protocol(ds)
+        prot = split or paper_protocol(ds)
         for model in models:
-            rows.append(_study_row(ds, "node", model, budgets[ds], threads, log, results_dir=results_dir,
-                                   root=root, results_task="node_protocols", protocol=prot, n_eval=n_eval,
-                                   max_epochs=max_epochs, space=space, device=device, precision=precision,
-                                   sampler_seed=study_sampler_seed(ds, model)))
+            rows.append(_study_row(ds, "node", model, _own_sampler_seed(searches[ds], ds, model), threads, log,
+                                   results_dir=results_dir, root=root, results_task="node_protocols", split=prot,
+                                   protocol=protocol, execution=execution))
     return pd.DataFrame(rows)
 
 
-def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, *, encoders=("MLP", "GCN"), n_trials=None, n_eval=5,
-                             max_epochs=None, space=None, results_dir=None, root=None, device="auto",
-                             threads=None, log=None):
+def _own_sampler_seed(search, dataset, model):
+    """``search`` with the sampler seed of (dataset, model) where it names none (:func:`study_sampler_seed`)."""
+    if search.sampler_seed is not None:
+        return search
+    return dataclasses.replace(search, sampler_seed=study_sampler_seed(dataset, model))
+
+
+def run_hgcn_link_benchmarks(datasets: Sequence[str] = LINK_DATASETS, *, encoders: Sequence[str] = ("MLP", "GCN"),
+                             search: Search = Search(), protocol: Protocol | None = None,
+                             results_dir: str | Path | None = None, root: str | Path | None = None,
+                             execution: Execution | None = None,
+                             log: Callable[[str], None] | None = None) -> pd.DataFrame:
     """Tune MLP and GCN link predictors in the HGCN-style pipeline (paper Table 4's setting).
 
     The paper's supplementary code is built on HGCN (Chami et al., 2019; paper Appendix C names
     ``graphdatasets_hgcn/``): 85 / 5 / 10 edge split (:data:`hpstrat_lite.engine.linkpred.HGCN_SPLIT`),
     Fermi-Dirac distance decoder, feature normalisation searched over :data:`HGCN_LINK_SPACE` (with
-    HGCN's signed row-sum). Each (dataset, encoder) gets its own sampler seed; rows go to
-    ``results/part2_link_hgcn.csv`` (resumable). Budgets default to :data:`HGCN_BUDGETS`.
+    HGCN's signed row-sum; ``search.space`` replaces it). Each (dataset, encoder) gets its own sampler seed
+    unless ``search.sampler_seed`` names one; rows go to ``results/part2_link_hgcn.csv`` (resumable).
+    Budgets default to :data:`HGCN_BUDGETS`; ``protocol`` and the other arguments as in
+    :func:`run_link_benchmarks`.
 
     Returns
     -------
@@ -533,14 +579,13 @@ def run_hgcn_link_benchmarks(datasets=LINK_DATASETS, *, encoders=("MLP", "GCN"),
         As :func:`run_link_benchmarks`.
     """
 
-    datasets, encoders, budgets, space = _runner_plan(datasets, encoders, threads, n_trials, HGCN_BUDGETS, space, HGCN_LINK_SPACE,
-                                                  labelled=False, name="encoders")
+    checked = LINK_STUDY_PROTOCOL if protocol is None else protocol
+    datasets, encoders, searches, execution, threads = _runner_plan("link", datasets, encoders, search, checked,
+                                                                    execution, HGCN_BUDGETS, HGCN_LINK_SPACE)
     rows = []
     for ds in datasets:
         for enc in encoders:
-            epochs = max_epochs or LINK_MAX_EPOCHS.get(ds, LINK_DEFAULT_MAX_EPOCHS)
-            rows.append(_study_row(ds, "link", enc, budgets[ds], threads, log, results_dir=results_dir, root=root,
-                                   results_task="link_hgcn", n_eval=n_eval, max_epochs=epochs, space=space,
-                                   device=device, decoder="fd", val_ratio=HGCN_SPLIT[0], test_ratio=HGCN_SPLIT[1],
-                                   sampler_seed=study_sampler_seed(ds, enc)))
+            rows.append(_study_row(ds, "link", enc, _own_sampler_seed(searches[ds], ds, enc), threads, log,
+                                   results_dir=results_dir, root=root, results_task="link_hgcn", decoder="fd",
+                                   split=HGCN_SPLIT, protocol=_link_protocol(protocol, ds), execution=execution))
     return pd.DataFrame(rows)

@@ -1,13 +1,18 @@
 """The search space of the Part II studies and one Optuna trial drawn from it (shared by the in-memory search of
-:mod:`hpstrat_lite.experiments.tuning` and the stored studies of :mod:`hpstrat_lite.experiments.studies`)."""
+:mod:`hpstrat_lite.experiments.tuning` and the stored studies of :mod:`hpstrat_lite.experiments.studies`), and a
+search's budget as one value (:class:`Search`)."""
 from __future__ import annotations
 
+import dataclasses
 import hashlib
 import json
+from collections.abc import Mapping
 
 import numpy as np
 
 from .._extras import require
+from ..core._validate import check_int
+from .plan import N_EVAL
 
 optuna = require("optuna", extra="studies")
 
@@ -25,6 +30,57 @@ SEARCH_SPACE = {
 #: Random trials before TPE starts modelling the scores (Optuna's default). A search of at most this many
 #: trials is a seeded random search over the space; TPE guides the trials after it.
 N_STARTUP_TRIALS = 10
+
+
+@dataclasses.dataclass(frozen=True)
+class Search:
+    """A hyperparameter search and the evaluation of its best configuration, as one value.
+
+    Every field left at ``None`` is the caller's default: a single study
+    (:func:`hpstrat_lite.experiments.tuning.tune_node_classifier`) runs 50 trials over :data:`SEARCH_SPACE`
+    with the tuning seed as sampler seed; the book's runners (:mod:`hpstrat_lite.experiments.necessity`) use
+    their budget tables, their search spaces and, for the paper-protocol studies, a sampler seed per dataset
+    and model.
+
+    Attributes
+    ----------
+    n_trials : int, dict or None
+        Trials of the search; the runners also take a dict dataset -> trials.
+    n_eval : int
+        Evaluation seeds of the best configuration (5: the paper reports means over 5 trials, Sections 3-6).
+    space : dict, optional
+        Search space, name -> spec (see :data:`SEARCH_SPACE`).
+    storage : str, optional
+        An Optuna RDB storage (``sqlite:///...``, ``postgresql://...``, ``mysql://...`` or a SQLite file path)
+        holding the study, shared by every process given the same one
+        (:func:`hpstrat_lite.experiments.studies.tune_shared`); ``None``: the search lives in memory and
+        resumes from the results rows.
+    sampler_seed : int, optional
+        Seed of the TPE sampler; written in the rows and part of the study's key.
+
+    Examples
+    --------
+    >>> Search(n_trials=20).n_eval
+    5
+    """
+
+    n_trials: int | Mapping[str, int] | None = None
+    n_eval: int = N_EVAL
+    space: Mapping | None = None
+    storage: str | None = None
+    sampler_seed: int | None = None
+
+
+def check_search(search) -> Search:
+    """``search`` after checking its type and ``n_eval`` / ``sampler_seed`` (``None``: the default
+    :class:`Search`); a ``ValueError`` names the field and what it must be."""
+    search = Search() if search is None else search
+    if not isinstance(search, Search):
+        raise ValueError(f"search must be a hpstrat_lite.experiments.search.Search (e.g. Search(n_trials=20, "
+                         f"n_eval=5)); got {type(search).__name__}.")
+    check_int(search.n_eval, "search.n_eval")
+    check_int(search.sampler_seed, "search.sampler_seed", 0, allow_none=True)
+    return search
 
 
 def check_space(space):

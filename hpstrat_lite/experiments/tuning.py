@@ -1,7 +1,7 @@
 """Bayesian hyperparameter search (Optuna TPE) for node classification and link prediction.
 
 Part II of the book ("Revisiting the Necessity of Graph Learning and Common Graph Benchmarks",
-Katsman, Lou and Gilbert, 2024, Section 4) argues that a *well-tuned* feature-only MLP comes close
+Katsman, Lou and Gilbert, 2024, Section 3) argues that a *well-tuned* feature-only MLP comes close
 to a GCN on most common node-classification benchmarks. This module does the tuning, the same way
 for every model:
 
@@ -16,7 +16,7 @@ for every model:
    runs are taken as they are instead of being trained a second time (one evaluation seed of five
    saved per study; the engine is deterministic, so the rows are the ones a retraining would write).
 
-Split protocols for node classification (``protocol``):
+Split protocols for node classification (``split``):
 
 - ``"hpstrat"`` (default): the HpStrat k-fold rounds of Part I (k = 5, B = 10 bins): round i tests
   on fold i, validates on fold (i + 1) mod k, trains on the rest. A tuning trial trains all k rounds
@@ -35,11 +35,11 @@ Split protocols for node classification (``protocol``):
 
 The paper states neither split for its tuned MLP (Tables 1 and 2 say "5 trials").
 
-The sampler seed (``sampler_seed``) is separate from the split seed: by default it equals
+The sampler seed (:attr:`Search.sampler_seed`) is separate from the split seed: by default it equals
 ``seed`` (the committed HpStrat studies), and :func:`study_sampler_seed` gives every (dataset,
 model) a seed of its own, so an MLP study and a GCN study no longer draw the same configurations.
 
-Search space (:data:`SEARCH_SPACE`; ``space=`` narrows or replaces it):
+Search space (:data:`SEARCH_SPACE`; :attr:`Search.space` narrows or replaces it):
 
 ================  ==========================================  =========================
 name              values                                      kind
@@ -53,8 +53,10 @@ feature_norm      {"none", "row", "standard"}                 categorical
 patience          {50, 100, 200}                              categorical
 ================  ==========================================  =========================
 
-``max_epochs`` (default 1000) is a fixed budget, not searched. For link prediction ``hidden`` is
-both the hidden and the embedding width.
+The budget, the evaluation seeds, the space, the storage and the sampler seed of a search are one value,
+:class:`Search`. A trial's training protocol is the ``protocol`` argument (default :data:`TUNING_PROTOCOL`)
+with the drawn values in place: ``max_epochs`` (default 1000), ``k`` and ``n_bins`` are fixed, not searched.
+For link prediction ``hidden`` is both the hidden and the embedding width.
 
 Long runs write one row per trial and per evaluation run to a CSV (``results=`` path; the runners
 :func:`run_tuning` uses ``results/part2_node.csv`` and ``results/part2_link.csv``,
@@ -62,7 +64,7 @@ Long runs write one row per trial and per evaluation run to a CSV (``results=`` 
 is already there (finished trials are replayed to the sampler without training, finished
 evaluations are not re-trained).
 
-The feature-subset study (paper Section 4.2, Figures 1 and 3) uses :func:`feature_subsets` (nested
+The feature-subset study (paper Section 4 and Appendix A, Figures 1 and 3) uses :func:`feature_subsets` (nested
 prefixes of the feature columns, :data:`FEATURE_STEPS` gives the paper's increments) and
 :func:`subset_features`.
 """
@@ -70,6 +72,7 @@ prefixes of the feature columns, :data:`FEATURE_STEPS` gives the paper's increme
 from __future__ import annotations
 
 import copy
+import dataclasses
 import json
 import logging
 import time
@@ -84,12 +87,12 @@ from ..core._validate import check_choice, check_int
 
 optuna = require("optuna", extra="studies")
 torch = require("torch", extra="pyg")
-from ..engine.linkpred import edge_split, run_link_prediction
+from ..engine.linkpred import EdgeSplit, edge_split, run_link_prediction
 from .._host import host_cpu
-from ..protocol import PAPER_PROTOCOL, Execution, Protocol
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from ..rows import append_rows, code_version, model_name, read_rows
-from .search import (N_STARTUP_TRIALS, SEARCH_SPACE, check_space, run_trial, space_distributions,  # noqa: F401
-                     space_id, suggest_config)
+from .search import (N_STARTUP_TRIALS, SEARCH_SPACE, Search, check_search, check_space, run_trial,  # noqa: F401
+                     space_distributions, space_id, suggest_config)
 from .studies import study_name, tune_shared
 from .plan import (FEATURE_COUNTS, FEATURE_STEPS, RESULT_COLUMNS, feature_subsets,  # noqa: F401
                    with_column_defaults)
@@ -105,6 +108,8 @@ log = logging.getLogger(__name__)
 __all__ = [
     "SEARCH_SPACE",
     "N_STARTUP_TRIALS",
+    "Search",
+    "TUNING_PROTOCOL",
     "PROTOCOLS",
     "FEATURE_STEPS",
     "FEATURE_COUNTS",
@@ -333,19 +338,37 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
 # Node classification
 # ----------------------------------------------------------------------------------------------
 
-def _engine_kwargs(cfg, max_epochs, device):
-    return dict(hidden=int(cfg.get("hidden", 64)), num_layers=int(cfg.get("num_layers", 2)),
-                dropout=float(cfg.get("dropout", 0.5)), lr=float(cfg.get("lr", 0.01)),
-                weight_decay=float(cfg.get("weight_decay", 5e-4)), max_epochs=max_epochs,
-                patience=int(cfg.get("patience", 100)), device=device,
-                feature_norm=None if cfg.get("feature_norm", "none") == "none" else cfg["feature_norm"])
+#: The protocol a tuned study starts from: HpStrat's (Section 5 of the HpStrat paper) with k = 5 folds, the
+#: book's choice for Part II (the paper states no split for its tuned MLP; Tables 1-2 report 5 trials). Every
+#: trial replaces the fields it draws (:data:`TRIAL_FIELDS` in the search space) by its draw; ``max_epochs``,
+#: ``k``, ``n_bins`` and the fields a narrowed space does not draw are this protocol's.
+TUNING_PROTOCOL = PAPER_PROTOCOL.replace(k=5)
+#: The :class:`~hpstrat_lite.protocol.Protocol` fields a search-space draw sets (the names of :data:`SEARCH_SPACE`).
+TRIAL_FIELDS = ("lr", "weight_decay", "hidden", "num_layers", "dropout", "feature_norm", "patience")
+#: Trials of one study when ``search.n_trials`` is None.
+DEFAULT_TRIALS = 50
 
 
-def _node_protocol(cfg, max_epochs) -> Protocol:
-    """The training protocol of one trial's configuration ``cfg`` (a search-space draw; missing keys: the paper's)."""
-    kw = _engine_kwargs(cfg, max_epochs, None)
-    del kw["device"]
-    return PAPER_PROTOCOL.replace(**kw)
+def _trial_protocol(cfg, base: Protocol) -> Protocol:
+    """The training protocol of one trial: ``base`` with the values ``cfg`` (a search-space draw) sets;
+    ``feature_norm="none"`` is no normalisation."""
+    casts = {"lr": float, "weight_decay": float, "hidden": int, "num_layers": int, "dropout": float,
+             "patience": int, "feature_norm": lambda v: None if v == "none" else v}
+    return base.replace(**{name: casts[name](cfg[name]) for name in TRIAL_FIELDS if name in cfg})
+
+
+def _study_settings(protocol: Protocol, space, names) -> dict:
+    """What names a stored study beside its row key: the ``names`` fields of ``protocol`` (``max_epochs``...),
+    and each :data:`TRIAL_FIELDS` field the space does not draw whose value is not :data:`TUNING_PROTOCOL`'s
+    (the default protocol adds nothing, so the names of the committed studies stay as they are)."""
+    fixed = {f: getattr(protocol, f) for f in TRIAL_FIELDS
+             if f not in space and getattr(protocol, f) != getattr(TUNING_PROTOCOL, f)}
+    return {**{f: getattr(protocol, f) for f in names}, **fixed}
+
+
+def _study_trials(search: Search) -> int:
+    n = DEFAULT_TRIALS if search.n_trials is None else search.n_trials
+    return check_int(n, "search.n_trials", hint=" (one study; a dict per dataset is for the runners)")
 
 
 def checkpoint_dir(results):
@@ -358,10 +381,9 @@ def checkpoint_dir(results):
     return results.parent / f".{results.stem}.checkpoints"
 
 
-def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", k=5, seed=0,
-                         n_eval=5, max_epochs=1000, space=None, n_bins=10, device="auto",
-                         results=None, dataset=None, eval_batch=None, precision="float32", storage=None,
-                         sampler_seed=None):
+def tune_node_classifier(data, *, model: str = "MLP", split: str = "hpstrat", search: Search = Search(),
+                         protocol: Protocol = TUNING_PROTOCOL, seed: int = 0, results: str | Path | None = None,
+                         dataset: str | None = None, execution: Execution | None = None) -> dict:
     """Tune an MLP or a GCN for node classification on validation accuracy; test the best.
 
     Parameters
@@ -369,69 +391,72 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
     data : torch_geometric.data.Data
         Graph with ``x`` (dense or sparse CSR), ``edge_index`` and ``y``.
     model : {"MLP", "GCN"}
-        Feature-only MLP or GCN (the batched engine :func:`hpstrat_lite.engine.train.train_runs`).
-    n_trials : int
-        Trial budget of the search.
-    protocol : {"hpstrat", "random", "per_class", "planetoid"}
-        Split protocol (see the module docstring); returned in the result.
-    k : int
-        Folds of the HpStrat protocol (5).
+        Feature-only MLP or GCN (the batched engine :func:`hpstrat_lite.engine.train.train_runs`), any case.
+    split : {"hpstrat", "random", "per_class", "planetoid"}
+        Split protocol (see the module docstring); written in the rows' ``protocol`` column.
+    search : Search
+        Trial budget (``n_trials``, default 50), evaluation seeds of the best configuration (``n_eval``: seeds
+        ``0..n_eval-1``), search space (default :data:`SEARCH_SPACE`), Optuna ``storage`` and TPE
+        ``sampler_seed`` (default ``seed``; :func:`study_sampler_seed` gives one per dataset and model; written
+        in the rows and part of the study's key). With a ``storage`` the search is kept in an Optuna RDB
+        storage shared by every process given the same one
+        (:func:`hpstrat_lite.experiments.studies.tune_shared`), the study named by
+        :func:`hpstrat_lite.experiments.studies.study_name` from the task, dataset, model, split, k, features,
+        precision, seed, space, ``max_epochs`` and ``n_bins``; without one it lives in memory and resumes
+        from ``results``.
+    protocol : Protocol
+        The protocol every trial starts from (default :data:`TUNING_PROTOCOL`: k = 5, at most 1000 epochs,
+        B = 10 bins): a trial replaces the fields its configuration draws; ``k`` folds and ``n_bins``
+        homophily bins make the HpStrat folds.
     seed : int
-        Seed of the TPE sampler, of the tuning folds / split and of the tuning runs' weights.
-    n_eval : int
-        Evaluation trials of the best configuration (seeds ``0..n_eval-1``).
-    max_epochs : int
-        Epoch budget of every run.
-    space : dict, optional
-        Search space (default :data:`SEARCH_SPACE`).
-    n_bins : int
-        Homophily bins of the HpStrat folds.
-    device : str
-        Training device (``"auto"``).
+        Seed of the tuning folds / split and of the tuning runs' weights.
     results : str or os.PathLike, optional
         CSV file of result rows (appended atomically; a rerun resumes from it). The training batches
         of the trials and of the evaluation also save checkpoints beside it
-        (:func:`checkpoint_dir`), so a killed run continues a long batch where it stopped. Evaluation
-        seed ``seed`` reuses the selected trial's own runs when that trial was trained by this call;
-        otherwise it is trained in a call of its own, so the other seeds' batches keep their
-        checkpoint names when a killed evaluation is resumed by a new process.
+        (:func:`checkpoint_dir`, unless ``execution.checkpoint`` names a folder), so a killed run continues a
+        long batch where it stopped. Evaluation seed ``seed`` reuses the selected trial's own runs when that
+        trial was trained by this call; otherwise it is trained in a call of its own, so the other seeds'
+        batches keep their checkpoint names when a killed evaluation is resumed by a new process.
     dataset : str, optional
         Name written in the rows (default ``data.name``).
-    eval_batch : int, optional
-        Evaluation seeds trained together in one batch, whose rows are written when it ends
-        (default: all ``n_eval`` at once, the fastest). On a large graph, ``1`` lands each seed's
-        ``k`` runs as soon as they finish, so a long evaluation can be stopped and resumed.
-    precision : {"float32", "bfloat16"}
-        Precision of the dense matrix products (:func:`hpstrat_lite.engine.train.train_runs`); written in the
-        rows and part of the study's key, so float32 and bfloat16 studies resume separately.
-    storage : str, optional
-        An Optuna RDB storage URL (or SQLite file path) to keep the search in, shared by every process
-        given the same one (:func:`hpstrat_lite.experiments.studies.tune_shared`); the study is named by :func:`hpstrat_lite.experiments.studies.study_name` from the
-        task, dataset, model, protocol, k, features, precision, seed, space, ``max_epochs`` and
-        ``n_bins``. Default: the search lives in memory and resumes from ``results``.
-    sampler_seed : int, optional
-        Seed of the TPE sampler (default ``seed``; :func:`study_sampler_seed` gives one per dataset and
-        model); written in the rows and part of the study's key.
+    execution : Execution, optional
+        How the runs train (:class:`hpstrat_lite.protocol.Execution`, passed to
+        :func:`hpstrat_lite.engine.train.train_runs`): ``device``, ``num_threads``, ``precision`` (written in
+        the rows and part of the study's key, so float32 and bfloat16 studies resume separately) and
+        ``eval_batch`` (evaluation seeds trained together in one batch, whose rows are written when it ends;
+        default all ``n_eval`` at once, the fastest; on a large graph ``1`` lands each seed's ``k`` runs as
+        soon as they finish, so a long evaluation can be stopped and resumed).
 
     Returns
     -------
     dict
         ``best_params``, ``best_val`` (mean validation accuracy of the best trial), ``test_mean``
         and ``test_std`` (over the ``n_eval`` evaluation trials; each trial's accuracy is its
-        mean over rounds), ``test_per_seed``, ``protocol``, ``k``, ``n_trials``, ``trials`` (a
-        DataFrame, one row per trial) and ``eval`` (one row per evaluation run).
+        mean over rounds), ``test_per_seed``, ``protocol`` (the split, as in the rows), ``k``, ``n_trials``,
+        ``sampler_seed``, ``precision``, ``trials`` (a DataFrame, one row per trial) and ``eval`` (one row
+        per evaluation run).
+
+    Examples
+    --------
+    >>> from hpstrat_lite import load_dataset
+    >>> out = tune_node_classifier(load_dataset("Cora"), model="GCN", search=Search(n_trials=10, n_eval=3),
+    ...                            protocol=TUNING_PROTOCOL.replace(max_epochs=200),
+    ...                            execution=Execution(device="cpu", eval_batch=1))  # doctest: +SKIP
     """
     model = check_choice(model_name(model), "model", NODE_MODELS)  # "GCN" or "gcn": rows say "GCN"
-    check_choice(protocol, "protocol", PROTOCOLS)
-    check_int(n_eval, "n_eval")
-    check_int(eval_batch, "eval_batch", allow_none=True)
-    check_precision(precision)
+    check_choice(split, "split", PROTOCOLS)
+    search = check_search(search)
+    n_trials = _study_trials(search)
+    protocol, execution = check_protocol_value(protocol, execution=execution)
+    eval_batch = check_int(execution.eval_batch, "execution.eval_batch", allow_none=True)
+    precision = check_precision(execution.precision)
     if getattr(data, "y", None) is None:
         raise ValueError("data has no labels y; node classification needs them")
-    tr, va, te, _, trial_round = protocol_masks(data, protocol=protocol, seeds=[seed], k=k, n_bins=n_bins)
-    checkpoint = checkpoint_dir(results)
+    k, n_bins = protocol.k, protocol.n_bins
+    tr, va, te, _, trial_round = protocol_masks(data, protocol=split, seeds=[seed], k=k, n_bins=n_bins)
+    if execution.checkpoint is None:
+        execution = dataclasses.replace(execution, checkpoint=checkpoint_dir(results))
     trained = {}  # params JSON -> (rows, seconds per run) of the trials this call trained
-    execution = Execution(device=device, checkpoint=checkpoint, precision=precision)
 
     def eval_rows(eval_seed, rounds, runs, sec):
         return [{"eval_seed": int(eval_seed), "round": int(r), "val": run["val_acc"], "test": run["test_acc"],
@@ -439,7 +464,7 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
 
     def objective(cfg):
         t0 = time.perf_counter()
-        runs = train_runs(data, model, tr, va, te, [seed] * tr.shape[1], protocol=_node_protocol(cfg, max_epochs),
+        runs = train_runs(data, model, tr, va, te, [seed] * tr.shape[1], protocol=_trial_protocol(cfg, protocol),
                           execution=execution)
         seconds = time.perf_counter() - t0
         # evaluation seed `seed` is this very call (same masks and run seeds): kept for eval_fn
@@ -459,11 +484,11 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
         # and so the same checkpoint names, whether or not a killed evaluation is resumed by a new process.
         groups = [[seed] if seed in fresh else [], [s for s in fresh if s != seed]]
         for group in [g for g in groups if g]:
-            etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol=protocol, seeds=group, k=k,
+            etr, eva, ete, run_seed, run_round = protocol_masks(data, protocol=split, seeds=group, k=k,
                                                                 n_bins=n_bins)
             t0 = time.perf_counter()
             runs = train_runs(data, model, etr, eva, ete, [int(s) for s in run_seed],
-                              protocol=_node_protocol(cfg, max_epochs), execution=execution)
+                              protocol=_trial_protocol(cfg, protocol), execution=execution)
             sec = (time.perf_counter() - t0) / len(runs)
             for s in group:
                 pick = np.flatnonzero(np.asarray(run_seed) == s)
@@ -471,12 +496,14 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
         return [row for s in seeds for row in rows[s]]
 
     key = {"task": "node", "dataset": dataset or getattr(data, "name", "unknown"),
-           "model": model, "protocol": protocol, "k": k if protocol == "hpstrat" else 1,
+           "model": model, "protocol": split, "k": k if split == "hpstrat" else 1,
            "num_features": int(data.x.shape[1]), "precision": precision}
-    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "accuracy", eval_batch,
-                     storage=storage, settings={"max_epochs": max_epochs, "n_bins": n_bins},
-                     sampler_seed=sampler_seed)
-    out.update(protocol=protocol, k=key["k"], model=model, precision=precision)
+    space = check_space(search.space)
+    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, search.n_eval, "accuracy",
+                     eval_batch, storage=search.storage,
+                     settings=_study_settings(protocol, space, ("max_epochs", "n_bins")),
+                     sampler_seed=search.sampler_seed)
+    out.update(protocol=split, k=key["k"], model=model, precision=precision)
     return out
 
 
@@ -484,17 +511,10 @@ def tune_node_classifier(data, *, model="MLP", n_trials=50, protocol="hpstrat", 
 # Link prediction
 # ----------------------------------------------------------------------------------------------
 
-def _link_kwargs(cfg, max_epochs, device):
-    kw = _engine_kwargs(cfg, max_epochs, device)
-    kw["out"] = kw["hidden"]
-    kw["feature_norm"] = cfg.get("feature_norm", "none")
-    return kw
-
-
-def tune_link_predictor(data, *, encoder="GCN", n_trials=50, seed=0, n_eval=5, max_epochs=1000,
-                        space=None, val_ratio=0.1, test_ratio=0.2, decoder="dot", device="auto",
-                        results=None, dataset=None, storage=None,
-                        sampler_seed=None):
+def tune_link_predictor(data, *, encoder: str = "GCN", decoder: str = "dot", split: EdgeSplit = EdgeSplit(),
+                        search: Search = Search(), protocol: Protocol = TUNING_PROTOCOL, seed: int = 0,
+                        results: str | Path | None = None, dataset: str | None = None,
+                        execution: Execution | None = None) -> dict:
     """Tune an MLP or GCN link predictor on validation ROC AUC; test the best.
 
     Tuning trials share one edge split (seed ``seed``); evaluation trial s draws a new split and new
@@ -506,14 +526,19 @@ def tune_link_predictor(data, *, encoder="GCN", n_trials=50, seed=0, n_eval=5, m
     data : torch_geometric.data.Data
         Graph with ``x`` and ``edge_index``.
     encoder : {"MLP", "GCN"}
-    n_trials, seed, n_eval, max_epochs, space, device, results, dataset, storage
-        As in :func:`tune_node_classifier`.
-    val_ratio, test_ratio : float
-        Edge split fractions.
-    decoder : {"dot", "MLP", "fd"}
+        Any case; the rows say ``"<encoder>-<decoder>"``.
+    decoder : {"dot", "mlp", "fd"}
         ``"fd"``: HGCN's Fermi-Dirac distance decoder (:mod:`hpstrat_lite.engine.linkpred`).
-    sampler_seed : int, optional
-        As in :func:`tune_node_classifier`.
+    split : EdgeSplit
+        Edge split fractions (default 70 / 10 / 20; :data:`hpstrat_lite.engine.linkpred.HGCN_SPLIT` is
+        HGCN's 85 / 5 / 10); its name goes to the rows' ``protocol`` column.
+    search, seed, results, dataset
+        As in :func:`tune_node_classifier` (a stored study's name has ``max_epochs``, not ``n_bins``).
+    protocol : Protocol
+        The protocol every trial starts from (default :data:`TUNING_PROTOCOL`; ``k`` and ``n_bins`` do not
+        apply).
+    execution : Execution, optional
+        ``device`` of the runs; ``precision`` must be ``"float32"``.
 
     Returns
     -------
@@ -522,34 +547,42 @@ def tune_link_predictor(data, *, encoder="GCN", n_trials=50, seed=0, n_eval=5, m
         ``"edge split <train>/<val>/<test>"``.
     """
     encoder = check_choice(model_name(encoder), "encoder", LINK_ENCODERS)  # rows say "GCN-dot"
-    check_int(n_eval, "n_eval")
-    split = edge_split(data.edge_index, int(data.num_nodes), val_ratio=val_ratio, test_ratio=test_ratio, seed=seed)
+    if not isinstance(split, EdgeSplit):
+        raise ValueError(f"split must be a hpstrat_lite.engine.linkpred.EdgeSplit (e.g. EdgeSplit(val_ratio=0.05, "
+                         f"test_ratio=0.1)); got {type(split).__name__}.")
+    search = check_search(search)
+    n_trials = _study_trials(search)
+    protocol, execution = check_protocol_value(protocol, execution=execution)
+    tuning_split = edge_split(data.edge_index, int(data.num_nodes), val_ratio=split.val_ratio,
+                              test_ratio=split.test_ratio, seed=seed)
+
+    def train(cfg, run_seed, run_split):
+        trial = _trial_protocol(cfg, protocol)
+        return run_link_prediction(data, encoder=encoder, decoder=decoder, seed=run_seed, split=run_split,
+                                   protocol=trial, out=trial.hidden, execution=execution)
 
     def objective(cfg):
-        r = run_link_prediction(data, encoder=encoder, seed=seed, split=split, decoder=decoder,
-                                **_link_kwargs(cfg, max_epochs, device))
+        r = train(cfg, seed, tuning_split)
         return {"val": r["val_auc"], "test": r["test_auc"], "best_epoch": r["best_epoch"],
                 "seconds": r["seconds"]}
 
     def eval_fn(cfg, seeds):
         rows = []
         for s in seeds:  # a few runs, each on its own split
-            r = run_link_prediction(data, encoder=encoder, seed=int(s), val_ratio=val_ratio,
-                                    test_ratio=test_ratio, decoder=decoder,
-                                    **_link_kwargs(cfg, max_epochs, device))
+            r = train(cfg, int(s), split)
             rows.append({"eval_seed": int(s), "round": 0, "val": r["val_auc"],
                          "test": r["test_auc"], "best_epoch": r["best_epoch"],
                          "seconds": r["seconds"]})
         return rows
 
-    train_pct = round(100 * (1 - val_ratio - test_ratio))
-    protocol = f"edge split {train_pct}/{round(100 * val_ratio)}/{round(100 * test_ratio)}"
     key = {"task": "link", "dataset": dataset or getattr(data, "name", "unknown"),
-           "model": f"{encoder}-{decoder}", "protocol": protocol, "k": 1,
+           "model": f"{encoder}-{decoder}", "protocol": split.name, "k": 1,
            "num_features": int(data.x.shape[1])}
-    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, "roc_auc", storage=storage,
-                     settings={"max_epochs": max_epochs}, sampler_seed=sampler_seed)
-    out.update(protocol=protocol, k=1, model=encoder)
+    space = check_space(search.space)
+    out = _run_study(objective, key, n_trials, seed, space, results, eval_fn, search.n_eval, "roc_auc",
+                     storage=search.storage, settings=_study_settings(protocol, space, ("max_epochs",)),
+                     sampler_seed=search.sampler_seed)
+    out.update(protocol=split.name, k=1, model=encoder)
     return out
 
 
@@ -581,13 +614,16 @@ def subset_features(data, cols):
     return out
 
 
-def feature_study(data, *, model="MLP", step=None, n_trials=20, results=None, dataset=None,
-                  **tune_kwargs):
-    """Tuned node classification on nested feature subsets (paper Section 4.2).
+def feature_study(data, *, model: str = "MLP", step: int | None = None, split: str = "hpstrat",
+                  search: Search = Search(n_trials=20), protocol: Protocol = TUNING_PROTOCOL, seed: int = 0,
+                  results: str | Path | None = None, dataset: str | None = None,
+                  execution: Execution | None = None) -> pd.DataFrame:
+    """Tuned node classification on nested feature subsets (paper Section 4 and Appendix A).
 
     For every subset of :func:`feature_subsets` (``step`` defaults to the paper's increment for
     ``data.name``), :func:`tune_node_classifier` tunes and evaluates ``model`` on the features
-    restricted to that subset. Rows carry ``num_features``, so one results file holds the study.
+    restricted to that subset, with ``split``, ``search`` (``n_trials`` None: 20 per subset), ``protocol``,
+    ``seed`` and ``execution``. Rows carry ``num_features``, so one results file holds the study.
 
     Returns
     -------
@@ -595,6 +631,9 @@ def feature_study(data, *, model="MLP", step=None, n_trials=20, results=None, da
         One row per subset: ``num_features``, ``test_mean``, ``test_std``, ``best_val``,
         ``protocol``, ``n_trials``.
     """
+    search = check_search(search)
+    if search.n_trials is None:
+        search = dataclasses.replace(search, n_trials=20)
     name = dataset or getattr(data, "name", None)
     if step is None:
         if name not in FEATURE_STEPS:
@@ -603,11 +642,10 @@ def feature_study(data, *, model="MLP", step=None, n_trials=20, results=None, da
         step = FEATURE_STEPS[name]
     rows = []
     for cols in feature_subsets(int(data.x.shape[1]), step):
-        out = tune_node_classifier(subset_features(data, cols), model=model, n_trials=n_trials, results=results,
-                                   dataset=name, **tune_kwargs)
+        out = tune_node_classifier(subset_features(data, cols), model=model, split=split, search=search,
+                                   protocol=protocol, seed=seed, results=results, dataset=name,
+                                   execution=execution)
         rows.append({"num_features": len(cols), "test_mean": out["test_mean"],
                      "test_std": out["test_std"], "best_val": out["best_val"],
-                     "protocol": out["protocol"], "n_trials": n_trials, "model": model})
+                     "protocol": out["protocol"], "n_trials": out["n_trials"], "model": model})
     return pd.DataFrame(rows)
-
-

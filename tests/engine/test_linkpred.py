@@ -4,8 +4,15 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-from hpstrat_lite.engine.linkpred import edge_split, gcn_adjacency, run_link_prediction, sample_negative_pairs
+from hpstrat_lite.engine.linkpred import (LINK_PROTOCOL, EdgeSplit, edge_split, gcn_adjacency, run_link_prediction,
+                                          sample_negative_pairs)
 from hpstrat_lite.data.synthetic import watts_strogatz_graph
+from hpstrat_lite.protocol import Execution
+
+
+def _p(**changes):
+    """:data:`LINK_PROTOCOL` with ``changes``."""
+    return LINK_PROTOCOL.replace(**changes)
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
@@ -112,24 +119,24 @@ def test_link_prediction_beats_chance_on_easy_graph():
     rnd = run_link_prediction(data, encoder="random", seed=0)
     assert abs(rnd["test_auc"] - 0.5) < 0.1 and rnd["best_epoch"] == 0
     for enc in ("gcn", "mlp"):
-        r = run_link_prediction(data, encoder=enc, seed=0, max_epochs=60, patience=30, lr=0.01)
+        r = run_link_prediction(data, encoder=enc, seed=0, protocol=_p(max_epochs=60, patience=30, lr=0.01))
         assert r["test_auc"] > 0.8, (enc, r)
         assert 1 <= r["best_epoch"] <= r["epochs"] <= 60
         assert r["epochs"] - r["best_epoch"] <= 30
-    r = run_link_prediction(data, encoder="gcn", seed=0, max_epochs=60, lr=0.01, decoder="mlp",
-                            feature_norm="standard", num_layers=3, dropout=0.2)
+    r = run_link_prediction(data, encoder="gcn", seed=0, decoder="mlp",
+                            protocol=_p(max_epochs=60, lr=0.01, feature_norm="standard", num_layers=3, dropout=0.2))
     assert r["test_auc"] > 0.7
 
 
 def test_link_prediction_seeded_and_leaves_global_rng_alone():
     data = _sbm(n=120)
     state = torch.get_rng_state()
-    a = run_link_prediction(data, encoder="gcn", seed=3, max_epochs=15, dropout=0.3, history=True)
+    a = run_link_prediction(data, encoder="gcn", seed=3, protocol=_p(max_epochs=15, dropout=0.3), history=True)
     assert torch.equal(state, torch.get_rng_state())
-    b = run_link_prediction(data, encoder="gcn", seed=3, max_epochs=15, dropout=0.3, history=True)
+    b = run_link_prediction(data, encoder="gcn", seed=3, protocol=_p(max_epochs=15, dropout=0.3), history=True)
     assert a["history"] == b["history"] and a["test_auc"] == b["test_auc"]
     assert len(a["history"]["val_auc"]) == a["epochs"]
-    c = run_link_prediction(data, encoder="gcn", seed=4, max_epochs=15, dropout=0.3)
+    c = run_link_prediction(data, encoder="gcn", seed=4, protocol=_p(max_epochs=15, dropout=0.3))
     assert c["split_seed"] == 4 and c["test_auc"] != a["test_auc"]
 
 
@@ -140,8 +147,8 @@ def test_sparse_and_dense_features_agree():
     dense = Data(x=x, edge_index=data.edge_index, num_nodes=120)
     sparse = Data(x=x.to_sparse_csr(), edge_index=data.edge_index, num_nodes=120)
     for enc in ("mlp", "gcn"):
-        a = run_link_prediction(dense, encoder=enc, seed=0, max_epochs=20, feature_norm="row")
-        b = run_link_prediction(sparse, encoder=enc, seed=0, max_epochs=20, feature_norm="row")
+        a = run_link_prediction(dense, encoder=enc, seed=0, protocol=_p(max_epochs=20, feature_norm="row"))
+        b = run_link_prediction(sparse, encoder=enc, seed=0, protocol=_p(max_epochs=20, feature_norm="row"))
         assert a["best_epoch"] == b["best_epoch"]
         assert a["test_auc"] == pytest.approx(b["test_auc"], abs=2e-3)
 
@@ -149,7 +156,7 @@ def test_sparse_and_dense_features_agree():
 def test_reusing_a_split():
     data = _sbm(n=120)
     s = edge_split(data.edge_index, 120, seed=9)
-    r = run_link_prediction(data, encoder="mlp", seed=0, split=s, max_epochs=5)
+    r = run_link_prediction(data, encoder="mlp", seed=0, split=s, protocol=_p(max_epochs=5))
     assert r["num_test"] == s["test_pos"].shape[1]
     with pytest.raises(ValueError, match="split was made for num_nodes=120"):
         run_link_prediction(_sbm(n=100), encoder="mlp", split=s)
@@ -181,11 +188,15 @@ def test_edge_split_too_few_edges_or_non_edges():
 @pytest.mark.parametrize("kwargs,match", [
     (dict(encoder="gat"), "encoder must be one of"),
     (dict(decoder="bilinear"), "decoder must be one of"),
-    (dict(feature_norm="l2"), "feature_norm must be one of"),
-    (dict(dropout=1.0), r"dropout must be a number in \[0, 1\)"),
-    (dict(lr=0.0), "lr must be a number > 0"),
-    (dict(hidden=0), "hidden must be an integer >= 1"),
-    (dict(patience=1.5), "patience must be an integer >= 1"),
+    (dict(protocol=_p(feature_norm="l2")), "feature_norm must be one of"),
+    (dict(protocol=_p(dropout=1.0)), r"dropout must be a number in \[0, 1\)"),
+    (dict(protocol=_p(lr=0.0)), "lr must be a number > 0"),
+    (dict(protocol=_p(hidden=0)), "hidden must be an integer >= 1"),
+    (dict(protocol=_p(patience=1.5)), "patience must be None or an integer >= 1"),
+    (dict(protocol={"max_epochs": 5}), r"protocol must be a hpstrat_lite.protocol.Protocol .*got dict"),
+    (dict(execution="cpu"), r"execution must be a hpstrat_lite.protocol.Execution .*got str"),
+    (dict(execution=Execution(precision="bfloat16")), "execution.precision must be 'float32' for link prediction"),
+    (dict(split=(0.1, 0.2)), r"split must be a split made by edge_split \(a dict\) or an EdgeSplit .*got tuple"),
 ])
 def test_run_link_prediction_bad_inputs(kwargs, match):
     with pytest.raises(ValueError, match=match):
@@ -209,7 +220,8 @@ def test_link_prediction_trains_with_freed_memory_reused_and_the_same_numbers(mo
         return real(*args, **kwargs)
 
     monkeypatch.setattr(linkpred, "reuse_freed_memory", spy)
-    kw = dict(encoder="gcn", seed=0, max_epochs=8, patience=8, device="cpu", history=True)
+    kw = dict(encoder="gcn", seed=0, protocol=_p(max_epochs=8, patience=8), execution=Execution(device="cpu"),
+              history=True)
     runs = {}
     for flag in ("0", "1"):
         monkeypatch.setenv(train.REUSE_MEMORY_ENV, flag)
@@ -264,8 +276,21 @@ def test_fermi_dirac_decoder_and_hgcn_split():
     from hpstrat_lite.engine.linkpred import HGCN_SPLIT, run_link_prediction
 
     data = make_ws1000(1.0, seed=0)
-    r = run_link_prediction(data, encoder="mlp", seed=0, val_ratio=HGCN_SPLIT[0], test_ratio=HGCN_SPLIT[1],
-                            decoder="fd", feature_norm="signed_rowsum", max_epochs=5, hidden=16, out=16,
-                            device="cpu")
+    r = run_link_prediction(data, encoder="mlp", seed=0, split=HGCN_SPLIT, decoder="fd", out=16,
+                            protocol=LINK_PROTOCOL.replace(feature_norm="signed_rowsum", max_epochs=5, hidden=16),
+                            execution=Execution(device="cpu"))
     assert (r["num_train"], r["num_val"], r["num_test"]) == (1700, 100, 200)  # 85 / 5 / 10 of 2000 edges
     assert 0.0 <= r["test_auc"] <= 1.0 and r["decoder"] == "fd"
+
+
+def test_the_protocol_reaches_the_run_and_patience_none_trains_every_epoch():
+    data = _sbm(n=120)
+    full = run_link_prediction(data, encoder="mlp", seed=0, protocol=_p(max_epochs=7, patience=None), history=True)
+    assert full["epochs"] == 7 and len(full["history"]["loss"]) == 7
+    early = run_link_prediction(data, encoder="mlp", seed=0, protocol=_p(max_epochs=40, patience=1, lr=0.5))
+    assert early["epochs"] < 40 and early["epochs"] - early["best_epoch"] == 1  # stopped by patience 1
+    s = run_link_prediction(data, encoder="random", seed=1, split=EdgeSplit(val_ratio=0.2, test_ratio=0.3),
+                            split_seed=5)
+    edges = s["num_train"] + s["num_val"] + s["num_test"]
+    assert s["split_seed"] == 5 and s["num_test"] == int(np.floor(0.3 * edges))
+    assert EdgeSplit(0.2, 0.3).name == "edge split 50/20/30"

@@ -149,8 +149,8 @@ ei = torch.from_numpy(np.stack([np.arange(n), (np.arange(n) + 3) % n]))
 ei = torch.cat([ei, ei.flip(0)], 1)
 data = Data(x=torch.from_numpy(rng.standard_normal((n, 4)).astype("float32")), edge_index=ei, y=y,
             num_nodes=n, name="toy")
-out = tuning.tune_node_classifier(data, model="mlp", n_trials=int(sys.argv[3]), n_eval=2, protocol="random",
-                                  results=sys.argv[1], storage=sys.argv[2])
+out = tuning.tune_node_classifier(data, model="mlp", split="random", results=sys.argv[1],
+                                  search=tuning.Search(n_trials=int(sys.argv[3]), n_eval=2, storage=sys.argv[2]))
 print(len(CALLS), "evaluated" if len(out["eval"]) else "searched")
 """
 

@@ -9,8 +9,11 @@ import torch
 from torch_geometric.data import Data
 
 import hpstrat_lite.experiments.tuning as tuning
-from hpstrat_lite.protocol import Execution
-from hpstrat_lite.experiments.tuning import FEATURE_STEPS, SEARCH_SPACE, feature_subsets, protocol_masks, random_split_masks, subset_features, tune, tune_link_predictor, tune_node_classifier
+from hpstrat_lite.protocol import Execution, Protocol
+from hpstrat_lite.engine.linkpred import EdgeSplit
+from hpstrat_lite.experiments.tuning import (FEATURE_STEPS, SEARCH_SPACE, TUNING_PROTOCOL, Search, feature_subsets,
+                                             protocol_masks, random_split_masks, subset_features, tune,
+                                             tune_link_predictor, tune_node_classifier)
 from hpstrat_lite.experiments import necessity as runners
 
 
@@ -50,7 +53,7 @@ def _fake_engine(calls):
 def test_selects_on_validation_never_on_test(monkeypatch):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
-    out = tune_node_classifier(_graph(), model="mlp", n_trials=8, n_eval=3)
+    out = tune_node_classifier(_graph(), model="mlp", search=Search(n_trials=8, n_eval=3))
     trials = out["trials"]
     lrs = trials["lr"].to_numpy()
     assert out["best_params"]["lr"] == lrs.min()  # best validation score
@@ -76,7 +79,7 @@ def test_evaluation_seed_of_the_tuning_trial_reuses_its_runs(monkeypatch):
         return [{**r, "val_acc": r["val_acc"] + 0.01 * i, "best_epoch": 10 * len(calls) + i} for i, r in enumerate(rows)]
 
     monkeypatch.setattr(tuning, "train_runs", per_run)
-    out = tune_node_classifier(_graph(), model="mlp", n_trials=4, n_eval=3, seed=2)
+    out = tune_node_classifier(_graph(), model="mlp", search=Search(n_trials=4, n_eval=3), seed=2)
     best_call = next(i for i, c in enumerate(calls[:4]) if c["lr"] == out["best_params"]["lr"])
     ev = out["eval"]
     reused = ev[ev["eval_seed"] == 2].sort_values("round")
@@ -105,13 +108,13 @@ def test_killed_evaluation_resumes_with_the_same_batches(monkeypatch, tmp_path):
     data, path = _graph(), tmp_path / "res.csv"
     monkeypatch.setattr(tuning, "train_runs", recording_masks(killed_in_evaluation=True))
     with pytest.raises(KeyboardInterrupt):
-        tune_node_classifier(data, model="gcn", n_trials=3, n_eval=4, results=path)
+        tune_node_classifier(data, model="gcn", search=Search(n_trials=3, n_eval=4), results=path)
     killed = calls[-1]
     assert killed["seeds"] == [1] * 5 + [2] * 5 + [3] * 5  # seed 0 was the best trial's own call, reused
     calls.clear()
 
     monkeypatch.setattr(tuning, "train_runs", recording_masks(killed_in_evaluation=False))
-    out = tune_node_classifier(data, model="gcn", n_trials=3, n_eval=4, results=path)
+    out = tune_node_classifier(data, model="gcn", search=Search(n_trials=3, n_eval=4), results=path)
     assert [c["seeds"] for c in calls] == [[0] * 5, killed["seeds"]]  # trials read back; seed 0 alone
     for before, now in zip(killed["masks"], calls[1]["masks"]):
         assert torch.equal(before, now)
@@ -123,9 +126,11 @@ def test_reused_evaluation_rows_are_what_training_again_gives():
     """On the real engine, the seed-0 evaluation rows taken from the tuning trial equal a fresh training
     of the same configuration on the same masks and run seeds."""
     data = _graph()
-    out = tune_node_classifier(data, model="gcn", n_trials=2, n_eval=2, max_epochs=20, device="cpu")
+    out = tune_node_classifier(data, model="gcn", search=Search(n_trials=2, n_eval=2),
+                               protocol=TUNING_PROTOCOL.replace(max_epochs=20), execution=Execution(device="cpu"))
     tr, va, te, _, _ = protocol_masks(data, protocol="hpstrat", seeds=[0], k=5, n_bins=10)
-    again = tuning.train_runs(data, "GCN", tr, va, te, [0] * 5, protocol=tuning._node_protocol(out["best_params"], 20),
+    trial = tuning._trial_protocol(out["best_params"], TUNING_PROTOCOL.replace(max_epochs=20))
+    again = tuning.train_runs(data, "GCN", tr, va, te, [0] * 5, protocol=trial,
                               execution=Execution(device="cpu"))
     ev = out["eval"][out["eval"]["eval_seed"] == 0].sort_values("round")
     assert ev["test"].to_list() == [r["test_acc"] for r in again]
@@ -155,12 +160,12 @@ def test_results_rows_and_resume(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
     data = _graph()
-    full = tune_node_classifier(data, model="gcn", n_trials=6, protocol="random", n_eval=2,
+    full = tune_node_classifier(data, model="gcn", split="random", search=Search(n_trials=6, n_eval=2),
                                 results=tmp_path / "full.csv")
     path = tmp_path / "res.csv"
-    tune_node_classifier(data, model="gcn", n_trials=3, protocol="random", n_eval=2, results=path)
+    tune_node_classifier(data, model="gcn", split="random", search=Search(n_trials=3, n_eval=2), results=path)
     calls.clear()
-    resumed = tune_node_classifier(data, model="gcn", n_trials=6, protocol="random", n_eval=2,
+    resumed = tune_node_classifier(data, model="gcn", split="random", search=Search(n_trials=6, n_eval=2),
                                    results=path)
     # a resumed search proposes the same configurations as an uninterrupted one
     pd.testing.assert_frame_equal(resumed["trials"].drop(columns="seconds"),
@@ -178,7 +183,7 @@ def test_results_rows_and_resume(monkeypatch, tmp_path):
     assert json.loads(rows["params"].iloc[0]).keys() == SEARCH_SPACE.keys()
     assert {c["checkpoint"] for c in calls} == {tmp_path / ".res.checkpoints"}  # long batches resume too
     calls.clear()
-    again = tune_node_classifier(data, model="gcn", n_trials=6, protocol="random", n_eval=2, results=path)
+    again = tune_node_classifier(data, model="gcn", split="random", search=Search(n_trials=6, n_eval=2), results=path)
     assert calls == [] and again["test_mean"] == resumed["test_mean"]  # nothing left to do
     assert len(pd.read_csv(path)) == len(rows)
 
@@ -195,16 +200,19 @@ def test_eval_batch_writes_each_batch_and_a_rerun_resumes_after_the_last(monkeyp
     data, path = _graph(), tmp_path / "res.csv"
     monkeypatch.setattr(tuning, "train_runs", dies_on_seed_2)
     with pytest.raises(KeyboardInterrupt):
-        tune_node_classifier(data, model="mlp", n_trials=3, n_eval=4, eval_batch=1, results=path)
+        tune_node_classifier(data, model="mlp", search=Search(n_trials=3, n_eval=4), results=path,
+                             execution=Execution(eval_batch=1))
     rows = pd.read_csv(path)
     assert sorted(rows.loc[rows["phase"] == "eval", "eval_seed"].unique()) == [0, 1]  # two seeds landed
     assert [c["seeds"] for c in calls[3:]] == [[1] * 5]  # one seed (k = 5 rounds) per batch; seed 0 reused
     calls.clear()
     monkeypatch.setattr(tuning, "train_runs", fake)
-    out = tune_node_classifier(data, model="mlp", n_trials=3, n_eval=4, eval_batch=3, results=path)
+    out = tune_node_classifier(data, model="mlp", search=Search(n_trials=3, n_eval=4), results=path,
+                               execution=Execution(eval_batch=3))
     assert [c["seeds"] for c in calls] == [[2] * 5 + [3] * 5]  # only the missing seeds, in one batch
     assert sorted(out["eval"]["eval_seed"].unique()) == [0, 1, 2, 3] and len(out["eval"]) == 20
-    everything = tune_node_classifier(data, model="mlp", n_trials=3, n_eval=4, results=tmp_path / "all.csv")
+    everything = tune_node_classifier(data, model="mlp", search=Search(n_trials=3, n_eval=4),
+                                      results=tmp_path / "all.csv")
     assert out["test_mean"] == everything["test_mean"] and out["best_params"] == everything["best_params"]
 
 
@@ -228,11 +236,13 @@ def test_real_engine_node_and_link_smoke(tmp_path):
     space = {"lr": ("log", 0.01, 0.05), "hidden": ("cat", (16,)), "num_layers": ("cat", (2,)),
              "dropout": ("float", 0.0, 0.2), "feature_norm": ("cat", ("none", "standard")),
              "patience": ("cat", (10,))}
-    out = tune_node_classifier(data, model="gcn", n_trials=2, n_eval=2, max_epochs=30, space=space,
-                               k=3, device="cpu", results=tmp_path / "node.csv")
+    out = tune_node_classifier(data, model="gcn", search=Search(n_trials=2, n_eval=2, space=space),
+                               protocol=TUNING_PROTOCOL.replace(max_epochs=30, k=3), execution=Execution(device="cpu"),
+                               results=tmp_path / "node.csv")
     assert out["k"] == 3 and 0.5 < out["test_mean"] <= 1 and len(out["eval"]) == 6
-    link = tune_link_predictor(data, encoder="gcn", n_trials=2, n_eval=2, max_epochs=20, space=space,
-                               device="cpu", results=tmp_path / "link.csv")
+    link = tune_link_predictor(data, encoder="gcn", search=Search(n_trials=2, n_eval=2, space=space),
+                               protocol=TUNING_PROTOCOL.replace(max_epochs=20), execution=Execution(device="cpu"),
+                               results=tmp_path / "link.csv")
     # linked pairs share a class ring and informative features: well above chance
     assert link["protocol"] == "edge split 70/10/20" and 0.6 < link["test_mean"] <= 1
     assert pd.read_csv(tmp_path / "link.csv")["metric"].eq("roc_auc").all()
@@ -269,8 +279,9 @@ def test_cora_feature_subset_real_data(data_root):
 def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root, tmp_path):
     """The runner's rows go to part2_features.csv (chapter 7's file), never into the node table."""
     monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
-    table = runners.run_feature_study("Cora", model="mlp", n_trials=1, n_eval=1, step=1000, max_epochs=2,
-                                     results_dir=tmp_path, root=data_root)
+    table = runners.run_feature_study("Cora", model="mlp", search=Search(n_trials=1, n_eval=1), step=1000,
+                                      protocol=TUNING_PROTOCOL.replace(max_epochs=2), results_dir=tmp_path,
+                                      root=data_root)
     assert table["num_features"].to_list() == [1000, 1433]
     assert sorted(p.name for p in tmp_path.glob("*.csv")) == ["part2_features.csv"]
     rows = pd.read_csv(tmp_path / "part2_features.csv")
@@ -284,21 +295,28 @@ def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root,
 
 @pytest.mark.parametrize("kwargs,match", [
     (dict(model="gat"), "model must be one of"),
-    (dict(protocol="kfold"), "protocol must be one of"),
-    (dict(n_trials=0), "n_trials must be an integer >= 1"),
-    (dict(n_eval=0), "n_eval must be an integer >= 1"),
-    (dict(eval_batch=0), "eval_batch must be None or an integer >= 1; got 0."),
-    (dict(space={"lr": ("log", 0, 1)}), r"space\['lr'\] = .* is not a valid spec"),
+    (dict(split="kfold"), "split must be one of"),
+    (dict(search=Search(n_trials=0)), r"search.n_trials must be an integer >= 1 \(one study; a dict per dataset is "
+                                      r"for the runners\); got 0."),
+    (dict(search=Search(n_trials={"toy": 2})), r"search.n_trials must be an integer >= 1 .*got \{'toy': 2\}"),
+    (dict(search=Search(n_trials=2, n_eval=0)), "search.n_eval must be an integer >= 1; got 0."),
+    (dict(search={"n_trials": 2}), r"search must be a hpstrat_lite.experiments.search.Search .*got dict"),
+    (dict(protocol="hpstrat"), r"protocol must be a hpstrat_lite.protocol.Protocol .*got str"),
+    (dict(execution="cpu"), r"execution must be a hpstrat_lite.protocol.Execution .*got str"),
+    (dict(execution=Execution(eval_batch=0)), "execution.eval_batch must be None or an integer >= 1; got 0."),
+    (dict(search=Search(n_trials=2, space={"lr": ("log", 0, 1)})), r"space\['lr'\] = .* is not a valid spec"),
 ])
 def test_bad_inputs(monkeypatch, kwargs, match):
     monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
     with pytest.raises(ValueError, match=match):
-        tune_node_classifier(_graph(), **{"n_trials": 2, **kwargs})
+        tune_node_classifier(_graph(), **{"search": Search(n_trials=2), **kwargs})
 
 
 def test_bad_inputs_other_helpers():
     with pytest.raises(ValueError, match="encoder must be one of"):
-        tune_link_predictor(_graph(), encoder="random", n_trials=1)
+        tune_link_predictor(_graph(), encoder="random", search=Search(n_trials=1))
+    with pytest.raises(ValueError, match=r"split must be a hpstrat_lite.engine.linkpred.EdgeSplit .*got tuple"):
+        tune_link_predictor(_graph(), encoder="mlp", split=(0.05, 0.1))
     with pytest.raises(ValueError, match="step must be an integer >= 1"):
         feature_subsets(10, 0)
     with pytest.raises(ValueError, match=r"cols must lie in 0..11"):
@@ -312,22 +330,22 @@ def test_bad_inputs_other_helpers():
 def test_resume_keeps_recorded_trials_when_replay_differs(monkeypatch, tmp_path):
     monkeypatch.setattr(tuning, "train_runs", _fake_engine([]))
     path = tmp_path / "res.csv"
-    tune_node_classifier(_graph(), model="mlp", n_trials=3, protocol="random", n_eval=1, results=path)
+    tune_node_classifier(_graph(), model="mlp", split="random", search=Search(n_trials=3, n_eval=1), results=path)
     rows = pd.read_csv(path)
     params = json.loads(rows.loc[1, "params"])
     params["lr"] = 0.0011  # as if recorded under another history: the replay cannot match it
     rows.loc[1, "params"] = json.dumps(params, sort_keys=True)
     rows.loc[1, "val"] = 1 - 0.0011
     rows.to_csv(path, index=False)
-    out = tune_node_classifier(_graph(), model="mlp", n_trials=4, protocol="random", n_eval=1,
+    out = tune_node_classifier(_graph(), model="mlp", split="random", search=Search(n_trials=4, n_eval=1),
                                results=path)
     assert len(out["trials"]) == 4 and 0.0011 in out["trials"]["lr"].to_list()
     assert out["best_params"]["lr"] == out["trials"]["lr"].min()
 
 
 def test_runner_writes_under_results_dir(tmp_path):
-    out = runners.run_tuning("WS1000_0.4", task="link", model="mlp", n_trials=1, n_eval=1,
-                            max_epochs=2, results_dir=tmp_path)
+    out = runners.run_tuning("WS1000_0.4", task="link", model="mlp", search=Search(n_trials=1, n_eval=1),
+                             protocol=TUNING_PROTOCOL.replace(max_epochs=2), results_dir=tmp_path)
     rows = pd.read_csv(tmp_path / "part2_link.csv")
     assert rows["dataset"].eq("WS1000_0.4").all() and set(rows["phase"]) == {"trial", "eval"}
     assert out["n_trials"] == 1
@@ -354,7 +372,7 @@ def test_check_part2_dataset_rejects(name, message):
 def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
-    table = tuning.feature_study(_graph(), model="gcn", step=5, n_trials=2, n_eval=2,
+    table = tuning.feature_study(_graph(), model="gcn", step=5, search=Search(n_trials=2, n_eval=2),
                                  results=tmp_path / "fs.csv")
     assert table["num_features"].to_list() == [5, 10, 12]
     assert table["protocol"].eq("hpstrat").all() and table["test_std"].notna().all()
@@ -362,12 +380,12 @@ def test_feature_study_rows_per_subset(monkeypatch, tmp_path):
     assert sorted(rows["num_features"].unique()) == [5, 10, 12]
     assert (rows.groupby("num_features")["phase"].apply(lambda p: (p == "trial").sum()) == 2).all()
     calls.clear()
-    tuning.feature_study(_graph(), model="gcn", step=5, n_trials=2, n_eval=2, results=tmp_path / "fs1.csv",
-                         eval_batch=1)
+    tuning.feature_study(_graph(), model="gcn", step=5, search=Search(n_trials=2, n_eval=2),
+                         results=tmp_path / "fs1.csv", execution=Execution(eval_batch=1))
     # per subset: 2 trials, then the 2 seeds one at a time, seed 0 being the best trial's own runs
     assert [c["runs"] for c in calls] == [5, 5, 5] * 3
     with pytest.raises(ValueError, match="step is needed for dataset 'toy'"):
-        tuning.feature_study(_graph(), model="gcn", n_trials=1)
+        tuning.feature_study(_graph(), model="gcn", search=Search(n_trials=1))
 
 
 def test_startup_trials_are_a_seeded_random_search():
@@ -394,17 +412,18 @@ def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
     data, path = _graph(), tmp_path / "res.csv"
-    tune_node_classifier(data, model="mlp", n_trials=3, n_eval=2, results=path)
+    tune_node_classifier(data, model="mlp", search=Search(n_trials=3, n_eval=2), results=path)
     assert {c["precision"] for c in calls} == {"float32"}
     rows = pd.read_csv(path)
     assert rows["precision"].eq("float32").all()
     # rows written before the column existed count as float32: the same call resumes them (trains nothing)
     rows.drop(columns="precision").to_csv(path, index=False)
     calls.clear()
-    tune_node_classifier(data, model="mlp", n_trials=3, n_eval=2, results=path)
+    tune_node_classifier(data, model="mlp", search=Search(n_trials=3, n_eval=2), results=path)
     assert calls == []
     # a bfloat16 study of the same configuration is a study of its own
-    out = tune_node_classifier(data, model="mlp", n_trials=3, n_eval=2, results=path, precision="bfloat16")
+    out = tune_node_classifier(data, model="mlp", search=Search(n_trials=3, n_eval=2), results=path,
+                               execution=Execution(precision="bfloat16"))
     assert len(calls) == 3 + 1 and {c["precision"] for c in calls} == {"bfloat16"}
     assert out["precision"] == "bfloat16"
     rows = pd.read_csv(path)
@@ -414,7 +433,7 @@ def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
     summary = summarize(rows[rows["precision"].eq("bfloat16")])
     assert summary["precision"].tolist() == ["bfloat16"]
     with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'half'"):
-        tune_node_classifier(data, model="mlp", n_trials=1, precision="half")
+        tune_node_classifier(data, model="mlp", search=Search(n_trials=1), execution=Execution(precision="half"))
 
 
 # ---------------------------------------------------------------------------------------------
@@ -470,13 +489,68 @@ def test_sampler_seed_differs_per_dataset_and_model(tmp_path):
     data = Data(x=torch.randn(60, 4, generator=g), edge_index=torch.tensor([[i, i + 1] for i in range(59)]).t(),
                 y=torch.arange(60) % 2, num_nodes=60)
     data.edge_index = torch.cat([data.edge_index, data.edge_index.flip(0)], 1)
-    kw = dict(protocol="random", n_eval=1, max_epochs=3, device="cpu", results=tmp_path / "r.csv",
-              space={"lr": ("log", 1e-3, 1e-1), "hidden": ("cat", (8, 16))})
-    a = tune_node_classifier(data, model="mlp", n_trials=2, sampler_seed=study_sampler_seed("x", "mlp"), **kw)
-    b = tune_node_classifier(data, model="gcn", n_trials=2, sampler_seed=study_sampler_seed("x", "gcn"), **kw)
+    kw = dict(split="random", protocol=TUNING_PROTOCOL.replace(max_epochs=3), execution=Execution(device="cpu"),
+              results=tmp_path / "r.csv")
+    space = {"lr": ("log", 1e-3, 1e-1), "hidden": ("cat", (8, 16))}
+    a = tune_node_classifier(data, model="mlp", search=Search(n_trials=2, n_eval=1, space=space,
+                                                              sampler_seed=study_sampler_seed("x", "mlp")), **kw)
+    b = tune_node_classifier(data, model="gcn", search=Search(n_trials=2, n_eval=1, space=space,
+                                                              sampler_seed=study_sampler_seed("x", "gcn")), **kw)
     assert a["sampler_seed"] != b["sampler_seed"]
     assert list(a["trials"]["lr"]) != list(b["trials"]["lr"])  # different draws
     import pandas as pd
 
     rows = pd.read_csv(tmp_path / "r.csv")
     assert set(rows["sampler_seed"]) == {a["sampler_seed"], b["sampler_seed"]}
+
+
+def test_protocol_search_and_execution_reach_the_runs_rows_and_study_name(monkeypatch, tmp_path):
+    """Every field of the three values reaches what it decides: the runs (epochs, width, folds, device,
+    threads), the rows (k, sampler seed, evaluation seeds) and the stored study's name."""
+    import optuna
+
+    calls = []
+    monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))
+    base = TUNING_PROTOCOL.replace(max_epochs=33, k=3, n_bins=4, hidden=24, dropout=0.1)
+    storage = f"sqlite:///{tmp_path / 'studies.db'}"
+    out = tune_node_classifier(_graph(), model="mlp", protocol=base, results=tmp_path / "r.csv",
+                               search=Search(n_trials=2, n_eval=2, space={"lr": SEARCH_SPACE["lr"]}, sampler_seed=7,
+                                             storage=storage),
+                               execution=Execution(device="cpu", num_threads=1))
+    # the space draws lr only: the other fields are the protocol's, in every trial and evaluation
+    assert {(c["max_epochs"], c["hidden"], c["dropout"], c["device"], c["num_threads"]) for c in calls} == {
+        (33, 24, 0.1, "cpu", 1)}
+    assert [c["runs"] for c in calls] == [3, 3, 3]  # k = 3 rounds: 2 trials, evaluation seed 1 (seed 0 reused)
+    rows = pd.read_csv(tmp_path / "r.csv")
+    assert rows["k"].eq(3).all() and rows["sampler_seed"].eq(7).all() and out["sampler_seed"] == 7
+    assert sorted(rows.loc[rows["phase"] == "eval", "eval_seed"].unique()) == [0, 1]
+    (name,) = optuna.get_all_study_names(storage)
+    assert name.endswith("/dropout=0.1/hidden=24/max_epochs=33/n_bins=4")  # fixed fields name the study
+
+
+def test_study_settings_of_the_default_protocols_are_those_of_the_committed_studies():
+    # the stored studies' names (book/distributed.md) carry max_epochs and n_bins only
+    from hpstrat_lite.experiments.necessity import LINK_SPACE, LINK_STUDY_PROTOCOL, NODE_SPACE, NODE_STUDY_PROTOCOL
+
+    assert tuning._study_settings(NODE_STUDY_PROTOCOL, NODE_SPACE, ("max_epochs", "n_bins")) == {
+        "max_epochs": 500, "n_bins": 10}
+    assert tuning._study_settings(LINK_STUDY_PROTOCOL, LINK_SPACE, ("max_epochs",)) == {"max_epochs": 400}
+    assert isinstance(TUNING_PROTOCOL, Protocol) and TUNING_PROTOCOL.k == 5
+
+
+def test_link_tuning_passes_the_protocol_and_split_to_every_run(monkeypatch, tmp_path):
+    seen = []
+
+    def fake(data, **kw):
+        seen.append(kw)
+        return {"val_auc": 1 - kw["protocol"].lr, "test_auc": 0.5, "best_epoch": 1, "seconds": 0.0}
+
+    monkeypatch.setattr(tuning, "run_link_prediction", fake)
+    out = tune_link_predictor(_graph(), encoder="mlp", decoder="fd", split=EdgeSplit(0.05, 0.1),
+                              search=Search(n_trials=2, n_eval=2), results=tmp_path / "l.csv",
+                              protocol=TUNING_PROTOCOL.replace(max_epochs=17), execution=Execution(device="cpu"))
+    assert {kw["protocol"].max_epochs for kw in seen} == {17} and {kw["decoder"] for kw in seen} == {"fd"}
+    assert all(kw["out"] == kw["protocol"].hidden for kw in seen)  # embedding width = drawn width
+    assert [kw["split"] for kw in seen[2:]] == [EdgeSplit(0.05, 0.1)] * 2  # evaluation: a new split per seed
+    assert out["protocol"] == "edge split 85/5/10"
+    assert set(pd.read_csv(tmp_path / "l.csv")["protocol"]) == {"edge split 85/5/10"}

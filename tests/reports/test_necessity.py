@@ -10,7 +10,8 @@ import pytest
 import torch
 
 from hpstrat_lite.rows import read_rows
-from hpstrat_lite.experiments.tuning import RESULT_COLUMNS
+from hpstrat_lite.experiments.tuning import RESULT_COLUMNS, Search
+from hpstrat_lite.protocol import Execution
 
 from conftest import mirror_has
 from hpstrat_lite.experiments import necessity as runners
@@ -381,13 +382,14 @@ def test_ws_summary_parent_correlation_grows_with_gamma():
 
 
 def test_link_runner_writes_resumable_rows_and_random_baseline(tmp_path):
-    out = runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], n_trials=1, n_eval=2, max_epochs=3,
-                                    results_dir=tmp_path)
+    quick = runners.LINK_STUDY_PROTOCOL.replace(max_epochs=3)
+    out = runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], search=Search(n_trials=1, n_eval=2),
+                                      protocol=quick, results_dir=tmp_path)
     assert list(out["model"]) == ["random", "MLP"] and set(out["status"]) == {"done"}
     rows = read_rows(tmp_path / "part2_link.csv")
     assert len(rows) == 2 + 1 + 2  # random evals, one trial, two evals
-    again = runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], n_trials=1, n_eval=2, max_epochs=3,
-                                      results_dir=tmp_path)
+    again = runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], search=Search(n_trials=1, n_eval=2),
+                                        protocol=quick, results_dir=tmp_path)
     assert len(read_rows(tmp_path / "part2_link.csv")) == len(rows)  # resumed, nothing re-run
     assert again["test_mean"].tolist() == pytest.approx(out["test_mean"].tolist())
     t = tables.link_table(tmp_path / "part2_link.csv", datasets=["WS1000"], models=("random", "MLP"))
@@ -397,20 +399,22 @@ def test_link_runner_writes_resumable_rows_and_random_baseline(tmp_path):
 def test_runner_reports_missing_dataset(tmp_path, monkeypatch):
     monkeypatch.setenv("HPSTRAT_OFFLINE", "1")
     monkeypatch.setenv("HPSTRAT_CACHE", str(tmp_path / "cache"))
-    out = runners.run_node_benchmarks(["PubMed"], models=["MLP"], n_trials=1, root=str(tmp_path / "none"),
-                                    results_dir=tmp_path)
+    out = runners.run_node_benchmarks(["PubMed"], models=["MLP"], search=Search(n_trials=1),
+                                      root=str(tmp_path / "none"), results_dir=tmp_path)
     assert out.iloc[0]["status"] == "missing" and "PubMed" in out.iloc[0]["reason"]
 
 
 @pytest.mark.skipif(not mirror_has("Cora"), reason="needs Cora in the dataset mirror (HPSTRAT_DATA)")
 def test_node_runner_and_feature_study_on_cora(tmp_path, data_root):
-    out = runners.run_node_benchmarks(["Cora"], models=["MLP"], n_trials=1, n_eval=1, max_epochs=3,
-                                    results_dir=tmp_path, root=str(data_root))
+    quick = runners.NODE_STUDY_PROTOCOL.replace(max_epochs=3)
+    out = runners.run_node_benchmarks(["Cora"], models=["MLP"], search=Search(n_trials=1, n_eval=1), protocol=quick,
+                                      results_dir=tmp_path, root=str(data_root))
     assert out.iloc[0]["status"] == "done" and 0 <= out.iloc[0]["test_mean"] <= 1
     s = tables.summarize(tmp_path / "part2_node.csv")
     assert s.iloc[0]["protocol"] == "hpstrat" and s.iloc[0]["k"] == 5 and s.iloc[0]["n_eval"] == 1
-    fs = runners.run_feature_studies(["Cora"], models=["MLP"], n_trials=1, steps={"Cora": 1000}, n_eval=1,
-                                   max_epochs=3, results_dir=tmp_path, root=str(data_root))
+    fs = runners.run_feature_studies(["Cora"], models=["MLP"], steps={"Cora": 1000},
+                                     search=Search(n_trials=1, n_eval=1), protocol=quick, results_dir=tmp_path,
+                                     root=str(data_root))
     assert list(fs["num_features"]) == [1000, 1433]
     t = tables.feature_study_table(tmp_path / "part2_features.csv")
     assert tables.feature_study_table(runners.results_file("features", results_dir=tmp_path)).equals(t)
@@ -418,9 +422,9 @@ def test_node_runner_and_feature_study_on_cora(tmp_path, data_root):
 
 
 def test_bad_inputs_name_the_argument(tmp_path):
-    with pytest.raises(ValueError, match="n_trials must be an integer >= 1"):
-        runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], n_trials=0, results_dir=tmp_path,
-                                  random=False)
+    with pytest.raises(ValueError, match="search.n_trials must be an integer >= 1"):
+        runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], search=Search(n_trials=0), results_dir=tmp_path,
+                                    random=False)
     with pytest.raises(ValueError, match=r"encoders must be a non-empty sequence from \('MLP', 'GCN'\)"):
         runners.run_link_benchmarks(["WS1000"], encoders=["gat"], results_dir=tmp_path)
     with pytest.raises(ValueError, match="models must be"):
@@ -430,15 +434,28 @@ def test_bad_inputs_name_the_argument(tmp_path):
     with pytest.raises(ValueError, match="n_eval must be an integer >= 1"):
         runners.run_random_baseline("WS1000", n_eval=0, results_dir=tmp_path)
     # checked before any work: the random baseline of WS1000 would otherwise run first
-    with pytest.raises(ValueError, match=r"n_trials must be an integer >= 1 \(or a dict dataset -> integer; "
+    with pytest.raises(ValueError, match=r"search.n_trials must be an integer >= 1 \(or a dict dataset -> integer; "
                                          r"dataset 'Twitch-EN'\); got 0\."):
-        runners.run_link_benchmarks(["WS1000", "Twitch-EN"], encoders=["MLP"], n_trials={"Twitch-EN": 0},
-                                  results_dir=tmp_path)
-    for run in (runners.run_link_benchmarks, runners.run_node_benchmarks, runners.run_feature_studies):
-        with pytest.raises(ValueError, match=r"threads must be None or an integer >= 1; got 0\."):
-            link = run is runners.run_link_benchmarks
-            run(["WS1000"] if link else ["Cora"], **{"encoders" if link else "models": ["MLP"]}, threads=0,
-                results_dir=tmp_path)
+        runners.run_link_benchmarks(["WS1000", "Twitch-EN"], encoders=["MLP"], search=Search(n_trials={"Twitch-EN": 0}),
+                                    results_dir=tmp_path)
+    link_runners = (runners.run_link_benchmarks, runners.run_hgcn_link_benchmarks)
+    for run in (*link_runners, runners.run_node_benchmarks, runners.run_feature_studies, runners.run_node_protocols):
+        link = run in link_runners
+        models = {"encoders" if link else "models": ["MLP"], "results_dir": tmp_path}
+        datasets = ["WS1000"] if run is runners.run_link_benchmarks else ["Twitch-EN"] if link else ["Cora"]
+        with pytest.raises(ValueError, match=r"execution.num_threads must be an integer >= 1; got 0\."):
+            run(datasets, **models, execution=Execution(num_threads=0))
+        with pytest.raises(ValueError, match=r"execution must be a hpstrat_lite.protocol.Execution .*got str"):
+            run(datasets, **models, execution="cpu")
+        with pytest.raises(ValueError, match=r"protocol must be a hpstrat_lite.protocol.Protocol .*got dict"):
+            run(datasets, **models, protocol={"max_epochs": 3})
+        with pytest.raises(ValueError, match=r"search must be a hpstrat_lite.experiments.search.Search .*got int"):
+            run(datasets, **models, search=3)
+        with pytest.raises(ValueError, match=r"search.n_eval must be an integer >= 1; got 0\."):
+            run(datasets, **models, search=Search(n_eval=0))
+    for run in link_runners:
+        with pytest.raises(ValueError, match=r"execution.precision must be 'float32' for link prediction"):
+            run(["Twitch-EN"], encoders=["MLP"], results_dir=tmp_path, execution=Execution(precision="bfloat16"))
     assert not any(tmp_path.iterdir()), "a bad argument must stop the runner before it writes anything"
 
 
@@ -512,7 +529,7 @@ def test_runners_check_every_dataset_name_first(tmp_path):
             run(["Cora", "WS1000_0.2"], results_dir=tmp_path)
     for run in (runners.run_node_benchmarks, runners.run_feature_studies):
         with pytest.raises(ValueError, match=r"precision must be one of \('float32', 'bfloat16'\); got 'fp16'"):
-            run(["Cora"], results_dir=tmp_path, precision="fp16")
+            run(["Cora"], results_dir=tmp_path, execution=Execution(precision="fp16"))
     assert runners._check_models(["MLP", "Gcn"], ("MLP", "GCN")) == ("MLP", "GCN")  # case-insensitive
     with pytest.raises(ValueError, match="gamma >= 0"):
         runners.run_link_benchmarks(["WS1000", "WS1000_-0.2"], results_dir=tmp_path)
@@ -643,3 +660,65 @@ def test_claim_rules_set_the_thresholds_of_the_claims():
     assert "Welch p < 0.01" in strict.iloc[1]["rule"] and "Welch p < 0.05" in default.iloc[1]["rule"]
     with pytest.raises(ValueError, match=r"rules must be a hpstrat_lite.reports.necessity.ClaimRules; got dict"):
         tables.part2_claims(empty, empty, empty, rules={"gap": 5.0})
+
+
+def test_runners_pass_protocol_search_and_execution_to_each_study(monkeypatch, tmp_path):
+    """Each study gets the runner's protocol (or the per-dataset link epochs), its search with the dataset's
+    budget and the runner's space, the sampler seed of its own where the runner gives one, and the execution."""
+    from types import SimpleNamespace
+
+    from hpstrat_lite.engine.linkpred import HGCN_SPLIT
+    from hpstrat_lite.experiments.tuning import study_sampler_seed
+
+    seen = []
+
+    def fake_tuner(data, **kw):
+        seen.append(kw)
+        return {"test_mean": 0.5, "test_std": 0.0, "protocol": "x", "sampler_seed": kw["search"].sampler_seed}
+
+    monkeypatch.setattr(runners, "load_part2_dataset", lambda name, root=None: SimpleNamespace(name=name))
+    monkeypatch.setattr(runners, "with_public_split", lambda data, root=None: data)
+    monkeypatch.setattr(runners, "tune_node_classifier", fake_tuner)
+    monkeypatch.setattr(runners, "tune_link_predictor", fake_tuner)
+    ex = Execution(num_threads=1, eval_batch=2)
+    quick = runners.NODE_STUDY_PROTOCOL.replace(max_epochs=9)
+    out = runners.run_node_benchmarks(["Cora", "CiteSeer"], models=["MLP"], search=Search(n_trials={"Cora": 2}),
+                                      protocol=quick, execution=ex, results_dir=tmp_path)
+    assert [kw["search"].n_trials for kw in seen] == [2, runners.NODE_BUDGETS["CiteSeer"]] == out["n_trials"].tolist()
+    assert all(kw["protocol"] is quick and kw["execution"] is ex and kw["split"] == "hpstrat" for kw in seen)
+    assert all(kw["search"].space == runners.NODE_SPACE and kw["search"].sampler_seed is None for kw in seen)
+    seen.clear()
+    runners.run_link_benchmarks(["Twitch-EN", "Facebook"], encoders=["GCN"], results_dir=tmp_path)
+    assert [kw["protocol"].max_epochs for kw in seen] == [400, runners.LINK_MAX_EPOCHS["Facebook"]]
+    assert all(kw["search"].space == runners.LINK_SPACE for kw in seen)
+    seen.clear()
+    runners.run_node_protocols(["Cora"], models=["MLP", "GCN"], results_dir=tmp_path)
+    assert [kw["split"] for kw in seen] == ["planetoid"] * 2
+    assert [kw["search"].sampler_seed for kw in seen] == [study_sampler_seed("Cora", m) for m in ("MLP", "GCN")]
+    seen.clear()
+    runners.run_hgcn_link_benchmarks(["Twitch-EN"], encoders=["MLP"], search=Search(sampler_seed=3),
+                                     results_dir=tmp_path)
+    assert [(kw["split"], kw["decoder"], kw["search"].sampler_seed) for kw in seen] == [(HGCN_SPLIT, "fd", 3)]
+    assert seen[0]["search"].space == runners.HGCN_LINK_SPACE and seen[0]["search"].n_trials == 10
+
+
+@pytest.mark.skipif(not mirror_has("Cora"), reason="needs Cora in the dataset mirror (HPSTRAT_DATA)")
+def test_default_runner_arguments_resume_the_committed_studies(monkeypatch, tmp_path, data_root):
+    """The runners' defaults recognise the committed rows: a rerun of a finished study trains nothing."""
+    import shutil
+
+    from hpstrat_lite.experiments import tuning
+
+    def no_training(*args, **kwargs):
+        raise AssertionError("a committed study was trained again")
+
+    for task in ("node", "link"):
+        shutil.copy(runners.results_file(task), tmp_path / runners.results_file(task).name)
+    monkeypatch.setattr(tuning, "train_runs", no_training)
+    monkeypatch.setattr(tuning, "run_link_prediction", no_training)
+    monkeypatch.setattr(runners, "run_link_prediction", no_training)
+    node = runners.run_node_benchmarks(["Cora"], models=["MLP"], results_dir=tmp_path, root=str(data_root))
+    link = runners.run_link_benchmarks(["WS1000"], encoders=["MLP"], results_dir=tmp_path)
+    assert node["status"].tolist() == ["done"] and link["status"].tolist() == ["done", "done"]
+    for task in ("node", "link"):
+        assert len(read_rows(tmp_path / runners.results_file(task).name)) == len(read_rows(runners.results_file(task)))
