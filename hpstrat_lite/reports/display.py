@@ -9,6 +9,7 @@ kind            rule                                                 example
 ``metric``      3 significant digits (SDD, CDD, CHD, W1, ratios)     12.2825 -> ``12.3``
 ``rank``        2 decimals                                           1.6667 -> ``1.67``
 ``integer``     no decimals                                          8.0 -> ``8``
+``share``       a fraction as a whole percentage                     0.6667 -> ``67%``
 ``text``        as it is                                             ``"GCN"``
 ``code``        as it is, shown as code (a command)                  ``"hpstrat experiment"``
 an int ``d``    ``d`` decimals
@@ -54,7 +55,7 @@ from .verdicts import BY_CONSTRUCTION, VERDICTS
 
 #: The kinds of value and how many decimals (``"d"``) or significant digits (``"s"``) each keeps.
 KINDS = {"homophily": ("d", 2), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
-         "integer": ("d", 0), "text": None, "code": None}
+         "integer": ("d", 0), "share": ("%", 0), "text": None, "code": None}
 NA = "n/a"
 _METRIC_NAMES = ("sdd", "cdd", "chd", "w1")
 
@@ -102,9 +103,11 @@ def format_number(value, *, kind="metric") -> str:
         else:  # fixed point with n significant digits, at least 0 decimals
             decimals = max(0, n - 1 - math.floor(math.log10(abs(x))))
             text = f"{x:.{decimals}f}"
+    elif mode == "%":
+        text = f"{x:.{n}%}"
     else:
         text = f"{x:.{n}f}"
-    if text.startswith("-") and float(text) == 0:  # -0.00 -> 0.00
+    if text.startswith("-") and float(text.rstrip("%")) == 0:  # -0.00 -> 0.00
         text = text[1:]
     return text
 
@@ -180,7 +183,7 @@ def format_table(df: pd.DataFrame, *, kinds: dict | None = None, caption: str | 
     df : pandas.DataFrame
     kinds : dict, optional
         Column name -> kind (``"homophily"``, ``"accuracy"``, ``"p"``, ``"metric"``, ``"rank"``,
-        ``"integer"``, ``"text"``, ``"code"`` or a number of decimals). Columns not named are guessed by
+        ``"integer"``, ``"share"``, ``"text"``, ``"code"`` or a number of decimals). Columns not named are guessed by
         :func:`column_kind`.
     caption : str, optional
         The table's caption (MyST inline Markdown in a numbered table).
@@ -227,7 +230,7 @@ class NumberedTable:
     """A table the book numbers and captions ("Table N"), referenced in prose as {numref}`name`.
 
     ``_repr_markdown_`` is a MyST ``{table}`` directive (caption, ``:name:``) around a pipe table of the cells
-    formatted by :func:`format_frame` (numbers right-aligned, cell text escaped, ``code`` cells as inline code,
+    formatted by :func:`format_frame` (numbers and text that reads as numbers right-aligned, cell text escaped, ``code`` cells as inline code,
     the index as the first columns unless ``hide_index``, column levels joined by spaces); ``_repr_html_`` is
     the captioned :func:`format_table` ``Styler`` (what Jupyter shows). Raises ``ValueError`` for a missing
     caption, a bad ``name``, or a frame with no column to show.
@@ -250,7 +253,7 @@ class NumberedTable:
         cells = format_frame(self.df, kinds=self.kinds)
         index = [] if self.hide_index else [_words(n) if n is not None else "" for n in cells.index.names]
         header = [_md_text(n) for n in index] + [_md_text(_column_label(c)) for c in cells.columns]
-        align = [":--"] * len(index) + [":--" if self.kinds[c] in ("text", "code") else "--:" for c in cells.columns]
+        align = [":--"] * len(index) + ["--:" if _numeric(cells[c], self.kinds[c]) else ":--" for c in cells.columns]
         lines = [_md_row(header), _md_row(align)]
         for key, row in zip(cells.index, cells.itertuples(index=False)):
             keys = [] if self.hide_index else list(key) if isinstance(key, tuple) else [key]
@@ -264,6 +267,17 @@ class NumberedTable:
 
     def __repr__(self) -> str:
         return f"NumberedTable(name={self.name!r}, caption={self.caption!r}, shape={self.df.shape})"
+
+
+#: A cell that reads as a number: ``81.3``, ``-0.5``, ``67%``, ``1.23e-04``, ``86.2 ± 0.3``, ``n/a``.
+_NUMBER_CELL = re.compile(r"[-+]?\d[\d.,]*(?:e[-+]?\d+)?%?(?: ± \d[\d.]*(?:e[-+]?\d+)?)?|n/a|")
+
+
+def _numeric(cells: pd.Series, kind) -> bool:
+    """Whether a column is right-aligned: a numeric kind, or text whose every cell reads as a number."""
+    if kind == "code":
+        return False
+    return kind != "text" or bool(len(cells)) and all(_NUMBER_CELL.fullmatch(str(v)) for v in cells)
 
 
 def _column_label(col) -> str:
