@@ -230,10 +230,10 @@ class NumberedTable:
     """A table the book numbers and captions ("Table N"), referenced in prose as {numref}`name`.
 
     ``_repr_markdown_`` is a MyST ``{table}`` directive (caption, ``:name:``) around a pipe table of the cells
-    formatted by :func:`format_frame` (numbers and text that reads as numbers right-aligned, cell text escaped, ``code`` cells as inline code,
-    the index as the first columns unless ``hide_index``, column levels joined by spaces); ``_repr_html_`` is
-    the captioned :func:`format_table` ``Styler`` (what Jupyter shows). Raises ``ValueError`` for a missing
-    caption, a bad ``name``, or a frame with no column to show.
+    formatted by :func:`format_frame`: numbers (and text that reads as numbers) right-aligned, cell text escaped,
+    ``code`` cells as inline code, the index as the first columns unless ``hide_index``, column levels joined by
+    spaces. ``_repr_html_`` is the captioned :func:`format_table` ``Styler`` (what Jupyter shows). Raises
+    ``ValueError`` for a missing caption, a bad ``name``, or a frame with no column to show.
     """
 
     def __init__(self, df: pd.DataFrame, *, kinds: dict | None = None, caption: str | None = None, name: str,

@@ -217,11 +217,11 @@ def method_findings(homophily, spreads: dict, quality: pd.DataFrame, *, n_bins: 
     """The "Key findings" box of the method chapter (:func:`findings_box`), from what its page computes.
 
     ``homophily`` is the graph's node homophily (NaN: isolated), ``spreads`` maps a split method to its
-    :func:`stratum_spread` table and ``quality`` has one row per method (index)
-    with its ``sdd, cdd, chd`` (:func:`hpstrat_lite.fold_quality`). Bullets: how node homophily spreads over
-    the ``n_bins`` equal-width bins (mean, sample std, the fullest and emptiest bins, isolated nodes); the
-    largest stratum spread (max - min fold count of a (bin, class) stratum) of each method, HpStrat's at most
-    1 by construction; CHD of each method and HpStrat's against random k-fold's.
+    :func:`stratum_spread` table and ``quality`` has one row per method (index) with its ``chd``
+    (:func:`hpstrat_lite.fold_quality`). Bullets: how node homophily fills the ``n_bins`` equal-width bins
+    (mean, sample std, the share of the fullest bin, the bins under 5%, isolated nodes); the largest stratum
+    spread (max - min fold count of a (bin, class) stratum) of each method, HpStrat's at most 1 by construction;
+    CHD of each method, and whether HpStrat's is below random k-fold's on this one split.
     """
     h = np.asarray(homophily, dtype=float)
     finite = h[~np.isnan(h)]
