@@ -277,7 +277,8 @@ def _numeric(cells: pd.Series, kind) -> bool:
     """Whether a column is right-aligned: a numeric kind, or text whose every cell reads as a number."""
     if kind == "code":
         return False
-    return kind != "text" or bool(len(cells)) and all(_NUMBER_CELL.fullmatch(str(v)) for v in cells)
+    shown = [str(v) for v in cells]
+    return kind != "text" or any(shown) and all(_NUMBER_CELL.fullmatch(v) for v in shown)
 
 
 def _column_label(col) -> str:
