@@ -49,6 +49,7 @@ from .core.quality import fold_quality
 from .experiments.executors import check_executor
 from .experiments.probes import necessity
 from .experiments.sweep import COVARIATE_METHOD, run_experiment, split_folds
+from .reports.display import findings_box, format_number
 from .rows import read_rows
 from ._io import atomic_write
 from .core.ranking import rank_methods
@@ -382,6 +383,49 @@ class AuditResult:
                      f"shares): {', '.join(map(str, self.at_majority))}.")
         ranking = ", ".join(f"{m} {r:.2f}" for m, r in mean.items())
         return f"{head} Mean ranks (1 = lowest spread): {ranking}. {self.best_model_line()}"
+
+    def key_findings(self) -> str:
+        """The audit's "Key findings" box, in Markdown (:func:`hpstrat_lite.reports.display.findings_box`): the
+        Friedman verdict on the split methods' spreads, the measured cross-fold std of each method (mean over
+        the models and split seeds), whether the best model changes, the models within noise of the majority
+        baseline, and the methods with the lowest CHD and CDD."""
+        f, name = self.friedman, self.metric_name
+        mean = self.ranks.loc["mean"].sort_values()
+        if f.pvalue != f.pvalue:
+            answer = (f"**inconclusive** (the Friedman test needs at least 2 blocks and 2 split methods; got "
+                      f"{f.n_blocks} (model, seed) block(s), {f.n_methods} method(s))")
+        elif f.pvalue >= ALPHA:
+            answer = (f"**inconclusive** (Friedman p = {format_number(f.pvalue, kind='p')} >= {ALPHA} over "
+                      f"{f.n_blocks} (model, seed) blocks; the smallest p this design can reach is "
+                      f"{format_number(f.min_pvalue, kind='p')})")
+        else:
+            answer = (f"**yes**: {mean.index[0]} gives the lowest (mean rank {mean.iloc[0]:.2f}; Friedman p = "
+                      f"{format_number(f.pvalue, kind='p')} < {ALPHA} over {f.n_blocks} (model, seed) blocks)")
+        spread = self.std.mean()
+        lowest = self.std.idxmin(axis=1).dropna()
+        bullets = [f"Do the split methods change the cross-fold spread of test {name}? {answer}.",
+                   f"Cross-fold std of test {name} (points, mean over the models and split seeds): "
+                   + ", ".join(f"{m} {v:.2f}" for m, v in spread.items())
+                   + "; lowest per model: " + ", ".join(f"{model}: {m}" for model, m in lowest.items()) + "."]
+        leaders = ", ".join(f"{m}: {b}" for m, b in self.best["best"].items())
+        if self.best_model["changes"]:
+            bullets.append(f"The best model **changes** with the split method ({leaders}).")
+        elif not self.best["counts"].any():
+            bullets.append(f"No model leads by more than its cross-seed spread under any split method ({leaders}).")
+        else:
+            bullets.append(f"The best model does not change with the split method ({leaders}).")
+        if self.at_majority:
+            bullets.append("Within noise of the majority-class baseline (their spreads measure the folds' class "
+                           f"shares): {', '.join(map(str, self.at_majority))}.")
+        elif "majority" in self.baselines.index:
+            bullets.append("Every model scores beyond its own spread of the majority-class baseline.")
+        if {"chd", "cdd"} <= set(self.quality.columns) and len(self.quality):
+            def lowest_of(metric):  # every method at the lowest value (ties within 1e-12)
+                col = self.quality[metric]
+                return f"{' and '.join(col.index[col <= col.min() + 1e-12])} ({format_number(col.min())})"
+
+            bullets.append(f"Fold quality: lowest CHD {lowest_of('chd')}, lowest CDD {lowest_of('cdd')}.")
+        return findings_box(bullets, source="this audit's runs")
 
     def score_table(self) -> pd.DataFrame:
         """The models' mean test metric with the baselines below them and a ``vs majority`` column."""

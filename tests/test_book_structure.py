@@ -269,6 +269,57 @@ def test_suffix_labels_renames_figures_exercises_and_their_references_only():
     assert book.page_labels(nbformat.v4.new_notebook()) == []
 
 
+def test_suffix_labels_renames_a_numbered_table_in_its_output_and_the_references_to_it():
+    import pandas as pd
+
+    from hpstrat_lite.reports.display import format_table
+
+    table = format_table(pd.DataFrame({"a": [1.0]}), caption="One row", name="tbl-a")
+    code = nbformat.v4.new_code_cell("format_table(df, caption='One row', name='tbl-a')")
+    code.outputs = [nbformat.v4.new_output("execute_result", execution_count=1, data={
+        "text/markdown": table._repr_markdown_(), "text/html": table._repr_html_(), "text/plain": repr(table)})]
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("{numref}`tbl-a` and `tbl-ab`"), code])
+    assert book.page_labels(nb) == ["tbl-a"]
+    book.suffix_labels(nb, "texas")
+    assert ":name: tbl-a-texas\n" in code.outputs[0]["data"]["text/markdown"]
+    assert nb.cells[0].source == "{numref}`tbl-a-texas` and `tbl-ab`"
+    assert code.source == "format_table(df, caption='One row', name='tbl-a')"  # the code stays as it ran
+
+
+def _table_cells(nb):
+    """``(cell, name, caption)`` of every code cell that shows a numbered table: a call with a ``name="tbl-..."``
+    keyword (:func:`hpstrat_lite.reports.display.format_table`, :func:`hpstrat_lite.reports.plots.book_table`); the
+    caption is the call's ``caption`` keyword as written (an f-string's literal parts)."""
+    for cell in nb.cells:
+        if cell.cell_type != "code":
+            continue
+        for node in ast.walk(ast.parse(cell.source)):
+            if not isinstance(node, ast.Call):
+                continue
+            keywords = {k.arg: k.value for k in node.keywords}
+            name = keywords.get("name")
+            if isinstance(name, ast.Constant) and str(name.value).startswith("tbl-"):
+                caption = keywords.get("caption")
+                parts = [caption] if isinstance(caption, ast.Constant) else getattr(caption, "values", [])
+                text = "".join(str(p.value) for p in parts if isinstance(p, ast.Constant))
+                yield cell, name.value, text
+
+
+def test_every_numbered_table_has_a_caption_a_unique_name_and_every_table_reference_resolves_on_its_page():
+    names = []
+    for stem, nb in _notebooks().items():
+        tables = {name: caption for _, name, caption in _table_cells(nb)}
+        for name, caption in tables.items():
+            assert re.fullmatch(r"tbl-[a-z0-9]+(-[a-z0-9]+)+", name), f"{stem}: table name {name!r}"
+            assert len(caption) >= 40, f"{stem}: {name} has no caption saying what the table shows"
+        names += list(tables)
+        text = "\n".join(c.source for c in nb.cells if c.cell_type == "markdown")
+        for ref in re.findall(r"\{numref\}`(?:[^`<]*<)?(tbl-[\w-]+)>?`", text):
+            assert ref in tables, f"{stem}: {{numref}}`{ref}` names no table of this page"
+    assert len(names) >= 15
+    assert len(names) == len(set(names)), sorted(n for n in names if names.count(n) > 1)
+
+
 def test_every_label_of_the_book_is_defined_once_after_the_runner_suffixes_shared_notebooks():
     seen = {}
     for profile in book.PROFILES:
@@ -306,16 +357,28 @@ def _png() -> str:
 
 
 def _as_rendered_page(stem: str, suffix=None):
-    """The chapter notebook as the book renders it, without running it: markdown cells and the figure cells,
-    each figure cell holding one figure output; labels suffixed as the runner does for a shared notebook."""
+    """The chapter notebook as the book renders it, without running it: markdown cells, the figure cells, each
+    holding one figure output, and the numbered-table cells, each holding a one-row table of its name and caption;
+    labels suffixed as the runner does for a shared notebook."""
+    import pandas as pd
+
+    from hpstrat_lite.reports.display import format_table
+
     nb = nbformat.read(REPO / "notebooks" / f"{stem}.ipynb", as_version=4)
     png = _png()
+    tables = {id(cell): (name, caption) for cell, name, caption in _table_cells(nb)}
     cells = []
     for cell in nb.cells:
         if cell.cell_type == "markdown":
             cells.append(cell)
         elif "figure" in cell.metadata.get("mystnb", {}):
             cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
+            cells.append(cell)
+        elif id(cell) in tables:
+            name, caption = tables[id(cell)]
+            table = format_table(pd.DataFrame({"x": [1.5]}), caption=caption, name=name)
+            cell.outputs = [nbformat.v4.new_output("display_data", data={
+                "text/markdown": table._repr_markdown_(), "text/html": table._repr_html_(), "text/plain": repr(table)})]
             cells.append(cell)
     nb.cells = cells
     nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
@@ -356,10 +419,13 @@ def test_captioned_figures_references_and_exercises_of_chapters_render_in_a_sphi
         linked.add(doc)
     docs = ["ch01", "ch02", "ch03", "ch03b", "ch05", "notation", "stubs"] + sorted(set(re.findall(r"\{doc\}`/([\w/]+)`", text)) | linked)
     (src / "index.md").write_text("# Book\n\n```{toctree}\n" + "\n".join(docs) + "\n```\n")
+    sphinx_config = yaml.safe_load((REPO / "_config.yml").read_text())["sphinx"]["config"]
+    nb_options = "".join(f"{key} = {sphinx_config[key]!r}\n"  # the book's own rendering of Markdown outputs
+                         for key in ("nb_render_markdown_format", "nb_mime_priority_overrides"))
     (src / "conf.py").write_text(
         "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_togglebutton', 'sphinxcontrib.bibtex']\n"
         f"bibtex_bibfiles = [{str(REPO / 'book' / 'references.bib')!r}]\n"
-        "nb_execution_mode = 'off'\nnumfig = True\n"
+        "nb_execution_mode = 'off'\nnumfig = True\n" + nb_options +
         "myst_enable_extensions = ['dollarmath', 'colon_fence', 'amsmath']\n")
     out = tmp_path / "html"
     proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(out)],
@@ -375,4 +441,10 @@ def test_captioned_figures_references_and_exercises_of_chapters_render_in_a_sphi
     assert ch05.count("Solution to") == len(numbers) and "dropdown" in ch05
     ch03, ch03b = (out / "ch03.html").read_text(), (out / "ch03b.html").read_text()
     assert 'id="fig-03-cross-fold-std"' in ch03 and 'id="fig-03-cross-fold-std-03b-gnn-experiments-k5"' in ch03b
+    # numbered tables: "Table N" captions, {numref} links that show the number, and the html output left out
+    assert re.search(r'<table[^>]*id="tbl-03-ranks">\s*<caption><span class="caption-number">Table \d+ </span>', ch03)
+    assert re.search(r'<a class="reference internal" href="#tbl-03-ranks"><span class="std std-numref">Table \d+</span>',
+                     ch03)
+    assert 'id="tbl-03-ranks-03b-gnn-experiments-k5"' in ch03b and 'href="#tbl-03-ranks-03b-gnn-experiments-k5"' in ch03b
+    assert not re.search(r"<table id=\"T_", ch03)  # the Styler's HTML is not what the book shows
     assert "Exercise" in (out / "ch02.html").read_text() and "Solution to" in (out / "ch02.html").read_text()

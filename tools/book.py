@@ -310,18 +310,30 @@ def tag_for_reading(nb, *, show_code: bool = False):
     return nb
 
 
-_LABEL_LINE = re.compile(r"^(?::label:\s*(\S+)|\(([\w-]+)\)=)\s*$", re.M)
+_LABEL_LINE = re.compile(r"^(?::(?:label|name):\s*(\S+)|\(([\w-]+)\)=)\s*$", re.M)
+
+
+def _markdown_outputs(cell):
+    """The ``text/markdown`` outputs of a code cell (a numbered table's ``{table}`` directive is one)."""
+    return [out["data"] for out in cell.get("outputs", []) if "text/markdown" in out.get("data", {})]
+
+
+def _text(value) -> str:
+    return "".join(value) if isinstance(value, list) else value
 
 
 def page_labels(nb) -> list[str]:
     """The cross-reference labels a notebook defines: figure names (``mystnb.figure.name`` of a code cell),
-    ``:label:`` options of directives (exercises, solutions) and ``(label)=`` targets of markdown cells."""
+    ``:name:`` options of the directives a code cell's Markdown output holds (numbered tables), ``:label:``
+    and ``:name:`` options of directives (exercises, solutions) and ``(label)=`` targets of markdown cells."""
     labels = []
     for cell in nb.cells:
         if cell.cell_type == "code":
             name = cell.metadata.get("mystnb", {}).get("figure", {}).get("name")
             if name:
                 labels.append(name)
+            for data in _markdown_outputs(cell):
+                labels += [a or b for a, b in _LABEL_LINE.findall(_text(data["text/markdown"]))]
         elif cell.cell_type == "markdown":
             labels += [a or b for a, b in _LABEL_LINE.findall(cell.source)]
     return list(dict.fromkeys(labels))
@@ -329,7 +341,7 @@ def page_labels(nb) -> list[str]:
 
 def suffix_labels(nb, suffix: str):
     """Append ``-{suffix}`` to every label of :func:`page_labels` and to every reference to it in the
-    notebook's markdown cells and figure captions.
+    notebook's markdown cells, figure captions and Markdown outputs (numbered tables).
 
     A notebook that renders as several pages (a per-dataset chapter, or one notebook run as several chapters
     with other parameters) would define each label once per page; Sphinx needs each label once in the book.
@@ -351,6 +363,9 @@ def suffix_labels(nb, suffix: str):
             figure["caption"] = sub(figure["caption"])
         if cell.cell_type == "markdown":
             cell.source = sub(cell.source)
+        elif cell.cell_type == "code":
+            for data in _markdown_outputs(cell):
+                data["text/markdown"] = sub(_text(data["text/markdown"]))
     return nb
 
 

@@ -9,7 +9,9 @@ kind            rule                                                 example
 ``metric``      3 significant digits (SDD, CDD, CHD, W1, ratios)     12.2825 -> ``12.3``
 ``rank``        2 decimals                                           1.6667 -> ``1.67``
 ``integer``     no decimals                                          8.0 -> ``8``
+``share``       a fraction as a whole percentage                     0.6667 -> ``67%``
 ``text``        as it is                                             ``"GCN"``
+``code``        as it is, shown as code (a command)                  ``"hpstrat experiment"``
 an int ``d``    ``d`` decimals
 ==============  ===================================================  ===========================
 
@@ -17,6 +19,15 @@ A ``metric`` below 0.001 is written as ``1.23e-04``, so that no number shows mor
 value that rounds to zero is shown without a sign (``-0.0004`` -> ``0.00``, never ``-0.00``); a
 missing value (None, NaN) is ``n/a``. :func:`format_table` applies the rules to a table's columns,
 guessing a column's kind from its name and values where it is not given.
+
+Numbered tables
+---------------
+
+A main table of a chapter is numbered and captioned ("Table N", referenced in prose as {numref}`tbl-...`):
+``format_table(df, caption=..., name="tbl-...")`` returns a :class:`NumberedTable`, whose Markdown is a MyST
+``{table}`` directive around a pipe table of the formatted cells. The book renders it because ``_config.yml``
+parses Markdown outputs as MyST (``nb_render_markdown_format: myst``) and prefers them to HTML
+(``nb_mime_priority_overrides``); Jupyter shows its HTML (the captioned ``Styler``).
 
 Claims tables and findings
 --------------------------
@@ -35,6 +46,7 @@ from __future__ import annotations
 import html
 import math
 import numbers
+import re
 
 import numpy as np
 import pandas as pd
@@ -43,7 +55,7 @@ from .verdicts import BY_CONSTRUCTION, VERDICTS
 
 #: The kinds of value and how many decimals (``"d"``) or significant digits (``"s"``) each keeps.
 KINDS = {"homophily": ("d", 2), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
-         "integer": ("d", 0), "text": None}
+         "integer": ("d", 0), "share": ("%", 0), "text": None, "code": None}
 NA = "n/a"
 _METRIC_NAMES = ("sdd", "cdd", "chd", "w1")
 
@@ -66,7 +78,7 @@ def format_number(value, *, kind="metric") -> str:
     ('0.00012', '12.3', '8')
     """
     _check_kind(kind)
-    if kind == "text" or isinstance(value, str):
+    if kind in ("text", "code") or isinstance(value, str):
         return str(value)
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT:
         return NA
@@ -91,9 +103,11 @@ def format_number(value, *, kind="metric") -> str:
         else:  # fixed point with n significant digits, at least 0 decimals
             decimals = max(0, n - 1 - math.floor(math.log10(abs(x))))
             text = f"{x:.{decimals}f}"
+    elif mode == "%":
+        text = f"{x:.{n}%}"
     else:
         text = f"{x:.{n}f}"
-    if text.startswith("-") and float(text) == 0:  # -0.00 -> 0.00
+    if text.startswith("-") and float(text.rstrip("%")) == 0:  # -0.00 -> 0.00
         text = text[1:]
     return text
 
@@ -160,33 +174,132 @@ def format_frame(df: pd.DataFrame, *, kinds: dict | None = None) -> pd.DataFrame
 
 
 def format_table(df: pd.DataFrame, *, kinds: dict | None = None, caption: str | None = None,
-                 hide_index: bool = False):
+                 hide_index: bool = False, name: str | None = None):
     """A table as the book displays it: a pandas ``Styler`` of ``df`` (the frame is unchanged) whose numbers
-    follow the rules of the module docstring.
+    follow the rules of the module docstring; with a ``name``, a numbered table (:class:`NumberedTable`).
 
     Parameters
     ----------
     df : pandas.DataFrame
     kinds : dict, optional
         Column name -> kind (``"homophily"``, ``"accuracy"``, ``"p"``, ``"metric"``, ``"rank"``,
-        ``"integer"``, ``"text"`` or a number of decimals). Columns not named are guessed by
+        ``"integer"``, ``"share"``, ``"text"``, ``"code"`` or a number of decimals). Columns not named are guessed by
         :func:`column_kind`.
     caption : str, optional
-        The table's caption.
+        The table's caption (MyST inline Markdown in a numbered table).
     hide_index : bool, default False
+    name : str, optional
+        The label of a numbered table (``tbl-`` and lowercase words joined by hyphens), which prose references
+        as {numref}`tbl-...`; needs a ``caption``.
 
     Examples
     --------
     >>> df = pd.DataFrame({"mean homophily": [0.825158], "p": [0.0123456], "nodes": [2708.0]})
     >>> format_table(df).to_html().count("0.83"), format_frame(df).iloc[0].tolist()
     (1, ['0.83', '0.012', '2708'])
+    >>> print(format_table(df, caption="One graph", name="tbl-one", hide_index=True)._repr_markdown_())
+    ```{table} One graph
+    :name: tbl-one
+    <BLANKLINE>
+    | mean homophily | p | nodes |
+    | --: | --: | --: |
+    | 0.83 | 0.012 | 2708 |
+    ```
     """
+    if name is not None:
+        return NumberedTable(df, kinds=kinds, caption=caption, name=name, hide_index=hide_index)
     kinds = _check_kinds(df, kinds)
-    styler = df.style.format({col: (lambda v, k=kinds[col]: format_number(v, kind=k)) for col in df.columns})
+    styler = df.style.format({col: (lambda v, k=kinds[col]: _html_cell(v, k)) for col in df.columns})
     styler = styler.format_index(_index_label)
     if caption:
         styler = styler.set_caption(caption)
     return styler.hide(axis="index") if hide_index else styler
+
+
+def _html_cell(value, kind) -> str:
+    text = format_number(value, kind=kind)
+    return f"<code>{html.escape(text)}</code>" if kind == "code" else text
+
+
+#: A numbered table's label: ``tbl-`` and lowercase words (letters, digits) joined by hyphens.
+TABLE_NAME = r"tbl-[a-z0-9]+(?:-[a-z0-9]+)*"
+_MD_SPECIAL = re.compile(r"([\\`*_\[\]<>$|&~])")
+
+
+class NumberedTable:
+    """A table the book numbers and captions ("Table N"), referenced in prose as {numref}`name`.
+
+    ``_repr_markdown_`` is a MyST ``{table}`` directive (caption, ``:name:``) around a pipe table of the cells
+    formatted by :func:`format_frame`: numbers (and text that reads as numbers) right-aligned, cell text escaped,
+    ``code`` cells as inline code, the index as the first columns unless ``hide_index``, column levels joined by
+    spaces. ``_repr_html_`` is the captioned :func:`format_table` ``Styler`` (what Jupyter shows). Raises
+    ``ValueError`` for a missing caption, a bad ``name``, or a frame with no column to show.
+    """
+
+    def __init__(self, df: pd.DataFrame, *, kinds: dict | None = None, caption: str | None = None, name: str,
+                 hide_index: bool = False):
+        self.kinds = _check_kinds(df, kinds)
+        if not isinstance(name, str) or not re.fullmatch(TABLE_NAME, name):
+            raise ValueError(f"name={name!r} is not a table label; use 'tbl-' and lowercase words (letters, "
+                             "digits) joined by hyphens, e.g. 'tbl-03-ranks'.")
+        caption = " ".join(str(caption or "").split())
+        if not caption:
+            raise ValueError(f"a numbered table needs a caption; got caption={caption!r} for name={name!r}.")
+        if df.shape[1] == 0 and hide_index:
+            raise ValueError(f"table {name!r} has no column to show (df has no columns and hide_index=True).")
+        self.df, self.caption, self.name, self.hide_index = df, caption, name, hide_index
+
+    def _repr_markdown_(self) -> str:
+        cells = format_frame(self.df, kinds=self.kinds)
+        index = [] if self.hide_index else [_words(n) if n is not None else "" for n in cells.index.names]
+        header = [_md_text(n) for n in index] + [_md_text(_column_label(c)) for c in cells.columns]
+        align = [":--"] * len(index) + ["--:" if _numeric(cells[c], self.kinds[c]) else ":--" for c in cells.columns]
+        lines = [_md_row(header), _md_row(align)]
+        for key, row in zip(cells.index, cells.itertuples(index=False)):
+            keys = [] if self.hide_index else list(key) if isinstance(key, tuple) else [key]
+            lines.append(_md_row([_md_text(_words(k)) for k in keys]
+                                 + [_md_code(v) if self.kinds[c] == "code" else _md_text(v)
+                                    for c, v in zip(cells.columns, row)]))
+        return "\n".join([f"```{{table}} {self.caption}", f":name: {self.name}", "", *lines, "```"])
+
+    def _repr_html_(self) -> str:
+        return format_table(self.df, kinds=self.kinds, caption=self.caption, hide_index=self.hide_index).to_html()
+
+    def __repr__(self) -> str:
+        return f"NumberedTable(name={self.name!r}, caption={self.caption!r}, shape={self.df.shape})"
+
+
+#: A cell that reads as a number: ``81.3``, ``-0.5``, ``67%``, ``1.23e-04``, ``86.2 ± 0.3``, ``n/a``.
+_NUMBER_CELL = re.compile(r"[-+]?\d[\d.,]*(?:e[-+]?\d+)?%?(?: ± \d[\d.]*(?:e[-+]?\d+)?)?|n/a|")
+
+
+def _numeric(cells: pd.Series, kind) -> bool:
+    """Whether a column is right-aligned: a numeric kind, or text whose every cell reads as a number."""
+    if kind == "code":
+        return False
+    shown = [str(v) for v in cells]
+    return kind != "text" or any(shown) and all(_NUMBER_CELL.fullmatch(v) for v in shown)
+
+
+def _column_label(col) -> str:
+    return " ".join(str(c) for c in col if str(c)) if isinstance(col, tuple) else str(col)
+
+
+def _md_text(text) -> str:
+    """Cell text for a pipe table: on one line, Markdown's special characters escaped."""
+    return _MD_SPECIAL.sub(r"\\\1", " ".join(str(text).split()))
+
+
+def _md_code(text) -> str:
+    """Cell text as inline code: the backtick run longer than any inside it, ``|`` escaped (a pipe table
+    splits its cells before it parses code spans)."""
+    text = " ".join(str(text).split()).replace("|", "\\|")
+    fence = "`" * (max((len(r) for r in re.findall(r"`+", text)), default=0) + 1)
+    return f"{fence} {text} {fence}" if text.startswith("`") or text.endswith("`") else f"{fence}{text}{fence}"
+
+
+def _md_row(cells) -> str:
+    return "| " + " | ".join(cells) + " |"
 
 
 def _index_label(v):
@@ -298,8 +411,18 @@ def counts_sentence(claims: pd.DataFrame, *, what: str = "claims") -> str:
     return text + "."
 
 
+def findings_box(bullets, *, source: str = "this page's rows", closing: str | None = None) -> str:
+    """A "Key findings" box as Markdown: the heading says what the bullets are computed from (``source``), one
+    bullet per finding (an empty list says there is none yet), then an optional ``closing`` line."""
+    bullets = [str(b) for b in bullets]
+    if not bullets:
+        return f"**Key findings.** Nothing is computed from {source} yet."
+    lines = [f"**Key findings** (computed from {source}):", "", *(f"- {b}" for b in bullets)]
+    return "\n".join(lines + (["", closing] if closing else []))
+
+
 def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int = 6) -> str:
-    """The "Key findings" box of a chapter, as Markdown computed from its claims rows.
+    """The "Key findings" box of a chapter, as Markdown computed from its claims rows (:func:`findings_box`).
 
     ``chapter`` keeps the rows whose ``chapter`` column names it (all rows when None). One bullet per claim
     (the first ``limit``): the claim, the verdict in bold and our figure; then the counts
@@ -310,14 +433,13 @@ def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int
     if claims.empty:
         return "**Key findings.** No claim of the papers is checked on this page's rows yet."
     ours = "ours" if "ours" in claims.columns else "evidence"
-    lines = ["**Key findings** (computed from this page's rows):", ""]
+    bullets = []
     for _, r in claims.head(limit).iterrows():
         figure = _words(r.get(ours, "")) or "no numbers yet"
-        lines.append(f"- {_words(r['claim'])}: **{r['verdict']}** ({_short(figure)})")
+        bullets.append(f"{_words(r['claim'])}: **{r['verdict']}** ({_short(figure)})")
     if len(claims) > limit:
-        lines.append(f"- ... and {len(claims) - limit} more in the claims table below.")
-    lines += ["", counts_sentence(claims)]
-    return "\n".join(lines)
+        bullets.append(f"... and {len(claims) - limit} more in the claims table below.")
+    return findings_box(bullets, closing=counts_sentence(claims))
 
 
 def _short(text: str, limit: int = 160) -> str:
@@ -357,8 +479,6 @@ def _pick(claims: pd.DataFrame, section: str, word: str):
 
 def _p_of(row) -> str:
     """The Wilcoxon p-value of a Section 5.2 row, and whether a committed rerun broke it."""
-    import re
-
     ours = _words(row["ours"]) if row is not None else ""
     m = re.search(r"Wilcoxon p = ([0-9.e+-]+)", ours)
     text = f"p = {m.group(1)}" if m else "no test"

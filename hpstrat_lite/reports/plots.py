@@ -17,7 +17,7 @@ import pandas as pd
 
 from .._extras import require
 from ..core.homophily import homophily_bins, mean_homophily
-from .display import column_kind, format_table, format_mean_std
+from .display import column_kind, findings_box, format_mean_std, format_number, format_table
 from ..experiments.plan import NODE_DATASETS
 from .necessity_tables import _as_summary, _pct
 from .paper_values import PAPER_LINK, PAPER_NODE
@@ -118,17 +118,20 @@ def _legend_below(fig, handles=None, labels=None, *, ncol: int = 3):
     return fig
 
 
-def book_table(df, *, digits: int = 1, hide_index: bool = False):
+def book_table(df, *, digits: int = 1, hide_index: bool = False, caption: str | None = None,
+               name: str | None = None):
     """A table as the book shows it (:func:`hpstrat_lite.reports.display.format_table`): ``digits`` decimals
     for measured values, homophily with 2 decimals, p-values (columns named ``p`` or ``p ...`` / ``... p``)
     with two significant digits, whole numbers (trial counts, seeds) without decimals, no ``-0.0``, and
-    ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged)."""
+    ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged); with a ``name``
+    (``tbl-...``) and a ``caption``, a numbered, captioned table
+    (:class:`~hpstrat_lite.reports.display.NumberedTable`, "Table N" in the book, {numref}`name` in prose)."""
 
     kinds = {}
     for col in df.columns:
         kind = column_kind(col, df[col])
         kinds[col] = digits if kind in ("metric", "accuracy", "rank") else kind
-    return format_table(df, kinds=kinds, hide_index=hide_index)
+    return format_table(df, kinds=kinds, hide_index=hide_index, caption=caption, name=name)
 
 
 def use_book_style() -> None:
@@ -208,6 +211,52 @@ def stratum_spread(homophily, y, folds, k: int, *, n_bins: int = 10) -> pd.DataF
     df.insert(3, "first fold", (df["size"].cumsum() - df["size"]) % k)
     df["spread"] = counts[present].max(axis=1) - counts[present].min(axis=1)
     return df
+
+
+def method_findings(homophily, spreads: dict, quality: pd.DataFrame, *, n_bins: int = 10) -> str:
+    """The "Key findings" box of the method chapter (:func:`findings_box`), from what its page computes.
+
+    ``homophily`` is the graph's node homophily (NaN: isolated), ``spreads`` maps a split method to its
+    :func:`stratum_spread` table and ``quality`` has one row per method (index) with its ``chd``
+    (:func:`hpstrat_lite.fold_quality`). Bullets: how node homophily fills the ``n_bins`` equal-width bins
+    (mean, sample std, the share of the fullest bin, the bins under 5%, isolated nodes); the largest stratum
+    spread (max - min fold count of a (bin, class) stratum) of each method, HpStrat's at most 1 by construction;
+    CHD of each method, and whether HpStrat's is below random k-fold's on this one split.
+    """
+    h = np.asarray(homophily, dtype=float)
+    finite = h[~np.isnan(h)]
+    counts = np.bincount(homophily_bins(h, n_bins=n_bins), minlength=n_bins + 1)
+    shares = counts[:n_bins] / max(len(finite), 1)
+    full = int(np.argmax(shares))
+    sparse = int((shares < 0.05).sum())
+    mean, std = (format_number(v, kind="homophily") for v in (finite.mean(), np.std(finite, ddof=1)))
+    isolated = f"; {int(counts[n_bins])} isolated node(s) form a stratum of their own" if counts[n_bins] else ""
+    bullets = [f"Node homophily over the {n_bins} bins: mean {mean}, std {std}; the fullest bin "
+               f"{_bin(full, n_bins)} holds {shares[full]:.0%} of the nodes with neighbours and {sparse} bin(s) hold "
+               f"under 5% each{isolated}."]
+    if "hpstrat" in spreads:
+        largest = {m: int(t["spread"].max()) for m, t in spreads.items()}
+        over = {m: int((t["spread"] > 1).sum()) for m, t in spreads.items()}
+        verdict = "holds by construction" if largest["hpstrat"] <= 1 else "does not hold"
+        words = lambda d: ", ".join(f"{METHOD_LABELS.get(m, m)} {d[m]}" for m in spreads)  # noqa: E731
+        bullets.append(f"HpStrat deals each of the {len(spreads['hpstrat'])} (bin, class) strata evenly, its fold "
+                       f"counts differing by at most one node: **{verdict}** (largest spread: {words(largest)}; "
+                       f"strata with a spread above 1: {words(over)}).")
+    if "chd" in quality.columns and {"hpstrat", "random"} <= set(quality.index):
+        chd = quality["chd"]
+        lower = bool(chd["hpstrat"] < chd["random"])
+        times = chd["random"] / chd["hpstrat"] if lower and chd["hpstrat"] > 0 else 0.0
+        ratio = f"; random's is {times:.0f} times HpStrat's" if times >= 2 else ""
+        bullets.append(f"HpStrat's folds follow the graph's mean homophily more closely than random k-fold's: "
+                       f"**{'yes' if lower else 'no'}** on this split (CHD: "
+                       + ", ".join(f"{METHOD_LABELS.get(m, m)} {format_number(v, kind='metric')}"
+                                   for m, v in chd.items())
+                       + f"{ratio}; one seed, so a single draw, not a test).")
+    return findings_box(bullets, source="this page's folds")
+
+
+def _bin(b: int, n_bins: int) -> str:
+    return f"[{b / n_bins:.2g}, {(b + 1) / n_bins:.2g}{']' if b == n_bins - 1 else ')'}"
 
 
 def stratum_spread_plot(spreads: dict):

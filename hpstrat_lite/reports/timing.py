@@ -20,6 +20,7 @@ import pandas as pd
 from .._extras import require
 from ..core.folds import SPLIT_METHODS
 from ..rows import RESULTS_DIR, read_rows
+from .display import findings_box, format_number
 from .hpstrat import (PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_cost,
                       sweep_wall_time)
 from ..experiments.sweep import default_results_path, run_experiment
@@ -170,6 +171,46 @@ def minutes_per_dataset(timed_files) -> pd.DataFrame:
         out[label + (f" ({seen[label]})" if seen[label] > 1 else "")] = \
             rows.groupby("dataset", sort=False)["seconds"].sum() / 60
     return pd.DataFrame(out).rename_axis("dataset")
+
+
+def rerun_findings(reruns: pd.DataFrame | None, *, ranks: pd.DataFrame | None = None,
+                   recorded: pd.DataFrame | None = None) -> str:
+    """The appendix's "Key findings" box (:func:`~hpstrat_lite.reports.display.findings_box`), from its tables:
+    ``reruns`` (:func:`full_rerun_table`; None or empty when no timed rerun is committed): the wall time of a
+    full rerun from the fastest to the slowest machine and the share of it spent training; ``ranks``
+    (:func:`rerun_rank_table`): the largest difference of a rerun's global mean rank from the committed one, set
+    against the committed gap between the two lowest methods, and how many reruns keep their order; ``recorded`` (:func:`recorded_cost_table`): the training hours
+    the committed results files record."""
+    bullets = []
+    if reruns is None or reruns.empty:
+        bullets.append("No timed rerun of this protocol is committed: the cost of one command is not measured here.")
+    else:
+        fast, slow = reruns.loc[reruns["wall time (min)"].idxmin()], reruns.loc[reruns["wall time (min)"].idxmax()]
+        share = reruns["training (min)"] / reruns["wall time (min)"]
+        bullets.append(f"A full rerun as one command took from **{format_number(fast['wall time (min)'], kind='integer')} "
+                       f"minutes** ({fast['hardware']}, {format_number(fast['runs'], kind='integer')} runs) to "
+                       f"**{format_number(slow['wall time (min)'] / 60, kind=1)} hours** ({slow['hardware']}, "
+                       f"{format_number(slow['runs'], kind='integer')} runs) over {len(reruns)} timed reruns.")
+        bullets.append(f"Training took {share.min():.1%}" + (f" to {share.max():.1%}" if len(reruns) > 1 else "")
+                       + " of the wall time; the rest is loading the datasets, making the folds and writing the rows.")
+    if ranks is not None and "committed results" in ranks.columns:
+        runs = [c for c in ranks.columns if c.startswith("rerun")]
+        ours = ranks["committed results"].sort_values(kind="stable")
+        same = sum(list(ranks[c].sort_values(kind="stable").index) == list(ours.index) for c in runs)
+        if runs and len(ours) > 1:
+            diff = float(ranks[runs].sub(ranks["committed results"], axis=0).abs().max().max())
+            gap = float(ours.iloc[1] - ours.iloc[0])
+            fmt = lambda v: format_number(v, kind="rank")  # noqa: E731
+            head = (f"The reruns' global mean ranks differ from the committed rows' by at most {fmt(diff)}; the "
+                    f"committed rows' two lowest methods ({ours.index[0]} {fmt(ours.iloc[0])}, {ours.index[1]} "
+                    f"{fmt(ours.iloc[1])}) are {fmt(gap)} apart, ")
+            head += "beyond that difference" if gap > diff else "within it, so their order is rerun-to-rerun noise"
+            bullets.append(head + f": {same} of the {len(runs)} reruns keep their order.")
+    if recorded is not None and not recorded.empty:
+        bullets.append(f"The {len(recorded)} committed results files of the GNN chapters record "
+                       f"{format_number(recorded['training (h)'].sum(), kind=1)} hours of training in "
+                       f"{format_number(recorded['runs'].sum(), kind='integer')} runs.")
+    return findings_box(bullets, source="this page's timing rows")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -231,6 +231,26 @@ def test_two_models_three_seeds_can_reach_significance():
     assert one_seed.friedman.blocks_needed == 3 and "from 3 blocks on" in one_seed.design_line()
 
 
+def test_key_findings_state_the_verdict_the_measured_spreads_and_the_baselines():
+    rows = _constructed_rows({"random": 0.05, "stratified": 0.03, "hpstrat": 0.01})
+    quality = QUALITY.assign(chd=[0.02, 0.03, 0.001], cdd=[1.5, 0.2, 0.4])
+    box = AuditResult.from_rows(rows, quality).key_findings()
+    assert box.startswith("**Key findings** (computed from this audit's runs):")
+    assert "**yes**: hpstrat gives the lowest (mean rank 1.00; Friedman p = 0.0025 < 0.05 over 6" in box
+    assert "random 5.00, stratified 3.00, hpstrat 1.00; lowest per model: A: hpstrat, B: hpstrat." in box
+    assert "lowest CHD hpstrat (0.00100), lowest CDD stratified (0.200)" in box
+    one_seed = AuditResult.from_rows(rows[rows["seed"] == 0], quality).key_findings()
+    assert "**inconclusive** (Friedman p = 0.14 >= 0.05 over 2 (model, seed) blocks; the smallest p this design " \
+           "can reach is 0.14)" in one_seed
+    assert "No model leads by more than its cross-seed spread" in one_seed
+    flat = _constructed_rows({"random": 0.05, "stratified": 0.0, "hpstrat": 0.01}, level={"A": 0.78, "B": 0.90})
+    base = pd.DataFrame([{"baseline": "majority", "method": m, "seed": s, "fold": f,
+                          **{f"test_{c}": 0.78 for c in ("acc", "balanced_acc", "macro_f1", "roc_auc")}}
+                         for m in ("random", "stratified", "hpstrat") for s in range(3) for f in range(4)])
+    assert "Within noise of the majority-class baseline (their spreads measure the folds' class shares): A." in \
+        AuditResult.from_rows(flat, quality, baselines=base).key_findings()
+
+
 def test_friedman_blocks_equals_scipy_and_states_what_significance_needs():
     from scipy.stats import friedmanchisquare
 

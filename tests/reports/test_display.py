@@ -16,6 +16,7 @@ from hpstrat_lite.reports.plots import book_table
     (np.int64(2708), "integer", "2708"), (-0.0004, "homophily", "0.00"), (-0.04, "accuracy", "0.0"),
     (-0.0, 3, "0.000"), (-1.26, "accuracy", "-1.3"), (float("nan"), "accuracy", "n/a"), (None, "p", "n/a"),
     (pd.NA, "metric", "n/a"), ("GCN", "accuracy", "GCN"), (0.5, 3, "0.500"), (np.inf, "metric", "∞"),
+    (0.6667, "share", "67%"), (-0.001, "share", "0%"), ("hpstrat x", "code", "hpstrat x"),
 ])
 def test_format_number_rounds_each_kind(value, kind, shown):
     assert format_number(value, kind=kind) == shown
@@ -23,7 +24,7 @@ def test_format_number_rounds_each_kind(value, kind, shown):
 
 @pytest.mark.parametrize("kind", ["percent", -1, 13, True, 1.5])
 def test_format_number_names_a_bad_kind(kind):
-    with pytest.raises(ValueError, match=r"kind=.* is not a kind of value; use one of \['accuracy', 'homophily'"):
+    with pytest.raises(ValueError, match=r"kind=.* is not a kind of value; use one of \['accuracy', 'code', 'homophily'"):
         format_number(1.0, kind=kind)
 
 
@@ -68,6 +69,61 @@ def test_format_table_names_bad_arguments():
         format_table(df, kinds={"a": "pct"})
     with pytest.raises(ValueError, match=r"df must be a pandas DataFrame; got list"):
         format_table([1, 2])
+
+
+def _pipe_table(markdown: str) -> str:
+    """The pipe table inside a numbered table's ``{table}`` directive, rendered by markdown-it (GFM tables)."""
+    from markdown_it import MarkdownIt
+
+    lines = markdown.splitlines()
+    assert lines[0].startswith("```{table} ") and lines[-1] == "```" and lines[2] == ""
+    return MarkdownIt("commonmark").enable("table").render("\n".join(lines[3:-1]))
+
+
+def test_numbered_table_is_a_captioned_myst_table_whose_cells_read_as_formatted():
+    df = pd.DataFrame({"model": ["GCN", "a|b *c* <i>"], "test acc": [81.2743, np.nan], "p": [0.0123456, 0.5],
+                       "command": ["hpstrat experiment --k 4", "x | `y`"]},
+                      index=pd.Index(["Cora", "Texas"], name="dataset"))
+    table = format_table(df, kinds={"command": "code"}, name="tbl-03-test",
+                         caption="Ours beside\n  the paper's (*k* = 4)")
+    md = table._repr_markdown_()
+    head, name = md.splitlines()[:2]
+    assert head == "```{table} Ours beside the paper's (*k* = 4)" and name == ":name: tbl-03-test"
+    assert md.splitlines()[4] == "| :-- | :-- | --: | --: | :-- |"  # index and text left, numbers right
+    html = _pipe_table(md)
+    cells = [re.sub(r"<[^>]+>", "", c) for c in re.findall(r"<t[dh][^>]*>(.*?)</t[dh]>", html)]
+    assert cells[:5] == ["dataset", "model", "test acc", "p", "command"]
+    assert cells[5:10] == ["Cora", "GCN", "81.3", "0.012", "hpstrat experiment --k 4"]
+    assert cells[11] == "a|b *c* &lt;i&gt;" and cells[12] == "n/a"  # escaped, not markup; NaN as n/a
+    assert "<code>hpstrat experiment --k 4</code>" in html and "<code>x | `y`</code>" in html
+    assert "Ours beside the paper's" in table._repr_html_() and "81.3" in table._repr_html_()
+    shown = format_table(df[["test acc", "p"]], caption="c", name="tbl-a", hide_index=True)._repr_markdown_()
+    assert "dataset" not in shown and "Cora" not in shown
+
+
+def test_numbered_table_names_a_bad_label_a_missing_caption_and_nothing_to_show():
+    df = pd.DataFrame({"a": [1.0]})
+    for bad in ("Tbl-a", "tbl a", "fig-a", "tbl-", 3):
+        with pytest.raises(ValueError, match=r"name=.* is not a table label; use 'tbl-' and lowercase words"):
+            format_table(df, caption="c", name=bad)
+    with pytest.raises(ValueError, match=r"a numbered table needs a caption; got caption='' for name='tbl-a'"):
+        format_table(df, caption="  ", name="tbl-a")
+    with pytest.raises(ValueError, match=r"table 'tbl-a' has no column to show"):
+        format_table(df[[]], caption="c", name="tbl-a", hide_index=True)
+
+
+def test_book_table_with_a_name_is_numbered_with_its_digits():
+    df = pd.DataFrame({"MLP": [82.5912, -0.01], "Friedman p": [0.000312, np.nan]})
+    md = book_table(df, digits=2, caption="Two rows", name="tbl-two")._repr_markdown_()
+    assert md.splitlines()[-3:-1] == ["| 0 | 82.59 | 0.00031 |", "| 1 | -0.01 | n/a |"]
+    assert not hasattr(book_table(df), "_repr_markdown_")  # unnamed: the Styler, as before
+
+
+def test_findings_box_says_what_it_is_computed_from():
+    box = display.findings_box(["a: **yes** (1.5)", "b"], source="this page's folds", closing="2 claims.")
+    assert box.splitlines() == ["**Key findings** (computed from this page's folds):", "", "- a: **yes** (1.5)", "- b",
+                                "", "2 claims."]
+    assert display.findings_box([], source="x") == "**Key findings.** Nothing is computed from x yet."
 
 
 def test_book_table_keeps_its_digits_and_follows_the_kinds():

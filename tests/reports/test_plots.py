@@ -87,6 +87,32 @@ def test_fold_figures_colour_each_method_with_its_palette_colour():
     matplotlib.pyplot.close("all")
 
 
+def test_method_findings_are_computed_from_the_folds_the_page_shows():
+    from hpstrat_lite import fold_quality
+
+    h, y = _graph(n=400)
+    h[3:250] = 0.95  # most nodes in the last bin
+    folds = {m: make_folds(m, h, y, k=4, seed=0, n_bins=5) for m in SPLIT_METHODS}
+
+    def box(folds):
+        spreads = {m: plots.stratum_spread(h, y, folds[m], 4, n_bins=5) for m in folds}
+        quality = pd.DataFrame({m: fold_quality(folds[m], y, h, k=4) for m in folds}).T
+        return plots.method_findings(h, spreads, quality, n_bins=5), spreads, quality
+
+    text, spreads, quality = box(folds)
+    share = (h[~np.isnan(h)] >= 0.8).mean()
+    assert text.startswith("**Key findings** (computed from this page's folds):")
+    assert f"the fullest bin [0.8, 1] holds {share:.0%} of the nodes with neighbours" in text
+    assert "3 isolated node(s) form a stratum of their own" in text
+    largest = {m: int(t["spread"].max()) for m, t in spreads.items()}
+    assert largest["hpstrat"] <= 1 and "**holds by construction**" in text
+    assert f"random k-fold {largest['random']}, class-stratified {largest['stratified']}, HpStrat 1;" in text
+    chd = quality["chd"]
+    assert f"**{'yes' if chd['hpstrat'] < chd['random'] else 'no'}** on this split" in text
+    swapped, _, _ = box({"random": folds["hpstrat"], "hpstrat": folds["random"]})  # random folds under HpStrat's name
+    assert "**does not hold**" in swapped and "**no** on this split" in swapped
+
+
 def test_cross_fold_std_and_audit_figures_use_the_method_colours():
     std = pd.DataFrame([{"dataset": d, "model": mo, "method": me, "std": v}
                         for d, base in (("A", 1.0), ("B", 2.0)) for mo in ("GCN", "MLP")

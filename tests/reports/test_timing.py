@@ -146,6 +146,25 @@ def test_reader_tables_on_the_committed_timed_sweeps():
     assert cost.loc[0, "runs"] == len(committed) and cost.loc[0, "training (h)"] > 0
 
 
+def test_rerun_findings_read_the_cost_and_the_ranks_from_the_tables():
+    reruns = pd.DataFrame({"hardware": ["GPU", "CPU", "CPU"], "command": ["c"] * 3, "runs": [1152] * 3,
+                           "wall time (min)": [6.0, 150.0, 210.0], "training (min)": [5.4, 147.0, 189.0]})
+    ranks = pd.DataFrame({"paper": [2.31, 2.20, 1.49], "committed results": [2.3, 1.9, 1.8],
+                          "rerun on GPU": [2.3, 1.8, 1.9], "rerun on CPU": [2.35, 1.85, 1.8]},
+                         index=["random k-fold", "class-stratified", "HpStrat"])
+    recorded = pd.DataFrame({"runs": [1152, 1440], "training (h)": [3.25, 4.5]})
+    box = timing.rerun_findings(reruns, ranks=ranks, recorded=recorded)
+    assert "from **6 minutes** (GPU, 1152 runs) to **3.5 hours** (CPU, 1152 runs) over 3 timed reruns" in box
+    assert "Training took 90.0% to 98.0% of the wall time" in box
+    assert ("differ from the committed rows' by at most 0.10; the committed rows' two lowest methods (HpStrat 1.80, "
+            "class-stratified 1.90) are 0.10 apart, within it, so their order is rerun-to-rerun noise: 1 of the 2 "
+            "reruns keep their order.") in box
+    assert "The 2 committed results files of the GNN chapters record 7.8 hours of training in 2592 runs." in box
+    clear = timing.rerun_findings(reruns, ranks=ranks.assign(**{"committed results": [2.5, 2.0, 1.5]}))
+    assert "are 0.50 apart, beyond that difference" in clear
+    assert "No timed rerun of this protocol is committed" in timing.rerun_findings(None, recorded=recorded)
+
+
 def test_reader_tables_name_a_file_without_rows(tmp_path):
     with pytest.raises(FileNotFoundError, match=r"results_files\['x'\] = .*missing.csv.* has no rows"):
         timing.recorded_cost_table({"x": tmp_path / "missing.csv"})
