@@ -44,13 +44,12 @@ import numpy as np
 import pandas as pd
 
 from ._extras import require
-from .core._validate import check_bool, check_choice, check_covariate, check_int, check_k, check_n_bins, check_seeds
+from .core._validate import check_bool, check_choice, check_covariate, check_int, check_k, check_seeds
 from .core.homophily import node_homophily
 from .core.quality import fold_quality
-from .experiments.executors import check_executor
 from .experiments.probes import necessity
-from .experiments.sweep import COVARIATE_METHOD, RECORDED_FIELDS, run_experiment, split_folds
-from .protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value, check_recorded_fields
+from .experiments.sweep import COVARIATE_METHOD, check_sweep_protocol, run_experiment, split_folds
+from .protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .rows import read_rows
 from ._io import atomic_write
 from .core.ranking import rank_methods
@@ -684,10 +683,9 @@ def audit(data: str | PathLike | Data,
     seeds = check_seeds(seeds)
     protocol, execution = check_protocol_value(
         protocol, execution=Execution(progress=_show_progress()) if execution is None else execution)
-    k = check_k(protocol.k, None)
-    n_bins = check_n_bins(protocol.n_bins)
-    max_epochs = check_int(protocol.max_epochs, "max_epochs", 1)
-    patience = check_int(protocol.patience, "patience", 1)
+    patience = check_int(protocol.patience, "patience", 1)  # the audit's runs stop early
+    protocol, execution, _ = check_sweep_protocol(protocol, execution, where="audit")
+    k, n_bins, max_epochs = protocol.k, protocol.n_bins, protocol.max_epochs
     check_choice(metric, "metric", tuple(METRIC_COLUMNS))
     methods = [methods] if isinstance(methods, str) else list(methods)
     if not methods:
@@ -700,9 +698,7 @@ def audit(data: str | PathLike | Data,
         raise ValueError("method 'covariate' and covariate= go together: give both or neither "
                          f"(methods={methods}, covariate {'given' if covariate is not None else 'not given'}).")
     check_bool(execution.progress, "progress")
-    check_recorded_fields(protocol, RECORDED_FIELDS, where="audit")
     resolve_device(execution.device)
-    check_executor(execution)
 
     graph = as_graph(data, root=root)
     y = graph.y.numpy().astype(np.int64)

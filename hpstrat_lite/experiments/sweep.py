@@ -168,18 +168,10 @@ def run_experiment(datasets: str | PathLike | Data | Sequence[str | PathLike | D
             hint = " ('covariate' needs covariate=)" if m == COVARIATE_METHOD else ""
             raise ValueError(f"methods must be a subset of {allowed}{hint}; got {m!r}.")
     seeds = check_seeds(seeds)
-    protocol, execution = check_protocol_value(protocol, execution=Execution(progress=True) if execution is None
-                                               else execution)
+    # before any graph is read or any bar shown
+    execution = Execution(progress=True) if execution is None else execution
+    protocol, execution, executor = check_sweep_protocol(protocol, execution, where="run_experiment")
     k, n_bins, max_epochs, patience = protocol.k, protocol.n_bins, protocol.max_epochs, protocol.patience
-    check_k(k, None)
-    check_n_bins(n_bins)
-    check_int(max_epochs, "max_epochs", 1)  # before any graph is read or any bar shown
-    check_int(patience, "patience", 1, allow_none=True)
-    check_recorded_fields(protocol, RECORDED_FIELDS, where="run_experiment")
-    if execution.precision != "float32":
-        raise ValueError(f"execution.precision={execution.precision!r}: run_experiment trains in 'float32' "
-                         f"(its rows do not record the precision).")
-    executor = check_executor(execution)
     datasets = [datasets] if is_single_graph(datasets) else list(datasets)
     # every name is checked before any training; a user's graph (file or Data) is read and checked here
     datasets = [get_spec(d).name if is_dataset_name(d) else as_graph(d, root=root) for d in datasets]
@@ -210,6 +202,23 @@ def run_experiment(datasets: str | PathLike | Data | Sequence[str | PathLike | D
     finally:  # an error's message then follows the bar instead of being overwritten by it
         bar.close()
     return read_rows(out)
+
+
+def check_sweep_protocol(protocol: Protocol, execution: Execution, *, where: str) -> tuple[Protocol, Execution, str]:
+    """``(protocol, execution, executor)`` of a sweep after checking them: their types, ``k``, ``n_bins``,
+    ``max_epochs`` and ``patience`` (``None`` allowed), the fields its rows do not record (the paper's,
+    :data:`RECORDED_FIELDS`), float32 ``precision`` (not recorded either) and how the pairs run
+    (:func:`hpstrat_lite.experiments.executors.check_executor`). ``where`` names the caller in the messages."""
+    protocol, execution = check_protocol_value(protocol, execution=execution)
+    check_k(protocol.k, None)
+    check_n_bins(protocol.n_bins)
+    check_int(protocol.max_epochs, "max_epochs", 1)
+    check_int(protocol.patience, "patience", 1, allow_none=True)
+    check_recorded_fields(protocol, RECORDED_FIELDS, where=where)
+    if execution.precision != "float32":
+        raise ValueError(f"execution.precision={execution.precision!r}: {where} trains in 'float32' "
+                         f"(its rows do not record the precision).")
+    return protocol, execution, check_executor(execution)
 
 
 def _dataset_plan(name, grid):

@@ -367,7 +367,8 @@ def test_small_classes_warn_and_arguments_fail_before_any_work(tmp_path):
                        (dict(metric="auc"), r"metric must be one of .*'roc_auc'.*got 'auc'"),
                        (dict(seeds=[]), r"seeds must name at least one split seed"),
                        (dict(execution=Execution(progress="yes")), r"progress must be True or False"),
-                       (dict(execution=Execution(workers=2)), r"workers=2 needs executor='ray'")):
+                       (dict(execution=Execution(workers=2)), r"workers=2 needs executor='ray'"),
+                       (dict(execution=Execution(precision="bfloat16")), r"audit trains in 'float32'")):
         with pytest.raises(ValueError, match=match):
             audit(data, ["MLP"], **{**kw, **bad, "out": out})
         assert not out.exists()
