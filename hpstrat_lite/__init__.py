@@ -20,7 +20,8 @@ the ones below it (import-linter holds the contract, ``[tool.importlinter]`` in 
 
 ``cli`` is the ``hpstrat`` command; the book runner (papermill + Jupyter Book) is ``tools/book.py`` of the
 source checkout, not part of the package. The paper's method (``core``) imports without torch; the names
-below are its public API.
+below are its public API, with the training protocol (``Protocol``, its paper instance ``PAPER_PROTOCOL``) and
+how a call runs (``Execution``) that :func:`audit` and the runners take.
 """
 from ._version import __version__
 
@@ -29,6 +30,7 @@ from .core.folds import (SPLIT_METHODS, fold_masks, fold_rounds, hpstrat_folds, 
 from .core.homophily import homophily_bins, mean_homophily, node_homophily
 from .core.quality import fold_quality
 from .core.ranking import friedman_test, rank_methods, rank_tables
+from .protocol import PAPER_PROTOCOL, Execution, Protocol
 
 _LAZY = {"HomophilyStratifiedKFold": "core.splitters", "CovariateStratifiedKFold": "core.splitters",
          "load_dataset": "data.datasets", "dataset_summary": "data.graphs", "available_datasets": "data.datasets",
@@ -47,5 +49,5 @@ def __getattr__(name):  # scikit-learn and torch_geometric load only when a spli
 
 __all__ = ["SPLIT_METHODS", "fold_masks", "fold_rounds", "hpstrat_folds", "make_folds", "random_folds",
            "stratified_folds", "homophily_bins", "mean_homophily", "node_homophily", "fold_quality",
-           "friedman_test", "rank_methods", "rank_tables",
+           "friedman_test", "rank_methods", "rank_tables", "Protocol", "PAPER_PROTOCOL", "Execution",
            *_LAZY]

@@ -36,23 +36,30 @@ import math
 import sys
 import tempfile
 import warnings
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
 
 from ._extras import require
-from .core._validate import check_bool, check_choice, check_covariate, check_int, check_k, check_n_bins, check_seeds
+from .core._validate import check_bool, check_choice, check_covariate, check_int, check_k, check_seeds
 from .core.covariates import node_degree
 from .core.homophily import node_homophily
 from .core.quality import fold_quality
-from .experiments.executors import check_executor
 from .experiments.probes import necessity
-from .experiments.sweep import COVARIATE_METHOD, run_experiment, split_folds
+from .experiments.sweep import COVARIATE_METHOD, check_sweep_protocol, run_experiment, split_folds
+from .protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .reports.display import findings_box, format_number
 from .rows import read_rows
 from ._io import atomic_write
 from .core.ranking import rank_methods
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from torch import nn
+    from torch_geometric.data import Data
 
 #: Files an audit with ``out=`` writes: the result rows (one per run, resumable), the fold quality of every
 #: (method, seed), the baselines' rows of every (method, seed, fold) and what the folder audits (graph, metric).
@@ -631,15 +638,18 @@ ALL_AUDIT_METHODS = ("random", "stratified", "hpstrat", "degree", "placebo", "co
 # The audit
 # ----------------------------------------------------------------------------------------------
 
-def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metric: str = "accuracy",
-          covariate=None, n_bins: int = 10, max_epochs: int = 1000, patience: int = 100, out=None, root=None,
-          device="auto", progress: bool | None = None, executor: str | None = None,
-          ray_address: str | None = None) -> AuditResult:
+def audit(data: str | PathLike | Data,
+          models: str | Callable[[int, int], nn.Module] | Sequence[str | Callable[[int, int], nn.Module]], *,
+          seeds: Iterable[int] = (0,), methods: str | Sequence[str] = DEFAULT_METHODS, metric: str = "accuracy",
+          covariate: ArrayLike | None = None, protocol: Protocol = PAPER_PROTOCOL,
+          out: str | PathLike | None = None, root: str | PathLike | None = None,
+          execution: Execution | None = None) -> AuditResult:
     """Audit one graph: train ``models`` on the folds of each split method and compare the spreads.
 
     The HpStrat protocol (Section 5): k-fold splits of each method and split seed (round i: test fold i,
     validation fold i + 1 mod k), each model trained on every round (Adam, lr 0.01, weight decay 5e-4,
-    early stopping with ``patience`` on the validation loss, at most ``max_epochs`` epochs), every
+    early stopping with ``protocol.patience`` on the validation loss, at most ``protocol.max_epochs``
+    epochs), every
     metric measured once with the best validation weights. Built-in models train batched
     (:func:`hpstrat_lite.engine.train.train_runs`); a factory's runs train one at a time (a pair costs R
     single runs) with the same protocol, folds and run seeds, each finished run saved so that a stopped
@@ -655,8 +665,8 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
     models : sequence
         Built-in model names (:data:`hpstrat_lite.engine.models.MODELS`), ``"module:function"`` strings or
         factories ``factory(in_channels, out_channels) -> torch.nn.Module``.
-    k, seeds, n_bins
-        Folds, split seeds, bins B (of homophily, degree, placebo or your covariate).
+    seeds : iterable of int
+        Split seeds.
     methods : sequence of str
         Split methods among :data:`ALL_AUDIT_METHODS`: "random", "stratified", "hpstrat" (default), the
         controls "degree" and "placebo" (:mod:`hpstrat_lite.core.covariates`) and "covariate" (needs
@@ -666,21 +676,25 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
         ``"roc_auc"``; the summary says so.
     covariate : array-like of shape (num_nodes,), optional
         A node covariate of yours for the split method "covariate" (uniform bins, then classes).
-    max_epochs, patience
-        Training protocol (1000, 100).
+    protocol : Protocol
+        The protocol (:class:`hpstrat_lite.protocol.Protocol`, default the paper's,
+        :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`): folds ``k`` (4), bins ``n_bins`` B of homophily,
+        degree, placebo or your covariate (10), ``max_epochs`` (1000) and ``patience`` (100); the rows record
+        these four, and the other fields must be the paper's (:func:`hpstrat_lite.experiments.sweep.run_experiment`).
     out : path, optional
         A folder: the rows go to ``out/rows.csv``, the fold quality to ``out/quality.csv``, the baselines to
         ``out/baselines.csv`` and what it audits to ``out/audit.json``; a rerun with the same ``out``
         trains only the runs missing there. A folder that holds another graph's audit is refused. Without
         it the files live in a temporary folder.
-    root, device
-        Data root of the built-in datasets, training device.
-    progress : bool, optional
-        Progress bars; default: shown when attached to a terminal or running in a notebook.
-    executor, ray_address
-        Where the (graph, model) pairs train: ``"local"`` or ``"ray"`` (see
+    root : path, optional
+        Data root of the built-in datasets.
+    execution : Execution, optional
+        How the runs train (:class:`hpstrat_lite.protocol.Execution`): ``device``, ``progress`` (bars) and
+        where the (graph, model) pairs train, ``executor="local"`` or ``"ray"`` with its ``ray_address``,
+        ``workers``, ``cpus_per_pair`` and ``fresh_process`` (see
         :func:`hpstrat_lite.experiments.sweep.run_experiment`); factories travel with their task (a
-        factory defined in a module must be importable on the Ray workers).
+        factory defined in a module must be importable on the Ray workers). Default: ``Execution()`` with
+        progress bars when attached to a terminal or running in a notebook.
 
     Returns
     -------
@@ -693,6 +707,9 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
     >>> from hpstrat_lite import audit                                             # doctest: +SKIP
     >>> result = audit("graph.npz", ["GCN", "mypkg.nets:make"], seeds=[0, 1, 2], metric="roc_auc",
     ...                out="audit")                                                # doctest: +SKIP
+    >>> quick = PAPER_PROTOCOL.replace(max_epochs=200, patience=50)                # doctest: +SKIP
+    >>> result = audit("Texas", ["GCN", "MLP"], protocol=quick, execution=Execution(device="cpu"),
+    ...                out="audit-texas")                                          # doctest: +SKIP
     >>> print(result.summary())                                                    # doctest: +SKIP
     """
     from .data.graphs import as_graph
@@ -708,11 +725,12 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
     labels = [model_label(m) for m in models]
     if len(set(labels)) != len(labels):
         raise ValueError(f"models name the same model twice: {labels}.")
-    k = check_k(k, None)
     seeds = check_seeds(seeds)
-    n_bins = check_n_bins(n_bins)
-    max_epochs = check_int(max_epochs, "max_epochs", 1)
-    patience = check_int(patience, "patience", 1)
+    protocol, execution = check_protocol_value(
+        protocol, execution=Execution(progress=_show_progress()) if execution is None else execution)
+    patience = check_int(protocol.patience, "patience", 1)  # the audit's runs stop early
+    protocol, execution, _ = check_sweep_protocol(protocol, execution, where="audit")
+    k, n_bins, max_epochs = protocol.k, protocol.n_bins, protocol.max_epochs
     check_choice(metric, "metric", tuple(METRIC_COLUMNS))
     methods = [methods] if isinstance(methods, str) else list(methods)
     if not methods:
@@ -724,11 +742,8 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
     if (COVARIATE_METHOD in methods) != (covariate is not None):
         raise ValueError("method 'covariate' and covariate= go together: give both or neither "
                          f"(methods={methods}, covariate {'given' if covariate is not None else 'not given'}).")
-    if progress is not None:
-        check_bool(progress, "progress")
-    progress = _show_progress() if progress is None else progress
-    resolve_device(device)
-    executor = check_executor(executor, ray_address=ray_address)
+    check_bool(execution.progress, "progress")
+    resolve_device(execution.device)
 
     graph = as_graph(data, root=root)
     y = graph.y.numpy().astype(np.int64)
@@ -751,8 +766,7 @@ def audit(data, models, *, k: int = 4, seeds=(0,), methods=DEFAULT_METHODS, metr
                              **fold_quality(folds, y, h, k=k)} for m, s, folds in plan])
     baselines = baseline_rows(graph, plan, k=k)
 
-    grid = dict(k=k, seeds=seeds, methods=methods, n_bins=n_bins, max_epochs=max_epochs, patience=patience,
-                device=device, progress=progress, executor=executor, ray_address=ray_address, covariate=covariate)
+    grid = dict(seeds=seeds, methods=methods, protocol=protocol, execution=execution, covariate=covariate)
     with tempfile.TemporaryDirectory(prefix="hpstrat-audit-") as tmp:
         folder = Path(out) if out is not None else Path(tmp)
         folder.mkdir(parents=True, exist_ok=True)

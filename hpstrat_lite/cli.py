@@ -27,7 +27,7 @@ from .core.homophily import node_homophily
 from .experiments.probes import necessity
 from .experiments.plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
 from .experiments.sweep import COVARIATE_METHOD, run_experiment
-from .protocol import Execution
+from .protocol import PAPER_PROTOCOL, Execution, Protocol
 
 
 def _cmd_datasets(args) -> int:
@@ -85,13 +85,23 @@ def _cmd_quality(args) -> int:
     return 0
 
 
-def _cmd_experiment(args) -> int:
+def _protocol(args) -> Protocol:
+    """The protocol of ``--k --bins --max-epochs --patience`` (the paper's otherwise)."""
+    return PAPER_PROTOCOL.replace(k=args.k, n_bins=args.bins, max_epochs=args.max_epochs, patience=args.patience)
 
-    run_experiment(datasets=args.datasets, models=args.models, k=args.k, seeds=args.seeds,
-                   methods=args.methods, n_bins=args.bins, out=args.out, root=args.root,
-                   device=args.device, max_epochs=args.max_epochs, patience=args.patience, progress=True,
-                   workers=args.workers, fresh_process=args.fresh_process, executor=args.executor,
-                   ray_address=args.ray_address, cpus_per_pair=args.cpus_per_pair)
+
+def _execution(args) -> Execution:
+    """How the pairs train: ``--device``, a progress bar, and ``--executor`` (default ``ray`` when ``--workers``
+    > 1, ``--fresh-process`` or ``--ray-address`` asks for it, else ``local``) with its options."""
+    workers, fresh, address = getattr(args, "workers", 1), getattr(args, "fresh_process", False), args.ray_address
+    executor = args.executor or ("ray" if workers > 1 or fresh or address is not None else "local")
+    return Execution(device=args.device, progress=True, executor=executor, workers=workers, ray_address=address,
+                     cpus_per_pair=getattr(args, "cpus_per_pair", None), fresh_process=fresh)
+
+
+def _cmd_experiment(args) -> int:
+    run_experiment(args.datasets, models=args.models, seeds=args.seeds, methods=args.methods,
+                   protocol=_protocol(args), out=args.out, root=args.root, execution=_execution(args))
     return 0
 
 
@@ -202,10 +212,9 @@ def _cmd_audit(args) -> int:
         covariate = _load_covariate(args.covariate)
         if COVARIATE_METHOD not in args.methods:
             args.methods = [*args.methods, COVARIATE_METHOD]
-    result = audit(args.data, args.models, k=args.k, seeds=args.seeds, methods=args.methods, n_bins=args.bins,
-                   metric=args.metric, covariate=covariate, max_epochs=args.max_epochs, patience=args.patience,
-                   out=args.out, root=args.root, device=args.device, progress=True, executor=args.executor,
-                   ray_address=args.ray_address)
+    result = audit(args.data, args.models, seeds=args.seeds, methods=args.methods, metric=args.metric,
+                   covariate=covariate, protocol=_protocol(args), out=args.out, root=args.root,
+                   execution=_execution(args))
     print(result.summary())
     print(f"\nrows: {Path(args.out) / 'rows.csv'}")
     if args.no_report:

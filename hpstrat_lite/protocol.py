@@ -4,10 +4,12 @@
 rate 0.01 and weight decay 5e-4, 64 hidden channels, 2 layers, dropout 0.5, at most 1000 epochs with early
 stopping after 100 epochs without a lower validation loss, k = 4 folds, B = 10 homophily bins) is its default
 instance, :data:`PAPER_PROTOCOL`. :class:`Execution` is how a call runs (device, batching, threads,
-checkpoints, a progress bar, the precision of the matrix products): it changes the time a run takes, not its
-numbers (bfloat16 products excepted, see :attr:`Execution.precision`).
+checkpoints, a progress bar, the precision of the matrix products, and where a sweep's (dataset, model) pairs
+train: in this process or as Ray tasks): it changes the time a run takes, not its numbers (bfloat16 products
+excepted, see :attr:`Execution.precision`).
 
-Both are frozen dataclasses passed down the layers (:func:`hpstrat_lite.engine.train.train_runs`,
+Both are frozen dataclasses passed down the layers (:func:`hpstrat_lite.experiments.sweep.run_experiment`,
+:func:`hpstrat_lite.audit`, :func:`hpstrat_lite.engine.train.train_runs`,
 :func:`hpstrat_lite.engine.user_models.train_factory_runs`); change a field with :func:`dataclasses.replace`
 or :meth:`Protocol.replace`. Plain values only: no torch.
 
@@ -24,7 +26,7 @@ import dataclasses
 from pathlib import Path
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Protocol:
     """The training protocol of every run (HpStrat Section 5 by default).
 
@@ -73,7 +75,7 @@ class Protocol:
 PAPER_PROTOCOL = Protocol()
 
 
-@dataclasses.dataclass(frozen=True)
+@dataclasses.dataclass(frozen=True, kw_only=True)
 class Execution:
     """How a call trains its runs; the numbers do not depend on it (but see ``precision``).
 
@@ -95,6 +97,24 @@ class Execution:
         Precision of the dense matrix products of a built-in model: ``"bfloat16"`` is mixed-precision
         training, faster on CPUs with AMX and on GPUs, with numbers that differ from float32 training at
         the level of run-to-run noise.
+    executor : {"local", "ray"}
+        Where the (dataset, model) pairs of a sweep train (:mod:`hpstrat_lite.experiments.executors`):
+        ``"local"``, one after the other in this process; ``"ray"``, each pending pair a Ray task declaring
+        its CPUs (``cpus_per_pair``) and, on CUDA, one GPU, whose rows this process alone appends to the
+        results file as each task ends.
+    workers : int
+        With ``executor="ray"``: ``n > 1`` starts a local Ray of ``n`` CPUs (one thread per pair); 1 sizes
+        it to this machine. Cannot be combined with ``ray_address``.
+    ray_address : str, optional
+        With ``executor="ray"``: a Ray cluster to join (``"<head>:6379"``, or ``"auto"`` for the one
+        ``ray start`` runs here). Default: a local Ray started for the call and shut down when it ends.
+    cpus_per_pair : int, optional
+        With ``executor="ray"``: CPUs (and torch threads) each pair's task declares. Default 1; with
+        ``fresh_process``, ``workers=1`` and no ``ray_address``, all of the local Ray's CPUs (the pairs then
+        train one at a time, each on the whole machine).
+    fresh_process : bool
+        With ``executor="ray"``: train every pair in a new Ray worker process (``max_calls=1``), so that no
+        pair inherits the heap the pairs before it fragmented (each pays the start of a process).
     eval_batch : int, optional
         Part II tuning: evaluation seeds of the best configuration trained together in one batch, whose rows
         are written when it ends (default: all at once, the fastest); ``1`` lands each seed's runs as soon as
@@ -107,6 +127,12 @@ class Execution:
     checkpoint: str | Path | None = None
     progress: bool = False
     precision: str = "float32"
+    executor: str = "local"
+    workers: int = 1
+    ray_address: str | None = None
+    cpus_per_pair: int | None = None
+    fresh_process: bool = False
+
     # Part II (tuning)
     eval_batch: int | None = None
 
@@ -122,3 +148,17 @@ def check_protocol_value(protocol, *, execution=None) -> tuple[Protocol, Executi
         raise ValueError(f"execution must be a hpstrat_lite.protocol.Execution (e.g. Execution(device='cpu')); "
                          f"got {type(execution).__name__}.")
     return protocol, execution
+
+
+def check_recorded_fields(protocol: Protocol, recorded, *, where: str, reference: Protocol = PAPER_PROTOCOL) -> None:
+    """Refuse a ``protocol`` that differs from ``reference`` in a field its rows do not record.
+
+    ``recorded`` names the fields that the rows of ``where`` (the runner, for the message) write, so that two
+    protocols never share a results file under the same key; any other field must be ``reference``'s.
+    Raises ``ValueError`` naming the field, both values and the fields that may change."""
+    for field in dataclasses.fields(Protocol):
+        value, wanted = getattr(protocol, field.name), getattr(reference, field.name)
+        if field.name not in recorded and value != wanted:
+            raise ValueError(f"protocol.{field.name}={value!r} differs from {wanted!r}, and the rows of {where} "
+                             f"record only {', '.join(recorded)} of the protocol; change only those (train another "
+                             f"protocol with hpstrat_lite.engine.train.train_runs).")

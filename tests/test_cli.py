@@ -63,7 +63,10 @@ def test_user_errors_exit_2_with_message(data_root, tmp_path, capsys):
     assert "'Typo' is not a known dataset" in capsys.readouterr().err and not out.exists()
     for flags, message in [(["--seeds", "-1"], "seeds must be an integer >= 0; got -1."),
                            (["--k", "2"], "k=2 is too small: a round needs a train, a validation and a test fold"),
-                           (["--models", "GIN"], "model must be one of MLP, GCN")]:
+                           (["--models", "GIN"], "model must be one of MLP, GCN"),
+                           (["--workers", "0"], "workers must be an integer >= 1; got 0."),
+                           (["--cpus-per-pair", "2"], "cpus_per_pair=2 needs executor='ray'"),
+                           (["--executor", "local", "--fresh-process"], "fresh_process=True needs executor='ray'")]:
         assert main(["--root", str(data_root), "experiment", "--datasets", "Texas", *flags, "--out", str(out)]) == 2
         assert message in capsys.readouterr().err and not out.exists()
 
@@ -73,11 +76,13 @@ def test_experiment_appends_rows(data_root, tmp_path):
 
     out = tmp_path / "rows.csv"
     args = ["--root", str(data_root), "experiment", "--datasets", "Cornell", "--models", "MLP", "--k", "3",
-            "--seeds", "0", "1", "--max-epochs", "5", "--patience", "2", "--out", str(out)]
+            "--seeds", "0", "1", "--bins", "5", "--max-epochs", "5", "--patience", "2", "--out", str(out)]
     assert main(args) == 0
     rows = pd.read_csv(out)
     assert len(rows) == 3 * 2 * 3 and set(rows["method"]) == {"random", "stratified", "hpstrat"}
     assert rows["epochs_run"].max() <= 5
+    # the flags build the protocol that keys each row
+    assert rows[["k", "n_bins", "max_epochs", "patience"]].drop_duplicates().values.tolist() == [[3, 5, 5, 2]]
 
 
 

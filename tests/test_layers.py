@@ -4,7 +4,8 @@ import-linter (``[tool.importlinter]`` in pyproject.toml) holds the contract for
 not see imports written inside functions, so this file reads every module's syntax tree and checks, counting
 those too, that no module imports a higher layer, that no two modules import each other through any chain,
 and that an import inside a function is there only to defer an optional heavy dependency (torch,
-torch_geometric, optuna, ray, matplotlib, statsmodels) that the importing module does not load already.
+torch_geometric, optuna, ray, matplotlib, statsmodels) that the importing module does not load already. Imports
+under ``if TYPE_CHECKING:`` serve annotations only and never run, so they do not count.
 """
 from __future__ import annotations
 
@@ -39,12 +40,16 @@ def _imports(name: str, path: Path, modules: dict) -> list[tuple[str, bool, int]
     name, other packages by their top-level name; a call ``require("torch", ...)`` counts as importing torch."""
     tree = ast.parse(path.read_text())
     base = name.split(".") if path.name == "__init__.py" else name.split(".")[:-1]
-    nested = set()
+    nested, typing_only = set(), set()
     for node in ast.walk(tree):
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
             nested |= {id(n) for n in ast.walk(node) if n is not node}
+        if isinstance(node, ast.If) and "TYPE_CHECKING" in ast.unparse(node.test):  # annotations only: never run
+            typing_only |= {id(n) for stmt in node.body for n in ast.walk(stmt)}
     out = []
     for node in ast.walk(tree):
+        if id(node) in typing_only:
+            continue
         inside = id(node) in nested
         if isinstance(node, ast.ImportFrom):
             target = ".".join(base[:len(base) - node.level + 1] + ([node.module] if node.module else [])) \
@@ -229,3 +234,16 @@ def test_checks_find_an_upward_import_and_allow_deferring_torch(tmp_path):
     assert upward_imports(modules, imports) == ["hpstrat_lite.core.bad:1 imports hpstrat_lite.engine.train"]
     assert heavy_loads(modules, imports)["hpstrat_lite.core.bad"] == {"torch"}
     assert deferred_without_reason(modules, imports) == []
+
+
+def test_imports_for_annotations_only_do_not_count(tmp_path):
+    pkg = _package(tmp_path, {"__init__.py": "", "engine/__init__.py": "import torch\n", "engine/train.py": "x = 1\n",
+                              "reports/__init__.py": "",
+                              "reports/ok.py": ("from typing import TYPE_CHECKING\nif TYPE_CHECKING:\n"
+                                                "    import torch\n    from ..engine.train import x\n"
+                                                "def f():\n    from ..engine.train import x\n"),
+                              "reports/bad.py": "import torch\ndef f():\n    from ..engine.train import x\n"})
+    modules, imports = import_graph(pkg)
+    assert heavy_loads(modules, imports)["hpstrat_lite.reports.ok"] == set()
+    assert deferred_without_reason(modules, imports) == ["hpstrat_lite.reports.bad:3 imports "
+                                                         "hpstrat_lite.engine.train inside a function"]

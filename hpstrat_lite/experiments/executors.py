@@ -1,6 +1,7 @@
 """Where the (dataset, model) pairs of a sweep train: in this process, or as Ray tasks.
 
-:func:`hpstrat_lite.experiments.sweep.run_experiment` takes ``executor=``:
+:func:`hpstrat_lite.experiments.sweep.run_experiment` takes ``execution=Execution(executor=...)``
+(:class:`hpstrat_lite.protocol.Execution`):
 
 - ``"local"`` (the default): the pairs train one after the other in the calling process.
 - ``"ray"``: every pending (dataset, model) pair is one Ray task that declares what it needs as Ray
@@ -15,8 +16,8 @@
 
 Ray runs on a cluster joined with ``address=`` (``ray start --head`` on one machine,
 ``ray start --address=<head>:6379`` on the others, then ``hpstrat experiment ... --executor ray
---ray-address <head>:6379``), or on a local Ray started for the call and sized to this machine
-(``num_cpus``), which the call shuts down when it ends. A Ray already initialised in the calling
+--ray-address <head>:6379``, or ``Execution(executor="ray", ray_address="<head>:6379")``), or on a local Ray
+started for the call and sized to this machine (``num_cpus``), which the call shuts down when it ends. A Ray already initialised in the calling
 process is used as it is and left running.
 """
 from __future__ import annotations
@@ -26,6 +27,7 @@ import os
 
 from .._extras import require
 from ..core._validate import check_bool, check_choice, check_int
+from ..protocol import Execution
 
 EXECUTORS = ("local", "ray")
 """The values of ``executor``."""
@@ -40,25 +42,24 @@ class LostTaskError(RuntimeError):
     pairs that finished are in the results file, and the same command trains the rest."""
 
 
-def check_executor(executor, *, ray_address=None, workers=1, fresh_process=False, cpus_per_pair=None) -> str:
-    """The executor a sweep runs on, after checking the arguments that choose it.
+def check_executor(execution: Execution) -> str:
+    """The executor a sweep runs on (``execution.executor``), after checking the fields of ``execution``
+    (:class:`hpstrat_lite.protocol.Execution`) that say how its pairs run.
 
-    ``executor=None`` means ``"ray"`` when ``workers > 1`` or ``fresh_process`` asks for processes of
-    their own, else ``"local"``. Raises ``ValueError`` naming the argument for an unknown executor, an
-    address or CPU count given to the local executor, or ``workers > 1`` with a cluster address
-    (``workers`` sizes a local Ray)."""
+    Raises ``ValueError`` naming the field for an unknown executor, ``workers``, ``ray_address``,
+    ``cpus_per_pair`` or ``fresh_process`` given to the local executor, and ``workers > 1`` with a cluster
+    address (``workers`` sizes a local Ray)."""
+    executor, workers, ray_address = execution.executor, execution.workers, execution.ray_address
     check_int(workers, "workers", 1)
-    check_bool(fresh_process, "fresh_process")
-    check_int(cpus_per_pair, "cpus_per_pair", 1, allow_none=True)
+    check_bool(execution.fresh_process, "fresh_process")
+    check_int(execution.cpus_per_pair, "cpus_per_pair", 1, allow_none=True)
     if ray_address is not None and (not isinstance(ray_address, str) or not ray_address):
         raise ValueError(f"ray_address must be a non-empty string such as '10.0.0.1:6379' or 'auto'; "
                          f"got {ray_address!r}.")
-    if executor is None:
-        executor = "ray" if workers > 1 or fresh_process or ray_address is not None else "local"
     check_choice(executor, "executor", EXECUTORS)
     if executor == "local":
-        for name, value, default in (("workers", workers, 1), ("fresh_process", fresh_process, False),
-                                     ("ray_address", ray_address, None), ("cpus_per_pair", cpus_per_pair, None)):
+        for name in ("workers", "fresh_process", "ray_address", "cpus_per_pair"):
+            value, default = getattr(execution, name), getattr(Execution, name)
             if value != default:
                 raise ValueError(f"{name}={value!r} needs executor='ray' (the local executor trains the pairs "
                                  f"one after the other in this process); got executor='local'.")

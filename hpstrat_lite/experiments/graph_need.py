@@ -13,14 +13,17 @@ version, the host and its parameters.
 from __future__ import annotations
 
 import time
+from os import PathLike
+from typing import Callable, Iterable
 
 import numpy as np
+import pandas as pd
 
 from .._host import host_name
 from ..core._validate import check_int, check_k
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
-from ..protocol import PAPER_PROTOCOL, Execution
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value, check_recorded_fields
 from .probes import REDUCED_DIM, necessity
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
 from .sweep import run_seed
@@ -34,6 +37,8 @@ CSBM_LAMS = (-2.0, -1.0, 0.0, 1.0, 2.0)
 """Graph signal of the grid: expected edge homophily about 0.05, 0.28, 0.5, 0.72, 0.95 at degree 5."""
 CSBM_MUS = (0.0, 0.75, 1.5, 2.25, 3.0)
 """Feature signal of the grid: from none to about GPR-GNN's features-only setting (phi = 0, xi = 2.5)."""
+CSBM_PROTOCOL = PAPER_PROTOCOL.replace(max_epochs=200, patience=50)
+"""The cSBM grid's protocol: the paper's, shortened to 200 epochs and patience 50."""
 GAIN_PARTS = {"probe_gain": ("folds", "designs", "features", "sgc", "hetero"),
               "sgc_gain": ("folds", "designs", "features", "sgc"),
               "hetero_gain": ("folds", "designs", "features", "hetero"),
@@ -75,16 +80,19 @@ def run_estimates(datasets, *, k: int = 4, seed: int = 0, metric: str = "accurac
     return read_rows(out)
 
 
-def run_csbm_grid(lams=CSBM_LAMS, *, mus=CSBM_MUS, n: int = 1000, avg_degree: float = 5.0, num_features=None,
-                  graph_seed: int = 0, k: int = 4, seed: int = 0, max_epochs: int = 200, patience: int = 50,
-                  out=None, log=print):
+def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = CSBM_MUS, n: int = 1000,
+                  avg_degree: float = 5.0, num_features: int | None = None, graph_seed: int = 0, seed: int = 0,
+                  protocol: Protocol = CSBM_PROTOCOL, out: str | PathLike | None = None,
+                  log: Callable[[str], object] = print) -> pd.DataFrame:
     """Measure the MLP-versus-GCN gap and compute the estimates on each cSBM of the grid ``lams x mus``.
 
     Each setting is one graph (:func:`hpstrat_lite.data.synthetic.make_csbm` with ``graph_seed``), its HpStrat
-    folds (``k``, ``seed``, B = 10), an MLP and a GCN trained on every round under the paper's protocol
-    (hidden 64, 2 layers, dropout 0.5, Adam lr 0.01, weight decay 5e-4; run seeds as in the sweep) but
-    shortened by default to ``max_epochs=200`` and ``patience=50`` so that the 25 settings train in minutes
-    on two CPU cores (both are written in each row), and :func:`necessity` on the same folds. One row per (setting, fold):
+    folds (``protocol.k`` folds, split seed ``seed``, B = 10), an MLP and a GCN trained on every round on the
+    CPU under ``protocol`` (default :data:`CSBM_PROTOCOL`: the paper's, hidden 64, 2 layers, dropout 0.5, Adam
+    lr 0.01, weight decay 5e-4, shortened to ``max_epochs=200`` and ``patience=50`` so that the 25 settings
+    train in minutes on two CPU cores; its ``k``, ``max_epochs`` and ``patience`` may change and are written
+    in each row, the other fields stay; run seeds as in the sweep), and :func:`necessity` on the same folds.
+    One row per (setting, fold):
     the knobs, ``mlp_test``, ``gcn_test``, the probes' scores on that fold, the setting's estimates
     (``<estimate>`` columns: label measures as fractions, gains in points), ``verdict``,
     ``estimate_seconds`` (the necessity call) and ``train_seconds`` (both models).
@@ -92,8 +100,10 @@ def run_csbm_grid(lams=CSBM_LAMS, *, mus=CSBM_MUS, n: int = 1000, avg_degree: fl
     from ..data.synthetic import make_csbm
     from ..engine.train import train_runs
 
+    protocol, _ = check_protocol_value(protocol)
+    check_recorded_fields(protocol, ("k", "max_epochs", "patience"), where="run_csbm_grid", reference=CSBM_PROTOCOL)
     out = RESULTS_DIR / CSBM_FILE if out is None else out
-    k = check_k(k, n)
+    k, max_epochs, patience = check_k(protocol.k, n), protocol.max_epochs, protocol.patience
     check_int(graph_seed, "graph_seed", 0)
     version, host = code_version(), host_name("cpu")
     for lam in lams:
@@ -112,9 +122,7 @@ def run_csbm_grid(lams=CSBM_LAMS, *, mus=CSBM_MUS, n: int = 1000, avg_degree: fl
             t = time.perf_counter()
             acc = {m: [r["test_acc"] for r in train_runs(data, m, train, val, test,
                                                           [run_seed(seed, f) for f in range(k)],
-                                                          protocol=PAPER_PROTOCOL.replace(max_epochs=max_epochs,
-                                                                                          patience=patience, k=k),
-                                                          execution=Execution(device="cpu"))]
+                                                          protocol=protocol, execution=Execution(device="cpu"))]
                    for m in ("MLP", "GCN")}
             train_seconds = time.perf_counter() - t
             estimates = {e: v for e, v in zip(res.table()["estimate"], res.table()["value"])}

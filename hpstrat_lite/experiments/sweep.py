@@ -10,8 +10,11 @@ continues it, so a batch that takes hours (H2GCN on Amazon-Computers) survives b
 """
 from __future__ import annotations
 
+import dataclasses
 import time
+from os import PathLike
 from pathlib import Path
+from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 
 import numpy as np
 import pandas as pd
@@ -21,10 +24,15 @@ from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
 from .executors import check_executor, run_pairs_on_ray
-from ..protocol import PAPER_PROTOCOL, Execution
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value, check_recorded_fields
 from ..rows import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
 from .._names import MODELS
 from ..core.covariates import covariate_folds, node_degree
+
+if TYPE_CHECKING:
+    from numpy.typing import ArrayLike
+    from torch import nn
+    from torch_geometric.data import Data
 
 #: Suffixes of the metric columns every row has on validation and test besides accuracy (``val_<s>``, ``test_<s>``;
 #: :mod:`hpstrat_lite.engine.metrics`).
@@ -32,6 +40,10 @@ METRIC_SUFFIXES = ("balanced_acc", "macro_f1", "roc_auc")
 
 RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience"]
 """Columns that identify one run; a row with the same key is never trained twice."""
+
+RECORDED_FIELDS = ("k", "n_bins", "max_epochs", "patience")
+"""The fields of :class:`hpstrat_lite.protocol.Protocol` a row records (in :data:`RUN_KEY`); the others of a
+sweep's protocol are the paper's."""
 
 
 def default_results_path(k: int, seeds, *, max_epochs: int = 1000, patience: int = 100, n_bins: int = 10) -> Path:
@@ -54,12 +66,12 @@ def run_seed(seed: int, fold: int) -> int:
     return 1000 * int(seed) + int(fold)
 
 
-def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=None, n_bins: int = 10, out=None,
-                   root=None, device="auto", max_epochs: int = 1000, patience: int = 100,
-                   runs_per_batch: int | None = None, progress: bool = True, workers: int = 1,
-                   fresh_process: bool = False,
-                   executor: str | None = None, ray_address: str | None = None,
-                   cpus_per_pair: int | None = None, covariate=None) -> pd.DataFrame:
+def run_experiment(datasets: str | PathLike | Data | Sequence[str | PathLike | Data], *,
+                   models: Sequence[str | Callable[[int, int], nn.Module]] | None = None,
+                   seeds: Iterable[int] = (0,), methods: Sequence[str] | None = None,
+                   protocol: Protocol = PAPER_PROTOCOL, out: str | PathLike | None = None,
+                   root: str | PathLike | None = None, execution: Execution | None = None,
+                   covariate: ArrayLike | None = None) -> pd.DataFrame:
     """Run (or resume) the grid and return every row of the results file.
 
     Parameters
@@ -72,43 +84,52 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
         Default: every model of :data:`hpstrat_lite.engine.models.MODELS` (7 GNNs and the MLP reference). A
         factory ``factory(in_channels, out_channels) -> torch.nn.Module`` (or ``"module:function"``)
         trains one run at a time under the same protocol (:mod:`hpstrat_lite.engine.user_models`); its rows
-        name it ``module.qualname``. With ``workers > 1`` or ``fresh_process`` a factory must be
-        importable by the worker processes (defined in a module, not in a notebook).
-    k, seeds, methods, n_bins
-        Folds per split, split seeds, split methods (default random, stratified, hpstrat; the controls
-        "degree" and "placebo" of :data:`hpstrat_lite.core.folds.CONTROL_METHODS` on request, and
-        "covariate" with ``covariate=``), bins B.
+        name it ``module.qualname``. With ``execution.workers > 1`` or ``execution.fresh_process`` a factory
+        must be importable by the worker processes (defined in a module, not in a notebook).
+    seeds, methods
+        Split seeds, split methods (default random, stratified, hpstrat; the controls "degree" and
+        "placebo" of :data:`hpstrat_lite.core.folds.CONTROL_METHODS` on request, and "covariate" with
+        ``covariate=``).
+    protocol : Protocol
+        The training protocol (:class:`hpstrat_lite.protocol.Protocol`, default the paper's,
+        :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`: 1000 epochs, patience 100 on the validation loss,
+        k = 4 folds, B = 10 bins). Each row records its ``k``, ``n_bins``, ``max_epochs`` and ``patience``;
+        the other fields (optimiser, architecture) must be the paper's, so that rows of different protocols
+        never share a run key.
     out : path, optional
         Results CSV (default :func:`default_results_path`). Rows already there are not rerun.
-    max_epochs, patience
-        Training protocol (HpStrat: 1000 epochs, patience 100 on validation loss).
-    executor : {"local", "ray"}, optional
-        Where the pairs train (:mod:`hpstrat_lite.experiments.executors`). ``"local"``: one after the
-        other in this process. ``"ray"``: each pending (dataset, model) pair is a Ray task declaring its
-        CPUs (``cpus_per_pair``) and, on CUDA, one GPU; tasks return their rows and this process alone
-        appends them to ``out`` as each task ends, so resuming and deduplication are the local ones.
-        Default: ``"ray"`` when ``workers > 1``, ``fresh_process`` or ``ray_address`` asks for it,
-        else ``"local"``.
-    ray_address : str, optional
-        A Ray cluster to join (``"<head>:6379"``, or ``"auto"`` for the one ``ray start`` runs here).
-        Default: a local Ray started for the call, of ``workers`` CPUs when ``workers > 1``, else sized
-        to this machine, and shut down when the call ends.
-    workers : int
-        ``n > 1``: shorthand for ``executor="ray"`` on a local Ray of ``n`` CPUs, one thread per pair.
-        Worth it for small graphs, whose batches train on one thread anyway (``num_threads="auto"`` of
-        :func:`hpstrat_lite.engine.train.train_runs`). No gain for the large ones on a 2-core machine,
-        whose batches already use both threads well: two one-thread processes side by side share the
-        memory bandwidth and caches that bound these products, so each runs at about half the speed of
-        one two-thread process and no more pairs finish per hour (``benchmarks/README.md``, ``bench_sweep.py``).
-    fresh_process : bool
-        Train every pair in a new Ray worker process (``max_calls=1``), so that no pair inherits the heap
-        of the pairs before it: in one long process glibc's heap fragments and late pairs run slower than
-        alone (``benchmarks/README.md``, ``bench_sweep.py``). Each pair then pays the start of a worker process, which imports
-        torch and this library (about 10 s for the first training call on the 2-core machine). Without
-        ``workers`` the pairs train one at a time, each on all of the machine's CPUs.
-    cpus_per_pair : int, optional
-        CPUs (and torch threads) each Ray task declares. Default 1; with ``fresh_process`` and no
-        ``workers``, all of the local Ray's CPUs.
+    root : path, optional
+        Data root of the built-in datasets.
+    execution : Execution, optional
+        How the runs train (:class:`hpstrat_lite.protocol.Execution`; default ``Execution(progress=True)``):
+        ``device``, ``runs_per_batch``, ``num_threads``, ``progress`` (a bar over the pairs; a factory's
+        runs show one over runs) and where the pairs train (:mod:`hpstrat_lite.experiments.executors`):
+
+        - ``executor="local"``: one after the other in this process. ``"ray"``: each pending (dataset,
+          model) pair is a Ray task declaring its CPUs (``cpus_per_pair``) and, on CUDA, one GPU; tasks
+          return their rows and this process alone appends them to ``out`` as each task ends, so resuming
+          and deduplication are the local ones.
+        - ``ray_address``: a Ray cluster to join (``"<head>:6379"``, or ``"auto"`` for the one
+          ``ray start`` runs here). Default: a local Ray started for the call, of ``workers`` CPUs when
+          ``workers > 1``, else sized to this machine, and shut down when the call ends.
+        - ``workers=n > 1``: a local Ray of ``n`` CPUs, one thread per pair. Worth it for small graphs,
+          whose batches train on one thread anyway (``num_threads="auto"`` of
+          :func:`hpstrat_lite.engine.train.train_runs`). No gain for the large ones on a 2-core machine,
+          whose batches already use both threads well: two one-thread processes side by side share the
+          memory bandwidth and caches that bound these products, so each runs at about half the speed of
+          one two-thread process and no more pairs finish per hour (``benchmarks/README.md``,
+          ``bench_sweep.py``).
+        - ``fresh_process``: every pair in a new Ray worker process (``max_calls=1``), so that no pair
+          inherits the heap of the pairs before it: in one long process glibc's heap fragments and late
+          pairs run slower than alone (``benchmarks/README.md``, ``bench_sweep.py``). Each pair then pays
+          the start of a worker process, which imports torch and this library (about 10 s for the first
+          training call on the 2-core machine). Without ``workers`` the pairs train one at a time, each on
+          all of the machine's CPUs.
+        - ``cpus_per_pair``: CPUs (and torch threads) each Ray task declares. Default 1; with
+          ``fresh_process`` and no ``workers``, all of the local Ray's CPUs.
+
+        The sweep saves each batch's training state beside ``out`` (``checkpoint`` overrides the folder)
+        and trains in float32 (``precision`` is not recorded in the rows).
     covariate : array-like of shape (num_nodes,), optional
         A node covariate of the user's (one real value per node, NaN allowed): the split method
         ``"covariate"`` stratifies on its uniform bins and the classes
@@ -121,6 +142,13 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
     ``val_acc``, ``test_acc``, the other scores of validation and test (:data:`METRIC_SUFFIXES`:
     ``val_balanced_acc``, ``test_macro_f1``, ``test_roc_auc``, ...), ``test_homophily`` (mean over the test fold's non-isolated nodes),
     ``test_isolated``, ``seconds``, ``batch_size``, ``device``, ``code_version``, ``finished_at``.
+
+    Examples
+    --------
+    >>> from hpstrat_lite import PAPER_PROTOCOL, Execution                            # doctest: +SKIP
+    >>> rows = run_experiment(["Texas", "Cornell"], models=["GCN", "MLP"], seeds=[0, 1],
+    ...                       protocol=PAPER_PROTOCOL.replace(max_epochs=200, patience=50),
+    ...                       execution=Execution(device="cpu"), out="texas.csv")   # doctest: +SKIP
     """
     from tqdm.auto import tqdm
 
@@ -140,33 +168,30 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
             hint = " ('covariate' needs covariate=)" if m == COVARIATE_METHOD else ""
             raise ValueError(f"methods must be a subset of {allowed}{hint}; got {m!r}.")
     seeds = check_seeds(seeds)
-    check_k(k, None)
-    check_n_bins(n_bins)
-    check_int(max_epochs, "max_epochs", 1)  # before any graph is read or any bar shown
-    check_int(patience, "patience", 1, allow_none=True)
+    # before any graph is read or any bar shown
+    execution = Execution(progress=True) if execution is None else execution
+    protocol, execution, executor = check_sweep_protocol(protocol, execution, where="run_experiment")
+    k, n_bins, max_epochs, patience = protocol.k, protocol.n_bins, protocol.max_epochs, protocol.patience
     datasets = [datasets] if is_single_graph(datasets) else list(datasets)
     # every name is checked before any training; a user's graph (file or Data) is read and checked here
     datasets = [get_spec(d).name if is_dataset_name(d) else as_graph(d, root=root) for d in datasets]
     graphs = {g.name: g for g in datasets if not isinstance(g, str)}
     datasets = [d if isinstance(d, str) else d.name for d in datasets]
-    executor = check_executor(executor, ray_address=ray_address, workers=workers, fresh_process=fresh_process,
-                              cpus_per_pair=cpus_per_pair)
     out = Path(out) if out is not None else default_results_path(k, seeds, max_epochs=max_epochs, patience=patience,
                                                                  n_bins=n_bins)
     check_protocol(out, max_epochs=max_epochs, patience=patience, n_bins=n_bins)
     if covariate is not None:
         covariate = check_covariate(covariate, None)
-    grid = dict(k=k, seeds=seeds, methods=methods, n_bins=n_bins, out=out, root=root, device=device,
-                max_epochs=max_epochs, patience=patience, runs_per_batch=runs_per_batch, version=version,
-                graphs=graphs, factories=factories, covariate=covariate, progress=progress)
-    bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not progress)
+    grid = dict(protocol=protocol, execution=execution, seeds=seeds, methods=methods, out=out, root=root,
+                version=version, graphs=graphs, factories=factories, covariate=covariate)
+    bar = tqdm(total=len(datasets) * len(models), desc="(dataset, model)", disable=not execution.progress)
     done = _finished_keys(read_rows(out))
     # a finished pair costs nothing: no dataset loaded, no process started
     todo = [(name, model) for name in datasets for model in models if not _pair_keys(name, model, grid) <= done]
     bar.update(len(datasets) * len(models) - len(todo))
     try:
         if executor == "ray" and todo:
-            _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process, cpus_per_pair)
+            _run_pairs_on_ray(todo, grid, done, bar)
         else:
             for name in dict.fromkeys(name for name, _ in todo):
                 dataset = _dataset_plan(name, grid)
@@ -179,6 +204,23 @@ def run_experiment(datasets, *, models=None, k: int = 4, seeds=(0,), methods=Non
     return read_rows(out)
 
 
+def check_sweep_protocol(protocol: Protocol, execution: Execution, *, where: str) -> tuple[Protocol, Execution, str]:
+    """``(protocol, execution, executor)`` of a sweep after checking them: their types, ``k``, ``n_bins``,
+    ``max_epochs`` and ``patience`` (``None`` allowed), the fields its rows do not record (the paper's,
+    :data:`RECORDED_FIELDS`), float32 ``precision`` (not recorded either) and how the pairs run
+    (:func:`hpstrat_lite.experiments.executors.check_executor`). ``where`` names the caller in the messages."""
+    protocol, execution = check_protocol_value(protocol, execution=execution)
+    check_k(protocol.k, None)
+    check_n_bins(protocol.n_bins)
+    check_int(protocol.max_epochs, "max_epochs", 1)
+    check_int(protocol.patience, "patience", 1, allow_none=True)
+    check_recorded_fields(protocol, RECORDED_FIELDS, where=where)
+    if execution.precision != "float32":
+        raise ValueError(f"execution.precision={execution.precision!r}: {where} trains in 'float32' "
+                         f"(its rows do not record the precision).")
+    return protocol, execution, check_executor(execution)
+
+
 def _dataset_plan(name, grid):
     """``(data, h, plan)``: the loaded dataset, its node homophily and the folds of every (method, seed)."""
     from ..data.datasets import load_dataset
@@ -188,7 +230,8 @@ def _dataset_plan(name, grid):
         data = load_dataset(name, root=grid["root"], sparse_features=True)
     y, h = _labels_and_homophily(data)
     degree = node_degree(data.edge_index, data.num_nodes, assume_simple=True) if "degree" in grid["methods"] else None
-    plan = [(method, seed, split_folds(method, h, y, k=grid["k"], seed=seed, n_bins=grid["n_bins"], degree=degree,
+    protocol = grid["protocol"]
+    plan = [(method, seed, split_folds(method, h, y, k=protocol.k, seed=seed, n_bins=protocol.n_bins, degree=degree,
                                        covariate=grid.get("covariate")))
             for method in grid["methods"] for seed in grid["seeds"]]
     return data, h, plan
@@ -211,37 +254,47 @@ def split_folds(method, h, y, *, k, seed, n_bins, degree=None, covariate=None):
 
 def _run_key(dataset: str, model: str, method: str, seed: int, fold: int, grid) -> tuple:
     """The :data:`RUN_KEY` of one run of the grid."""
-    return dataset, model, method, grid["k"], seed, fold, grid["n_bins"], grid["max_epochs"], grid["patience"]
+    p = grid["protocol"]
+    return dataset, model, method, p.k, seed, fold, p.n_bins, p.max_epochs, p.patience
 
 
 def _pair_keys(dataset: str, model: str, grid) -> set:
     """The run keys of every run of one (dataset, model) pair (canonical dataset name)."""
     return {_run_key(dataset, model, method, seed, fold, grid)
-            for method in grid["methods"] for seed in grid["seeds"] for fold in range(grid["k"])}
+            for method in grid["methods"] for seed in grid["seeds"] for fold in range(grid["protocol"].k)}
 
 
 def _run_pair(dataset, model, grid, done, train_runs) -> set:
     """Train the runs of one (dataset, model) that ``done`` lacks, append their rows; returns their keys."""
     data, h, plan = dataset
-    k, n_bins, max_epochs, patience = grid["k"], grid["n_bins"], grid["max_epochs"], grid["patience"]
-    runs = [(method, seed, fold, folds) for method, seed, folds in plan for fold in range(k)
+    runs = [(method, seed, fold, folds) for method, seed, folds in plan for fold in range(grid["protocol"].k)
             if _run_key(data.name, model, method, seed, fold, grid) not in done]
     if not runs:
         return set()
-    out = grid["out"]
-    rows = _train_and_describe(data, grid.get("factories", {}).get(model, model), runs, k, h, n_bins, max_epochs,
-                               patience, grid["device"],
-                               grid["runs_per_batch"], train_runs, grid["version"],
-                               checkpoint=out.parent / f".{out.stem}.checkpoints", progress=grid.get("progress", False))
+    out, execution = grid["out"], grid["execution"]
+    model = grid.get("factories", {}).get(model, model)
+    execution = dataclasses.replace(execution, checkpoint=_checkpoint(grid),
+                                    progress=execution.progress and not isinstance(model, str))
+    rows = _train_and_describe(data, model, runs, h, grid["protocol"], execution, train_runs, grid["version"])
     append_rows(out, rows)
     return {tuple(r[c] for c in RUN_KEY) for r in rows}
 
 
-def _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process, cpus_per_pair):
+def _checkpoint(grid):
+    """The checkpoint folder of the sweep's batches: ``execution.checkpoint``, else ``.<out>.checkpoints``
+    beside the results file."""
+    out = grid["out"]
+    return grid["execution"].checkpoint or out.parent / f".{out.stem}.checkpoints"
+
+
+def _run_pairs_on_ray(todo, grid, done, bar):
     """The pending pairs as Ray tasks (:func:`hpstrat_lite.experiments.executors.run_pairs_on_ray`), sized as
     :func:`run_experiment` documents for ``workers``, ``fresh_process`` and ``cpus_per_pair``."""
     import os
 
+    execution = grid["execution"]
+    workers, fresh_process, ray_address = execution.workers, execution.fresh_process, execution.ray_address
+    cpus_per_pair = execution.cpus_per_pair
     num_cpus = workers if workers > 1 else None
     if cpus_per_pair is None:
         cpus_per_pair = (os.cpu_count() or 1) if fresh_process and workers == 1 and ray_address is None else 1
@@ -253,7 +306,7 @@ def _run_pairs_on_ray(todo, grid, done, bar, ray_address, workers, fresh_process
         append_rows(grid["out"], rows)
         done.update(tuple(r[c] for c in RUN_KEY) for r in rows)
 
-    run_pairs_on_ray(tasks, _pair_task, on_rows, bar, device=grid["device"], address=ray_address, num_cpus=num_cpus,
+    run_pairs_on_ray(tasks, _pair_task, on_rows, bar, device=execution.device, address=ray_address, num_cpus=num_cpus,
                      cpus_per_pair=cpus_per_pair, fresh_process=fresh_process)
 
 
@@ -268,26 +321,24 @@ def _pair_task(name, model, grid, done, *, device, threads):
     from ..engine.train import train_runs
 
     torch.set_num_threads(threads)
-    grid = {**grid, "device": device}
-    cov = grid.get("covariate")
-    key = (name, grid["root"], grid["k"], tuple(grid["seeds"]), tuple(grid["methods"]), grid["n_bins"],
+    cov, protocol = grid.get("covariate"), grid["protocol"]
+    key = (name, grid["root"], protocol.k, tuple(grid["seeds"]), tuple(grid["methods"]), protocol.n_bins,
            None if cov is None else cov.tobytes())
     if key not in _LOADED:
         _LOADED.clear()
         _LOADED[key] = _dataset_plan(name, grid)
     data, h, plan = _LOADED[key]
-    k = grid["k"]
-    runs = [(method, seed, fold, folds) for method, seed, folds in plan for fold in range(k)
+    runs = [(method, seed, fold, folds) for method, seed, folds in plan for fold in range(protocol.k)
             if _run_key(data.name, model, method, seed, fold, grid) not in done]
     if not runs:
         return []
-    out = grid["out"]
-    # checkpoints beside the results file where this machine has its folder (the driver's machine)
-    checkpoint = out.parent / f".{out.stem}.checkpoints" if out.parent.is_dir() else None
+    # checkpoints beside the results file where this machine has its folder (the driver's machine); the
+    # task's torch threads are its CPUs
+    checkpoint = _checkpoint(grid)
+    execution = dataclasses.replace(grid["execution"], device=device, num_threads="auto", progress=False,
+                                    checkpoint=checkpoint if Path(checkpoint).parent.is_dir() else None)
     model = grid.get("factories", {}).get(model, model)  # a user's factory travels with the grid
-    return _train_and_describe(data, model, runs, k, h, grid["n_bins"], grid["max_epochs"], grid["patience"],
-                               grid["device"], grid["runs_per_batch"], train_runs, grid["version"],
-                               checkpoint=checkpoint)
+    return _train_and_describe(data, model, runs, h, protocol, execution, train_runs, grid["version"])
 
 
 def _finished_keys(table: pd.DataFrame) -> set:
@@ -296,24 +347,21 @@ def _finished_keys(table: pd.DataFrame) -> set:
     return set(map(tuple, table[RUN_KEY].itertuples(index=False, name=None)))
 
 
-def _train_and_describe(data, model, runs, k, h, n_bins, max_epochs, patience, device, runs_per_batch,
-                        train_runs, version, checkpoint=None, progress=False) -> list[dict]:
-    """Train ``runs`` (``(method, seed, fold, folds)``) of one model on ``data`` and return their rows.
+def _train_and_describe(data, model, runs, h, protocol, execution, train_runs, version) -> list[dict]:
+    """Train ``runs`` (``(method, seed, fold, folds)``) of one model on ``data`` under ``protocol`` and
+    ``execution`` and return their rows.
 
-    A factory's runs show a progress bar over runs when ``progress`` (they train one at a time); an
+    A factory's runs show a progress bar over runs when ``execution.progress`` (they train one at a time); an
     exception in a factory's model becomes a :class:`hpstrat_lite.engine.user_models.ModelError` naming
     the model, the graph, the split method, the split seed and the fold."""
     from ..engine.user_models import ModelError
 
+    k, n_bins, max_epochs, patience = protocol.k, protocol.n_bins, protocol.max_epochs, protocol.patience
     train_mask, val_mask, test_mask = _run_masks([(folds, fold) for _, _, fold, folds in runs], k)
-    execution = Execution(device=device, runs_per_batch=runs_per_batch, checkpoint=checkpoint,
-                          progress=progress and not isinstance(model, str))
     try:
         results = train_runs(data, model, train_mask, val_mask, test_mask,
                              seeds=[run_seed(seed, fold) for _, seed, fold, _ in runs],
-                             protocol=PAPER_PROTOCOL.replace(max_epochs=max_epochs, patience=patience, k=k,
-                                                             n_bins=n_bins),
-                             execution=execution)
+                             protocol=protocol, execution=execution)
     except ModelError as err:
         if err.run is None:
             raise

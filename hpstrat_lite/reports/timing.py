@@ -23,7 +23,8 @@ from ..rows import RESULTS_DIR, read_rows
 from .display import findings_box, format_number
 from .hpstrat import (PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_cost,
                       sweep_wall_time)
-from ..experiments.sweep import default_results_path, run_experiment
+from ..experiments.sweep import default_results_path
+from ..protocol import PAPER_PROTOCOL
 
 #: The time the full k = 4, seed 0 sweep should take on the project's 2-core CPU machine (minutes).
 BUDGET_MIN = 180
@@ -72,8 +73,6 @@ def sweep_command(rows: pd.DataFrame, *, out=None) -> str:
     datasets in the order they were trained, its models unless all eight, its split methods unless all
     three, its ``k``, split seeds and device, the protocol's epochs and patience where they are not the
     paper's, and ``--out`` when ``out`` (the file) is not the command's default file."""
-    import inspect
-
     if rows.empty:
         raise ValueError("rows is empty: there is no sweep to name a command for.")
     datasets = " ".join(dict.fromkeys(rows["dataset"]))
@@ -87,9 +86,8 @@ def sweep_command(rows: pd.DataFrame, *, out=None) -> str:
     if len(methods) < len(SPLIT_METHODS) or set(rows["method"]) - set(SPLIT_METHODS):
         cmd += f" --methods {' '.join(dict.fromkeys(rows['method']))}"
     cmd += f" --k {' '.join(str(int(k)) for k in ks)} --seeds {seeds}"
-    defaults = inspect.signature(run_experiment).parameters  # the paper's protocol: 1000 epochs, patience 100
     for column, flag in (("max_epochs", "--max-epochs"), ("patience", "--patience")):
-        default = defaults[column].default
+        default = getattr(PAPER_PROTOCOL, column)  # the paper's protocol: 1000 epochs, patience 100
         if column in rows and rows[column].nunique() == 1 and int(rows[column].iloc[0]) != default:
             cmd += f" {flag} {int(rows[column].iloc[0])}"
     if "device" in rows and rows["device"].astype(str).str.startswith("cuda").all():

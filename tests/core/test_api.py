@@ -19,6 +19,7 @@ DATA_ARGUMENTS = {
     "CovariateStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
     "dataset_summary": ["names", "root"], "available_datasets": ["root"], "load_graph": ["path"],
     "as_graph": ["dataset", "root"], "HpStratSplit": [], "audit": ["data", "models"], "necessity": ["data"],
+    "Protocol": [], "Execution": [],
 }
 
 
@@ -94,6 +95,43 @@ def test_every_library_function_takes_its_options_by_keyword():
         if bad:
             wrong[name] = bad
     assert wrong == {}
+
+
+#: Most parameters a public function or method may take: more options than this travel in one value
+#: (:class:`hpstrat_lite.protocol.Protocol`, :class:`hpstrat_lite.protocol.Execution`).
+MAX_PARAMETERS = 10
+
+
+def _library_callables():
+    """Every public function of every module, and the public methods of its public classes (a dataclass's
+    generated ``__init__`` is its list of fields, not a function of the library's)."""
+    import dataclasses
+
+    for name, fn in _library_functions():
+        yield name, fn
+    import importlib
+    import pkgutil
+
+    for info in pkgutil.walk_packages(hpstrat_lite.__path__, "hpstrat_lite."):
+        if info.name.rsplit(".", 1)[-1].startswith("_"):
+            continue
+        module = importlib.import_module(info.name)
+        for cname, cls in vars(module).items():
+            if cname.startswith("_") or not inspect.isclass(cls) or cls.__module__ != module.__name__:
+                continue
+            for mname, fn in vars(cls).items():
+                if mname == "__init__" and dataclasses.is_dataclass(cls):
+                    continue
+                if inspect.isfunction(fn) and (mname == "__init__" or not mname.startswith("_")):
+                    yield f"{info.name}.{cname}.{mname}", fn
+
+
+def test_no_public_function_takes_more_than_ten_parameters():
+    counts = {name: len([p for p in inspect.signature(fn).parameters.values() if p.name not in ("self", "cls")
+                         and p.kind not in (p.VAR_POSITIONAL, p.VAR_KEYWORD)])
+              for name, fn in _library_callables()}
+    assert counts["hpstrat_lite.experiments.sweep.run_experiment"] <= MAX_PARAMETERS
+    assert {name: n for name, n in counts.items() if n > MAX_PARAMETERS} == {}
 
 
 def test_one_name_per_model_across_both_parts(tmp_path):

@@ -155,8 +155,10 @@ def test_run_experiment_and_dataset_summary_take_a_data(tmp_path):
 
     d = _messy(_graph())
     d.name = "toy"
-    kw = dict(models=["MLP"], k=4, seeds=[0], methods=["random", "hpstrat"], max_epochs=5, patience=5,
-              progress=False, device="cpu")
+    from hpstrat_lite import PAPER_PROTOCOL, Execution
+
+    kw = dict(models=["MLP"], seeds=[0], methods=["random", "hpstrat"],
+              protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5), execution=Execution(device="cpu"))
     rows = run_experiment([d], out=tmp_path / "rows.csv", **kw)
     assert len(rows) == 8 and set(rows["dataset"]) == {"toy"} and set(rows["model"]) == {"MLP"}
     again = run_experiment(d, out=tmp_path / "rows.csv", **kw)  # resumes: nothing trained again

@@ -116,9 +116,13 @@ class LinearModel(torch.nn.Module):
 
 def test_audit_of_a_small_graph_with_a_built_in_and_a_user_model(tmp_path):
     data = _graph()
-    kw = dict(k=4, seeds=[0, 1], max_epochs=40, patience=10, device="cpu")
+    kw = dict(seeds=[0, 1], protocol=PAPER_PROTOCOL.replace(max_epochs=40, patience=10),
+              execution=Execution(device="cpu"))
     result = audit(data, ["GCN", make_tiny, LinearModel], out=tmp_path / "a", **kw)
     assert isinstance(result, AuditResult) and result.dataset == "toy"
+    # the protocol trains every run and keys its row
+    assert (result.rows["max_epochs"] == 40).all() and (result.rows["patience"] == 10).all()
+    assert (result.rows["epochs_run"] <= 40).all() and (result.rows["k"] == 4).all()
     models = ["GCN", f"{__name__}.make_tiny", f"{__name__}.LinearModel"]
     assert len(result.rows) == 3 * 3 * 2 * 4 and list(result.std.index) == models
     assert list(result.std.columns) == ["random", "stratified", "hpstrat"]
@@ -318,8 +322,9 @@ def test_rows_without_the_new_metrics_still_read():
 
 def test_roc_auc_audit_of_an_imbalanced_binary_graph_with_baselines(data_root, tmp_path):
     """Twitch-PTBR: two classes, 65 % of the nodes in the larger one."""
-    result = audit("Twitch-PTBR", ["MLP"], k=4, seeds=[0], metric="roc_auc", max_epochs=30, patience=10,
-                   device="cpu", root=data_root, out=tmp_path / "a", progress=False)
+    result = audit("Twitch-PTBR", ["MLP"], seeds=[0], metric="roc_auc",
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=30, patience=10), execution=Execution(device="cpu"),
+                   root=data_root, out=tmp_path / "a")
     rows = result.rows
     assert len(rows) == 12 and rows["test_roc_auc"].between(0, 1).all()
     assert result.std.loc["MLP", "hpstrat"] == pytest.approx(
@@ -336,7 +341,8 @@ def test_roc_auc_audit_of_an_imbalanced_binary_graph_with_baselines(data_root, t
 def test_control_methods_and_a_user_covariate(tmp_path):
     data = _graph()
     cov = np.arange(data.num_nodes, dtype=float)
-    kw = dict(k=4, seeds=[0], max_epochs=10, patience=5, device="cpu", progress=False)
+    kw = dict(seeds=[0], protocol=PAPER_PROTOCOL.replace(max_epochs=10, patience=5),
+              execution=Execution(device="cpu"))
     result = audit(data, ["MLP"], methods=["hpstrat", "degree", "placebo", "covariate"], covariate=cov,
                    out=tmp_path / "c", **kw)
     assert list(result.std.columns) == ["hpstrat", "degree", "placebo", "covariate"]
@@ -349,7 +355,8 @@ def test_control_methods_and_a_user_covariate(tmp_path):
 
 
 def test_an_out_folder_of_another_graph_is_refused(tmp_path):
-    kw = dict(k=4, seeds=[0], max_epochs=5, patience=5, device="cpu", progress=False, out=tmp_path / "a")
+    kw = dict(seeds=[0], protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5),
+              execution=Execution(device="cpu"), out=tmp_path / "a")
     audit(_graph(seed=0), ["MLP"], **kw)
     before = {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()}
     other = _graph(seed=1)
@@ -365,16 +372,23 @@ def test_small_classes_warn_and_arguments_fail_before_any_work(tmp_path):
     y = data.y.clone()
     y[0], y[1:3] = 3, 4  # class 3 has one node, class 4 two: both fewer than k = 4
     data.y = y
-    kw = dict(k=4, seeds=[0], max_epochs=5, patience=5, device="cpu", progress=False)
+    quick = PAPER_PROTOCOL.replace(max_epochs=5, patience=5)
+    kw = dict(seeds=[0], protocol=quick, execution=Execution(device="cpu"))
     with pytest.warns(UserWarning, match=r"have a single node") as record:
         audit(data, ["MLP"], **kw)
     assert any("fewer than k=4" in str(w.message) and "StratifiedKFold" in str(w.message) for w in record)
     out = tmp_path / "never"
-    for bad, match in ((dict(max_epochs=0), r"max_epochs must be an integer >= 1; got 0"),
-                       (dict(patience=-1), r"patience must be an integer >= 1; got -1"),
+    for bad, match in ((dict(protocol=quick.replace(max_epochs=0)), r"max_epochs must be an integer >= 1; got 0"),
+                       (dict(protocol=quick.replace(patience=-1)), r"patience must be an integer >= 1; got -1"),
+                       (dict(protocol=quick.replace(k=1)), r"k=1 is too small"),
+                       (dict(protocol=quick.replace(dropout=0.2)), r"protocol.dropout=0.2 differs from 0.5, and "
+                                                                   r"the rows of audit record only k, n_bins"),
+                       (dict(protocol=dict(max_epochs=5)), r"protocol must be a hpstrat_lite.protocol.Protocol"),
                        (dict(metric="auc"), r"metric must be one of .*'roc_auc'.*got 'auc'"),
                        (dict(seeds=[]), r"seeds must name at least one split seed"),
-                       (dict(progress="yes"), r"progress must be True or False")):
+                       (dict(execution=Execution(progress="yes")), r"progress must be True or False"),
+                       (dict(execution=Execution(workers=2)), r"workers=2 needs executor='ray'"),
+                       (dict(execution=Execution(precision="bfloat16")), r"audit trains in 'float32'")):
         with pytest.raises(ValueError, match=match):
             audit(data, ["MLP"], **{**kw, **bad, "out": out})
         assert not out.exists()
@@ -453,8 +467,8 @@ class Flaky(torch.nn.Module):
 
 def test_an_interrupted_factory_audit_resumes_from_its_finished_runs(tmp_path):
     data = _graph()
-    kw = dict(k=4, seeds=[0], methods=["random", "hpstrat"], max_epochs=15, patience=5, device="cpu",
-              progress=False)
+    kw = dict(seeds=[0], methods=["random", "hpstrat"],
+              protocol=PAPER_PROTOCOL.replace(max_epochs=15, patience=5), execution=Execution(device="cpu"))
     clean = audit(data, [Flaky], out=tmp_path / "clean", **kw)
     Flaky.BUILDS[0], Flaky.FAIL_AT[0] = 0, 6
     with pytest.raises(KeyboardInterrupt):
@@ -520,8 +534,9 @@ def test_audit_reports_whether_the_graph_helps(data_root, tmp_path):
     from hpstrat_lite.auditing import audit, load_audit
 
     out = tmp_path / "audit"
-    result = audit("Texas", ["MLP"], k=4, seeds=[0], methods=["random", "hpstrat"], max_epochs=3, patience=3,
-                   out=out, root=data_root, progress=False)
+    result = audit("Texas", ["MLP"], seeds=[0], methods=["random", "hpstrat"],
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), out=out, root=data_root,
+                   execution=Execution(progress=False))
     assert result.necessity is not None and "probe_gain" in set(result.necessity["estimate"])
     assert result.necessity["verdict"].iloc[0] in ("the graph helps", "no evidence that the graph helps",
                                                    "the graph hurts")

@@ -14,8 +14,10 @@ import torch
 
 from hpstrat_lite.rows import read_rows
 from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
-GRID = dict(models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=20, patience=5, progress=False)
+GRID = dict(models=["MLP", "GCN"], seeds=[0], protocol=PAPER_PROTOCOL.replace(max_epochs=20, patience=5))
+LOCAL, RAY = Execution(), Execution(executor="ray")
 RESULT_COLS = ["run_seed", "best_epoch", "epochs_run", "train_acc", "val_acc", "test_acc", "val_loss",
                "test_homophily", "test_isolated", "batch_size", "device"]
 
@@ -41,16 +43,16 @@ def local_ray():
 
 def test_ray_executor_gives_the_local_rows_bit_for_bit(data_root, tmp_path, local_ray):
     grid = {**GRID, "datasets": ["Texas", "Cornell"]}
-    local = run_experiment(out=tmp_path / "local.csv", root=data_root, executor="local", **grid)
+    local = run_experiment(out=tmp_path / "local.csv", root=data_root, execution=LOCAL, **grid)
     out = tmp_path / "ray.csv"
-    remote = run_experiment(out=out, root=data_root, executor="ray", **grid)
+    remote = run_experiment(out=out, root=data_root, execution=RAY, **grid)
     assert len(local) == len(remote) == 48 and not remote.duplicated(RUN_KEY).any()
     assert list(remote.columns) == list(local.columns)
     merged = local.merge(remote, on=RUN_KEY, suffixes=("", "_ray"))
     assert len(merged) == 48
     for col in RESULT_COLS:
         np.testing.assert_array_equal(merged[col].to_numpy(), merged[f"{col}_ray"].to_numpy(), err_msg=col)
-    again = run_experiment(out=out, root=data_root, executor="ray", **grid)  # nothing left to train
+    again = run_experiment(out=out, root=data_root, execution=RAY, **grid)  # nothing left to train
     pd.testing.assert_frame_equal(again, remote)
 
 
@@ -73,7 +75,7 @@ def test_killed_ray_run_resumes_without_lost_or_repeated_rows(data_root, tmp_pat
         proc.wait()
     partial = read_rows(out)
     assert 0 < len(partial) < 72, "the run should be killed after its first pair and before its last"
-    full = run_experiment(datasets=datasets, out=out, root=data_root, executor="ray", **GRID)
+    full = run_experiment(datasets, out=out, root=data_root, execution=RAY, **GRID)
     assert len(full) == 72 and not full.duplicated(RUN_KEY).any()
     pd.testing.assert_frame_equal(full.iloc[: len(partial)].reset_index(drop=True), partial)
 
@@ -99,12 +101,12 @@ def test_a_factory_trains_on_ray_and_a_lost_worker_is_retried(data_root, tmp_pat
     """The task receives the factory itself; its worker dies on the first call, Ray runs the task again
     (executors.MAX_RETRIES) and the rows equal a local run's."""
     (tmp_path / "local.marker").touch()
-    grid = dict(datasets=["Texas"], k=4, seeds=[0], methods=["random", "hpstrat"], max_epochs=10, patience=5,
-                progress=False)
+    grid = dict(datasets=["Texas"], seeds=[0], methods=["random", "hpstrat"],
+                protocol=PAPER_PROTOCOL.replace(max_epochs=10, patience=5))
     local = run_experiment(models=[functools.partial(make_linear_dying_once, marker=str(tmp_path / "local.marker"))],
-                           out=tmp_path / "local.csv", root=data_root, executor="local", **grid)
+                           out=tmp_path / "local.csv", root=data_root, execution=LOCAL, **grid)
     dying = functools.partial(make_linear_dying_once, marker=str(tmp_path / "ray.marker"))
-    remote = run_experiment(models=[dying], out=tmp_path / "ray.csv", root=data_root, executor="ray", **grid)
+    remote = run_experiment(models=[dying], out=tmp_path / "ray.csv", root=data_root, execution=RAY, **grid)
     assert (tmp_path / "ray.marker").exists()  # the first worker died
     assert len(remote) == len(local) == 8 and set(remote["model"]) == {"test_distributed.make_linear_dying_once"}
     merged = local.merge(remote, on=RUN_KEY, suffixes=("", "_ray"))
@@ -114,16 +116,17 @@ def test_a_factory_trains_on_ray_and_a_lost_worker_is_retried(data_root, tmp_pat
 
 def test_executor_arguments_are_checked(data_root, tmp_path):
     x = dict(datasets=["Texas"], out=tmp_path / "x.csv", root=data_root)
-    with pytest.raises(ValueError, match=r"executor must be one of \('local', 'ray'\); got 'dask'"):
-        run_experiment(executor="dask", **x)
-    with pytest.raises(ValueError, match=r"workers=2 needs executor='ray'"):
-        run_experiment(executor="local", workers=2, **x)
-    with pytest.raises(ValueError, match=r"ray_address='h:6379' needs executor='ray'"):
-        run_experiment(executor="local", ray_address="h:6379", **x)
-    with pytest.raises(ValueError, match=r"workers=2 sizes a local Ray"):
-        run_experiment(executor="ray", workers=2, ray_address="h:6379", **x)
-    with pytest.raises(ValueError, match=r"cpus_per_pair must be None or an integer >= 1; got 0"):
-        run_experiment(executor="ray", cpus_per_pair=0, **x)
+    for bad, match in ((dict(executor="dask"), r"executor must be one of \('local', 'ray'\); got 'dask'"),
+                       (dict(workers=2), r"workers=2 needs executor='ray'"),
+                       (dict(fresh_process=True), r"fresh_process=True needs executor='ray'"),
+                       (dict(ray_address="h:6379"), r"ray_address='h:6379' needs executor='ray'"),
+                       (dict(cpus_per_pair=2), r"cpus_per_pair=2 needs executor='ray'"),
+                       (dict(executor="ray", workers=2, ray_address="h:6379"), r"workers=2 sizes a local Ray"),
+                       (dict(executor="ray", ray_address=""), r"ray_address must be a non-empty string"),
+                       (dict(executor="ray", cpus_per_pair=0),
+                        r"cpus_per_pair must be None or an integer >= 1; got 0")):
+        with pytest.raises(ValueError, match=match):
+            run_experiment(execution=Execution(**bad), **x)
     assert not read_rows(x["out"]).shape[0]
 
 

@@ -14,14 +14,17 @@ from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
 from hpstrat_lite.reports.timing import project_remaining
 from hpstrat_lite._host import host_cpu
 from hpstrat_lite.rows import read_rows
+from hpstrat_lite import PAPER_PROTOCOL, Execution
 
-GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], k=4, seeds=[0], max_epochs=30, patience=5,
-            progress=False)
+GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], seeds=[0],
+            protocol=PAPER_PROTOCOL.replace(max_epochs=30, patience=5), execution=Execution(progress=False))
+QUIET = Execution(progress=False)
 
 
 def test_killed_sweep_resumes_without_losing_or_repeating_runs(data_root, tmp_path):
     out = tmp_path / "sweep.csv"
     code = ("import sys; from hpstrat_lite.experiments.sweep import run_experiment; "
+            "from hpstrat_lite.protocol import Execution, Protocol; "
             f"run_experiment(out=sys.argv[1], root=sys.argv[2], **{GRID!r})")
     proc = subprocess.Popen([sys.executable, "-c", code, str(out), str(data_root)], env=os.environ.copy())
     deadline = time.time() + 120
@@ -94,9 +97,41 @@ def test_bad_arguments(data_root, tmp_path):
     with pytest.raises(ValueError, match=r"model must be one of .*; got 'GIN'"):
         run_experiment(["Texas"], models=["GIN"], out=tmp_path / "x.csv", root=data_root)
     with pytest.raises(ValueError, match=r"workers must be an integer >= 1; got 0"):
-        run_experiment(["Texas"], workers=0, out=tmp_path / "x.csv", root=data_root)
+        run_experiment(["Texas"], execution=Execution(workers=0), out=tmp_path / "x.csv", root=data_root)
     with pytest.raises(ValueError, match=r"fresh_process must be True or False; got 'yes'"):
-        run_experiment(["Texas"], fresh_process="yes", out=tmp_path / "x.csv", root=data_root)
+        run_experiment(["Texas"], execution=Execution(fresh_process="yes"), out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"protocol must be a hpstrat_lite.protocol.Protocol .*got dict"):
+        run_experiment(["Texas"], protocol={"max_epochs": 5}, out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"execution must be a hpstrat_lite.protocol.Execution .*got str"):
+        run_experiment(["Texas"], execution="cpu", out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"max_epochs must be an integer >= 1; got 0"):
+        run_experiment(["Texas"], protocol=PAPER_PROTOCOL.replace(max_epochs=0), out=tmp_path / "x.csv",
+                       root=data_root)
+    # a field the rows do not record cannot change: two protocols would share run keys
+    with pytest.raises(ValueError, match=r"protocol.lr=0.1 differs from 0.01, and the rows of run_experiment "
+                                         r"record only k, n_bins, max_epochs, patience"):
+        run_experiment(["Texas"], protocol=PAPER_PROTOCOL.replace(lr=0.1), out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"execution.precision='bfloat16': run_experiment trains in 'float32'"):
+        run_experiment(["Texas"], execution=Execution(precision="bfloat16"), out=tmp_path / "x.csv", root=data_root)
+    assert not (tmp_path / "x.csv").exists()
+
+
+def test_the_protocol_reaches_the_runs_and_their_rows(data_root, tmp_path):
+    """k, n_bins, max_epochs and patience of the Protocol train the runs and key their rows."""
+    protocol = PAPER_PROTOCOL.replace(k=3, n_bins=5, max_epochs=4, patience=None)
+    rows = run_experiment("Texas", models=["MLP"], methods=["hpstrat"], seeds=[1], protocol=protocol,
+                          out=tmp_path / "r.csv", root=data_root, execution=QUIET)
+    assert len(rows) == 3 and sorted(rows["fold"]) == [0, 1, 2]
+    assert (rows["k"] == 3).all() and (rows["n_bins"] == 5).all() and (rows["max_epochs"] == 4).all()
+    assert (rows["epochs_run"] == 4).all() and rows["patience"].isna().all()  # patience None: every epoch runs
+    from hpstrat_lite import load_dataset, make_folds, node_homophily
+
+    data = load_dataset("Texas", root=data_root)
+    y = data.y.numpy()
+    h = node_homophily(data.edge_index, y, data.num_nodes)
+    folds = make_folds("hpstrat", h, y, k=3, seed=1, n_bins=5)
+    for row in rows.itertuples():
+        assert row.test_homophily == pytest.approx(np.nanmean(h[folds == row.fold]))
 
 
 def _rows(stds):
@@ -447,13 +482,21 @@ def test_a_quick_run_of_another_protocol_leaves_committed_results_untouched(data
     shutil.copyfile(committed, copy)
     before = copy.read_bytes()
     with pytest.raises(ValueError, match=r"holds rows of another protocol .*'max_epochs': 20"):
-        sweep.run_experiment(["Texas"], models=["MLP"], out=copy, max_epochs=20, patience=20, progress=False)
+        sweep.run_experiment(["Texas"], models=["MLP"], out=copy, protocol=PAPER_PROTOCOL.replace(max_epochs=20,
+                                                                                                  patience=20),
+                             execution=QUIET)
     assert copy.read_bytes() == before
+    # the paper's protocol recognises the committed runs as done: nothing loaded, nothing trained
+    loaded = []
+    monkeypatch.setattr(sweep, "_dataset_plan", lambda name, grid: loaded.append(name))
+    committed_rows = sweep.run_experiment(["Texas"], models=["MLP"], out=copy, execution=QUIET)
+    assert loaded == [] and copy.read_bytes() == before and len(committed_rows) == len(read_rows(committed))
+    monkeypatch.undo()
     monkeypatch.setattr(sweep, "RESULTS_DIR", tmp_path)
     assert sweep.default_results_path(4, [0], max_epochs=20, patience=20).name == "gnn_k4_seed0_e20_p20.csv"
     assert sweep.default_results_path(4, [0]).name == "gnn_k4_seed0.csv"
-    rows = sweep.run_experiment(["Texas"], models=["MLP"], methods=["random"], max_epochs=5, patience=5,
-                                progress=False)
+    rows = sweep.run_experiment(["Texas"], models=["MLP"], methods=["random"],
+                                protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5), execution=QUIET)
     assert (tmp_path / "gnn_k4_seed0_e5_p5.csv").exists() and len(rows) == 4
     assert copy.read_bytes() == before
 

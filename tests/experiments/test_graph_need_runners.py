@@ -1,18 +1,32 @@
 import pandas as pd
 
-from hpstrat_lite.experiments.graph_need import run_csbm_grid, run_estimates
+import pytest
+
+from hpstrat_lite.experiments.graph_need import CSBM_PROTOCOL, run_csbm_grid, run_estimates
 from hpstrat_lite.experiments.probes import ESTIMATES
 
 
 def test_csbm_grid_writes_rows_and_resumes(tmp_path):
     out = tmp_path / "grid.csv"
     logs = []
-    rows = run_csbm_grid([0.0, 1.5], mus=[2.0], n=200, max_epochs=5, patience=5, out=out, log=logs.append)
+    quick = CSBM_PROTOCOL.replace(max_epochs=5, patience=5)
+    rows = run_csbm_grid([0.0, 1.5], mus=[2.0], n=200, protocol=quick, out=out, log=logs.append)
     assert len(rows) == 2 * 4 and len(logs) == 2
     assert set(ESTIMATES) <= set(rows.columns) and rows["code_version"].notna().all()
     assert (rows["max_epochs"] == 5).all() and rows["mlp_test"].between(0, 1).all()
-    again = run_csbm_grid([0.0, 1.5], mus=[2.0], n=200, max_epochs=5, patience=5, out=out, log=logs.append)
+    again = run_csbm_grid([0.0, 1.5], mus=[2.0], n=200, protocol=quick, out=out, log=logs.append)
     assert len(again) == 8 and len(logs) == 2  # nothing recomputed
+
+
+def test_csbm_grid_checks_its_protocol(tmp_path):
+    assert (CSBM_PROTOCOL.max_epochs, CSBM_PROTOCOL.patience, CSBM_PROTOCOL.lr) == (200, 50, 0.01)
+    for bad, match in ((dict(max_epochs=5), r"protocol must be a hpstrat_lite.protocol.Protocol .*got dict"),
+                       (CSBM_PROTOCOL.replace(n_bins=5), r"protocol.n_bins=5 differs from 10, and the rows of "
+                                                         r"run_csbm_grid record only k, max_epochs, patience"),
+                       (CSBM_PROTOCOL.replace(k=2), r"k=2 is too small")):
+        with pytest.raises(ValueError, match=match):
+            run_csbm_grid([0.0], mus=[2.0], n=200, protocol=bad, out=tmp_path / "g.csv", log=print)
+    assert not (tmp_path / "g.csv").exists()
 
 
 def test_estimates_rows_and_resume(tmp_path, data_root):
