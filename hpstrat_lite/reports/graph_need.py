@@ -11,9 +11,10 @@ Measured gaps (points, test accuracy x 100), each with a two-sided p-value:
 - cSBM grid (:func:`csbm_gaps`): GCN minus MLP on each setting, paired t-test over its k folds.
 
 :func:`validation` scores every estimate against a set of gaps: Spearman's rank correlation with a
-bootstrap interval over graphs, and the share of graphs with a significant gap (p < 0.05) where the
-estimate's side of its neutral point (:data:`NEUTRAL`) has the gap's sign. :func:`recommended` names the
-estimate to trust by a stated rule.
+bootstrap interval over graphs and a permutation p-value, and the share of graphs with a significant gap
+(p < 0.05) where the estimate's side of its neutral point (:data:`NEUTRAL`) has the gap's sign.
+:func:`recommended` names the estimate to trust by a stated rule; :func:`need_findings` is the page's
+"Key findings" box.
 """
 from __future__ import annotations
 
@@ -22,10 +23,12 @@ import pandas as pd
 
 from ..core.graph_measures import LABEL_MEASURES
 from ..experiments.graph_need import CSBM_FILE, ESTIMATES_FILE
-from ..experiments.probes import ESTIMATES
+from ..experiments.probes import ESTIMATES, VERDICTS
 from ..experiments.results import RESULTS_DIR, read_rows
+from .display import findings_box, format_number
 from .necessity_tables import _sample_std, summarize, welch_p
 from .plots import BOOK_WIDTH, NEUTRAL_COLOR, _plt
+from .verdicts import AGREES, DISAGREES, INCONCLUSIVE
 
 PART1_FILES = ("gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv")
 NEUTRAL = {"edge_homophily": 0.5, "node_homophily": 0.5, "adjusted_homophily": 0.0,
@@ -146,10 +149,34 @@ def spearman_interval(x, y, *, n_boot: int = 2000, seed: int = 0, level: float =
     return rho, float(lo), float(hi)
 
 
+def spearman_p(x, y, *, n_perm: int = 9999, seed: int = 0) -> float:
+    """Two-sided permutation p-value of Spearman's rank correlation of ``x`` and ``y`` (pairs with a NaN
+    dropped): ``y``'s ranks are re-paired with ``x``'s, over every pairing when there are at most ``n_perm``
+    of them (exact), else over ``n_perm`` random ones (p = (1 + count) / (1 + n_perm)); the p-value is twice
+    the smaller one-sided share (:func:`scipy.stats.permutation_test`). NaN under 3 pairs or a constant side."""
+    from scipy import stats
+
+    x, y = np.asarray(x, float), np.asarray(y, float)
+    ok = np.isfinite(x) & np.isfinite(y)
+    x, y = x[ok], y[ok]
+    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
+        return np.nan
+    rx = stats.rankdata(x) - (x.size + 1) / 2
+
+    def rho(ry, axis=-1):
+        ry = ry - ry.mean(axis=axis, keepdims=True)
+        return (ry * rx).sum(axis) / np.sqrt((ry ** 2).sum(axis) * (rx ** 2).sum())
+
+    res = stats.permutation_test((stats.rankdata(y),), rho, permutation_type="pairings", n_resamples=n_perm,
+                                 vectorized=True, rng=np.random.default_rng(seed))
+    return float(res.pvalue)
+
+
 def validation(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", n_boot: int = 2000, seed: int = 0,
-               alpha: float = ALPHA) -> pd.DataFrame:
+               alpha: float = ALPHA, n_perm: int = 9999) -> pd.DataFrame:
     """Per estimate of :data:`ESTIMATES` found in ``table`` (one row per graph, with the measured ``gap``
-    and its ``p``): ``spearman``, ``low``, ``high`` (bootstrap interval), ``n_graphs``, ``n_significant``
+    and its ``p``): ``spearman``, ``low``, ``high`` (bootstrap interval, ``n_boot`` resamples),
+    ``spearman_p`` (:func:`spearman_p`, ``n_perm`` permutations), ``n_graphs``, ``n_significant``
     (graphs with ``p < alpha``), ``sign_agreement`` (share of those where the estimate lies on the gap's side
     of :data:`NEUTRAL`; NaN for an estimate without a side)."""
     out = []
@@ -161,9 +188,15 @@ def validation(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", n_boot: i
         neutral = NEUTRAL[e]
         agree = (np.sign(sig[e] - neutral) == np.sign(sig[gap])).mean() if len(sig) and np.isfinite(neutral) else np.nan
         out.append({"estimate": e, "kind": "label-only" if e in LABEL_MEASURES else "probe", "spearman": rho,
-                    "low": lo, "high": hi, "n_graphs": int(table[[e, gap]].dropna().shape[0]),
+                    "low": lo, "high": hi, "spearman_p": spearman_p(table[e], table[gap], n_perm=n_perm, seed=seed),
+                    "n_graphs": int(table[[e, gap]].dropna().shape[0]),
                     "n_significant": int(len(sig)), "sign_agreement": float(agree)})
     return pd.DataFrame(out)
+
+
+def _said(verdicts: pd.Series) -> pd.Series:
+    """The sign a verdict of :func:`hpstrat_lite.experiments.probes.necessity` gives the gap (0: no evidence)."""
+    return verdicts.map({"the graph helps": 1, "the graph hurts": -1}).fillna(0)
 
 
 def verdict_agreement(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", alpha: float = ALPHA) -> dict:
@@ -171,7 +204,7 @@ def verdict_agreement(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", al
     ``right`` (a significant gap of the verdict's sign), ``wrong`` (a significant gap of the other sign),
     ``silent`` ("no evidence" where the gap is significant), ``n_significant``."""
     sig = table[table[p] < alpha]
-    said = sig["verdict"].map({"the graph helps": 1, "the graph hurts": -1}).fillna(0)
+    said = _said(sig["verdict"])
     truth = np.sign(sig[gap])
     return {"n_significant": int(len(sig)), "right": int(((said != 0) & (said == truth)).sum()),
             "wrong": int(((said != 0) & (said != truth)).sum()), "silent": int((said == 0).sum())}
@@ -261,3 +294,70 @@ def trust_reading(scores: dict, *, verdicts: dict | None = None) -> str:
                     f"sign on {v['right']}, the opposite sign on {v['wrong']}, and says \"no evidence\" on "
                     f"{v['silent']}.")
     return "\n".join(text)
+
+
+def rank_verdict(row, *, alpha: float = ALPHA) -> str:
+    """Whether an estimate ranks a set of gaps, from its :func:`validation` row: *agrees* when Spearman's
+    permutation p is below ``alpha`` and the bootstrap interval lies above 0, *disagrees* when p is below
+    ``alpha`` and the interval lies below 0, else *inconclusive* (thin evidence: few graphs, a wide interval)."""
+    if not row["spearman_p"] < alpha:
+        return INCONCLUSIVE
+    return AGREES if row["low"] > 0 else DISAGREES if row["high"] < 0 else INCONCLUSIVE
+
+
+def _p_words(p) -> str:
+    return "p < 0.001" if p < 0.001 else f"p = {format_number(p, kind='p')}"
+
+
+def need_findings(table: pd.DataFrame, scores: dict, verdicts: dict, grid: pd.DataFrame, *,
+                  estimate: str = "probe_gain", alpha: float = ALPHA) -> str:
+    """The "Key findings" box of the "does the graph help?" page (:func:`findings_box`), from what it computes.
+
+    ``table``: :func:`estimates` (one row per graph with its ``verdict``); ``scores``: set name ->
+    :func:`validation` frame; ``verdicts``: set name -> :func:`verdict_agreement`; ``grid``: :func:`csbm_gaps`.
+    Bullets: how many graphs get each verdict of :data:`~hpstrat_lite.experiments.probes.VERDICTS`; whether
+    ``estimate`` ranks each set's gaps (:func:`rank_verdict`: Spearman's rho, its bootstrap interval and
+    permutation p); the verdict's record on the significant gaps (``p < alpha``); the cSBM settings where GCN
+    wins or loses significantly, by graph signal lambda, and those where the verdict has the wrong sign; the
+    estimate :func:`recommended` names.
+    """
+    bullets = []
+    if len(table):
+        parts = [f"**{v}** on {len(g)} ({', '.join(g['dataset'])})"
+                 for v in VERDICTS for g in [table[table["verdict"] == v]] if len(g)]
+        graphs = f"{len(table)} graph" + ("s" if len(table) != 1 else "")
+        bullets.append(f"The verdict of `necessity` on the {graphs} of the estimates table: "
+                       + "; ".join(parts) + ".")
+    ranked = [(name, v.set_index("estimate").loc[estimate]) for name, v in scores.items()
+              if estimate in set(v["estimate"])]
+    if ranked:
+        bullets.append(f"Does `{estimate}` rank the measured gaps? " + "; ".join(
+            f"{name}: **{rank_verdict(r, alpha=alpha)}** (Spearman {r['spearman']:.2f}, 95 % interval "
+            f"[{r['low']:.2f}, {r['high']:.2f}], {_p_words(r['spearman_p'])}, {r['n_graphs']} graphs)"
+            for name, r in ranked) + ".")
+    if verdicts:
+        bullets.append(f"The verdict against the significant gaps (p < {alpha:g}): " + "; ".join(
+            f"{name}: the gap's sign on {v['right']} of {v['n_significant']}, the opposite sign on {v['wrong']}, "
+            f"\"no evidence\" on {v['silent']}" for name, v in verdicts.items()) + ".")
+    if len(grid):
+        sig = grid[grid["p"] < alpha]
+        by_lam = lambda d: ", ".join(f"λ = {lam:g}: {n}" for lam, n in d.groupby("lam").size().items())  # noqa: E731
+        won, lost = sig[sig["gap"] > 0], sig[sig["gap"] < 0]
+        wrong = sig[(_said(sig["verdict"]) != 0) & (_said(sig["verdict"]) != np.sign(sig["gap"]))]
+        where = ", ".join(f"({r.lam:g}, {r.mu:g})" for r in wrong.itertuples())
+        bullets.append(f"On the {len(grid)} cSBM settings GCN minus MLP runs from {grid['gap'].min():+.1f} to "
+                       f"{grid['gap'].max():+.1f} points: GCN wins significantly on {len(won)} "
+                       f"({by_lam(won) or 'none'}) and loses on {len(lost)} ({by_lam(lost) or 'none'}); the verdict "
+                       f"has the wrong sign on {len(wrong)}" + (f" (λ, μ) = {where}." if len(wrong) else "."))
+    name, low = recommended(scores) if scores else ("", pd.DataFrame())
+    worst = low.loc[name, list(scores)].astype(float).dropna() if scores else pd.Series(dtype=float)
+    if len(worst):
+        reach = ("its interval lies above 0 on every set" if worst.min() > 0 else
+                 f"yet its interval reaches {worst.min():.2f} on {worst.idxmin()}, so no estimate shows a rank "
+                 "relation on every set")
+        bullets.append(f"By the page's rule (the highest lower bound of the Spearman interval on the worst set of "
+                       f"graphs) the estimate to trust is `{name}`; {reach}.")
+    closing = (f"Rank rule: **agrees** when Spearman's permutation p is below {alpha:g} and its bootstrap interval "
+               "lies above 0, **disagrees** when p is below it and the interval lies below 0, else **inconclusive**. "
+               "Gaps: GNN minus MLP, points of test accuracy.") if ranked else None
+    return findings_box(bullets, source="this page's estimates and measured gaps", closing=closing)

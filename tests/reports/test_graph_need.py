@@ -88,3 +88,58 @@ def test_study_seconds_sum_the_first_trials_and_ratios_divide():
     est = pd.DataFrame({"dataset": ["G"], "total_seconds": [3.0], "probe_gain_seconds": [1.2]})
     r = cost_ratios(est, study)
     assert r["probe_gain_ratio"].iloc[0] == pytest.approx(0.02)
+
+
+def test_spearman_p_is_exact_on_few_pairs_and_nan_without_variation():
+    from hpstrat_lite.reports.graph_need import spearman_p
+
+    x = np.arange(6.0)
+    assert spearman_p(x, x ** 2) == pytest.approx(2 / 720)  # one pairing of 6! on each side is as extreme
+    assert spearman_p(x, -x) == pytest.approx(2 / 720)
+    assert spearman_p(x, np.ones(6)) != spearman_p(x, np.ones(6))  # NaN: a constant side
+    assert np.isnan(spearman_p([1.0, 2.0], [2.0, 1.0]))
+    rng = np.random.default_rng(1)
+    assert spearman_p(rng.normal(size=30), rng.normal(size=30), n_perm=999) > 0.05  # independent: no evidence
+
+
+def _sets(rng):
+    """A set of 12 graphs whose gaps follow probe_gain, a set of 3 (thin evidence) and a cSBM-like grid."""
+    gain = np.linspace(-6, 10, 12)
+    real = pd.DataFrame({"dataset": [f"G{i}" for i in range(12)], "probe_gain": gain,
+                         "edge_homophily": rng.uniform(0, 1, 12), "gap": gain + rng.normal(0, 0.5, 12),
+                         "p": 0.001, "verdict": np.where(gain > 1, "the graph helps", np.where(
+                             gain < -1, "the graph hurts", "no evidence that the graph helps"))})
+    grid = pd.DataFrame({"lam": [-1.0, -1.0, 0.0, 1.0, 1.0], "mu": [0.0, 3.0, 0.0, 0.0, 3.0],
+                         "probe_gain": [4.0, 1.0, 0.5, 9.0, 3.0], "edge_homophily": [0.3, 0.3, 0.5, 0.7, 0.7],
+                         "gap": [-8.0, -12.0, 0.4, 20.0, 6.0], "p": [0.01, 0.01, 0.6, 0.001, 0.02],
+                         "verdict": ["the graph helps", "no evidence that the graph helps",
+                                     "no evidence that the graph helps", "the graph helps", "the graph helps"]})
+    return {"real": real, "few": real.iloc[[0, 5, 11]], "grid": grid}
+
+
+def test_need_findings_count_verdicts_rank_the_gaps_and_read_the_grid():
+    from hpstrat_lite.reports.graph_need import need_findings, rank_verdict
+
+    sets = _sets(np.random.default_rng(0))
+    scores = {name: validation(t, n_boot=200) for name, t in sets.items()}
+    verdicts = {name: verdict_agreement(t) for name, t in sets.items()}
+    text = need_findings(sets["real"], scores, verdicts, sets["grid"])
+    assert text.startswith("**Key findings** (computed from this page's estimates and measured gaps):")
+    assert "**the graph helps** on 7" in text and "**the graph hurts** on 4" in text
+    assert "**no evidence that the graph helps** on 1 (G4)" in text
+    real = scores["real"].set_index("estimate").loc["probe_gain"]
+    assert real["spearman_p"] < 0.001 and rank_verdict(real) == "agrees"
+    assert "real: **agrees**" in text and "p < 0.001, 12 graphs" in text
+    few = scores["few"].set_index("estimate").loc["probe_gain"]
+    assert few["spearman"] == pytest.approx(1.0) and few["spearman_p"] == pytest.approx(1 / 3)  # 2 of 3! pairings
+    assert "few: **inconclusive**" in text  # a perfect rank order of 3 graphs is thin evidence
+    assert "grid: the gap's sign on 2 of 4, the opposite sign on 1, \"no evidence\" on 1" in text
+    assert "wins significantly on 2 (λ = 1: 2) and loses on 2 (λ = -1: 2)" in text
+    assert "the verdict has the wrong sign on 1 (λ, μ) = (-1, 0)." in text
+    assert "no estimate shows a rank relation on every set" in text  # no interval is above 0 on the 3 graphs
+    alone = need_findings(sets["real"], {"real": scores["real"]}, {}, pd.DataFrame())
+    assert "the estimate to trust is `probe_gain`; its interval lies above 0 on every set" in alone  # not the noise
+    flipped = {**sets, "real": sets["real"].assign(gap=-sets["real"]["gap"])}
+    row = validation(flipped["real"], n_boot=200).set_index("estimate").loc["probe_gain"]
+    assert rank_verdict(row) == "disagrees"
+    assert need_findings(pd.DataFrame(), {}, {}, pd.DataFrame()).startswith("**Key findings.** Nothing is computed")
