@@ -52,7 +52,7 @@ from .experiments.probes import necessity
 from .experiments.sweep import COVARIATE_METHOD, check_sweep_protocol, run_experiment, split_folds
 from .protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .reports.display import findings_box, format_number
-from .rows import read_rows
+from .rows import key_value, read_rows, training_values
 from ._io import atomic_write
 from .core.ranking import rank_methods
 
@@ -647,9 +647,9 @@ def audit(data: str | PathLike | Data,
     """Audit one graph: train ``models`` on the folds of each split method and compare the spreads.
 
     The HpStrat protocol (Section 5): k-fold splits of each method and split seed (round i: test fold i,
-    validation fold i + 1 mod k), each model trained on every round (Adam, lr 0.01, weight decay 5e-4,
-    early stopping with ``protocol.patience`` on the validation loss, at most ``protocol.max_epochs``
-    epochs), every
+    validation fold i + 1 mod k), each model trained on every round (Adam with ``protocol.lr`` and
+    ``protocol.weight_decay``, the paper's 0.01 and 5e-4 by default, early stopping with
+    ``protocol.patience`` on the validation loss, at most ``protocol.max_epochs`` epochs), every
     metric measured once with the best validation weights. Built-in models train batched
     (:func:`hpstrat_lite.engine.train.train_runs`); a factory's runs train one at a time (a pair costs R
     single runs) with the same protocol, folds and run seeds, each finished run saved so that a stopped
@@ -679,8 +679,10 @@ def audit(data: str | PathLike | Data,
     protocol : Protocol
         The protocol (:class:`hpstrat_lite.protocol.Protocol`, default the paper's,
         :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`): folds ``k`` (4), bins ``n_bins`` B of homophily,
-        degree, placebo or your covariate (10), ``max_epochs`` (1000) and ``patience`` (100); the rows record
-        these four, and the other fields must be the paper's (:func:`hpstrat_lite.experiments.sweep.run_experiment`).
+        degree, placebo or your covariate (10), ``max_epochs`` (1000), ``patience`` (100), and the optimiser
+        and architecture of the built-in models (``lr``, ``weight_decay``, ``hidden``, ``num_layers``,
+        ``dropout``, ``feature_norm``); the rows record every field
+        (:func:`hpstrat_lite.experiments.sweep.run_experiment`), and a folder holds the rows of one protocol.
     out : path, optional
         A folder: the rows go to ``out/rows.csv``, the fold quality to ``out/quality.csv``, the baselines to
         ``out/baselines.csv`` and what it audits to ``out/audit.json``; a rerun with the same ``out``
@@ -777,7 +779,9 @@ def audit(data: str | PathLike | Data,
         rows = run_experiment([graph], models=models, out=folder / ROWS_FILE, **grid)
     mine = rows[(rows["dataset"] == graph.name) & rows["model"].isin(labels) & rows["method"].isin(methods)
                 & rows["seed"].isin(seeds) & (rows["k"] == k) & (rows["n_bins"] == n_bins)
-                & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)]
+                & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)
+                & np.logical_and.reduce([rows[c].map(key_value) == key_value(v)
+                                         for c, v in training_values(protocol).items()])]
     mine = mine.drop_duplicates(["model", "method", "seed", "fold"], keep="last")
     order = {m: i for i, m in enumerate(labels)}
     mine = mine.sort_values(["model", "method", "seed", "fold"], key=lambda c: c.map(order) if c.name == "model"

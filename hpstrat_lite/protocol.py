@@ -148,17 +148,3 @@ def check_protocol_value(protocol, *, execution=None) -> tuple[Protocol, Executi
         raise ValueError(f"execution must be a hpstrat_lite.protocol.Execution (e.g. Execution(device='cpu')); "
                          f"got {type(execution).__name__}.")
     return protocol, execution
-
-
-def check_recorded_fields(protocol: Protocol, recorded, *, where: str, reference: Protocol = PAPER_PROTOCOL) -> None:
-    """Refuse a ``protocol`` that differs from ``reference`` in a field its rows do not record.
-
-    ``recorded`` names the fields that the rows of ``where`` (the runner, for the message) write, so that two
-    protocols never share a results file under the same key; any other field must be ``reference``'s.
-    Raises ``ValueError`` naming the field, both values and the fields that may change."""
-    for field in dataclasses.fields(Protocol):
-        value, wanted = getattr(protocol, field.name), getattr(reference, field.name)
-        if field.name not in recorded and value != wanted:
-            raise ValueError(f"protocol.{field.name}={value!r} differs from {wanted!r}, and the rows of {where} "
-                             f"record only {', '.join(recorded)} of the protocol; change only those (train another "
-                             f"protocol with hpstrat_lite.engine.train.train_runs).")

@@ -21,6 +21,7 @@ import pandas as pd
 from ._io import atomic_write, file_lock
 from ._names import model_name
 from ._version import __version__
+from .protocol import PAPER_PROTOCOL
 
 
 def default_results_dir(package_dir=None) -> Path:
@@ -149,16 +150,73 @@ def score_column(rows: pd.DataFrame, metric: str) -> str:
     return column
 
 
+#: The :class:`hpstrat_lite.protocol.Protocol` fields a run row records besides ``k``, ``n_bins``,
+#: ``max_epochs`` and ``patience``. Rows written before they were recorded hold none of them and were all
+#: trained with :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`: :func:`with_training_columns` reads them so.
+TRAINING_COLUMNS = ("lr", "weight_decay", "hidden", "num_layers", "dropout", "feature_norm")
+
+
+def training_values(protocol) -> dict:
+    """The :data:`TRAINING_COLUMNS` values of ``protocol`` as a row writes them: ``feature_norm`` ``None``
+    as ``"none"``, so that it reads back unambiguously.
+
+    >>> training_values(PAPER_PROTOCOL)["lr"], training_values(PAPER_PROTOCOL)["feature_norm"]
+    (0.01, 'none')
+    """
+    values = {c: getattr(protocol, c) for c in TRAINING_COLUMNS}
+    values["feature_norm"] = "none" if values["feature_norm"] is None else values["feature_norm"]
+    return values
+
+
+def with_training_columns(rows: pd.DataFrame) -> pd.DataFrame:
+    """``rows`` with every :data:`TRAINING_COLUMNS` column, a missing column or value read as the paper
+    protocol's (rows written before these fields were recorded were all trained with it); ``rows`` itself
+    when nothing is missing."""
+    if rows is None or rows.empty:
+        return rows
+    paper = training_values(PAPER_PROTOCOL)
+    if all(c in rows and rows[c].notna().all() for c in TRAINING_COLUMNS):
+        return rows
+    rows = rows.copy()
+    for c, value in paper.items():
+        if c not in rows:
+            rows[c] = value
+        elif rows[c].isna().any():  # a column of empty cells reads as float: feature_norm's "none" needs object
+            rows[c] = (rows[c].astype(object) if isinstance(value, str) else rows[c]).fillna(value)
+    return rows
+
+
+def key_value(value):
+    """A run-key value as the two sides of a comparison should see it: a missing value (``patience`` ``None``
+    read back from a CSV as NaN) is ``None``, a number is a Python number, floats to 12 significant
+    digits (what a CSV round trip keeps)."""
+    if value is None or (isinstance(value, float) and value != value):
+        return None
+    if hasattr(value, "item"):  # a numpy scalar
+        value = value.item()
+    if isinstance(value, float):
+        if value.is_integer():
+            return int(value)
+        return float(f"{value:.12g}")
+    return value
+
+
 def check_protocol(path, **protocol) -> None:
     """Refuse to mix protocols in one results file: when ``path`` already holds rows and none of them has
-    the given protocol values (e.g. ``max_epochs=20, patience=20``), raise ``ValueError`` naming the file,
-    its protocol and the requested one, so that a quick try never adds rows to a committed sweep."""
+    the given protocol values (e.g. ``max_epochs=20, patience=20`` or ``lr=0.005``), raise ``ValueError``
+    naming the file, its protocol and the requested one, so that a quick try never adds rows to a committed
+    sweep. Rows without a :data:`TRAINING_COLUMNS` column or value hold the paper protocol's
+    (:func:`with_training_columns`)."""
     rows = read_rows(path)
-    cols = [c for c in protocol if c in rows]
-    if rows.empty or not cols:
+    if rows.empty:
         return
-    have = rows[cols].drop_duplicates().to_dict("records")
-    want = {c: protocol[c] for c in cols}
+    if any(c in TRAINING_COLUMNS for c in protocol):
+        rows = with_training_columns(rows)
+    cols = [c for c in protocol if c in rows]
+    if not cols:
+        return
+    have = [{c: key_value(v) for c, v in r.items()} for r in rows[cols].drop_duplicates().to_dict("records")]
+    want = {c: key_value(protocol[c]) for c in cols}
     if not any(all(r[c] == want[c] for c in cols) for r in have):
         raise ValueError(f"out={str(path)!r} holds rows of another protocol ({', '.join(map(str, have))}); this run "
                          f"has {want}. Name another file with out= (--out), or leave it out: the default file "

@@ -23,16 +23,20 @@ from .._host import host_name
 from ..core._validate import check_int, check_k
 from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
-from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value, check_recorded_fields
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .probes import REDUCED_DIM, necessity
 from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from ..rows import TRAINING_COLUMNS, key_value, training_values, with_training_columns
 from .sweep import run_seed
 
 ESTIMATES_FILE = "necessity_estimates.csv"
 CSBM_FILE = "csbm_gaps.csv"
 ESTIMATE_KEY = ["dataset", "k", "seed", "metric", "reduced_dim", "estimate"]
 CSBM_KEY = ["n", "lam", "mu", "avg_degree", "num_features", "graph_seed", "k", "seed", "fold", "max_epochs",
-            "patience"]
+            "patience", *TRAINING_COLUMNS]
+"""Columns that identify one row of the cSBM grid: the setting, the fold and every protocol field but ``n_bins``
+(B = 10 always); rows written before ``lr`` ... ``feature_norm`` were recorded read as the paper's
+(:func:`hpstrat_lite.rows.with_training_columns`)."""
 CSBM_LAMS = (-2.0, -1.0, 0.0, 1.0, 2.0)
 """Graph signal of the grid: expected edge homophily about 0.05, 0.28, 0.5, 0.72, 0.95 at degree 5."""
 CSBM_MUS = (0.0, 0.75, 1.5, 2.25, 3.0)
@@ -90,8 +94,8 @@ def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = C
     folds (``protocol.k`` folds, split seed ``seed``, B = 10), an MLP and a GCN trained on every round on the
     CPU under ``protocol`` (default :data:`CSBM_PROTOCOL`: the paper's, hidden 64, 2 layers, dropout 0.5, Adam
     lr 0.01, weight decay 5e-4, shortened to ``max_epochs=200`` and ``patience=50`` so that the 25 settings
-    train in minutes on two CPU cores; its ``k``, ``max_epochs`` and ``patience`` may change and are written
-    in each row, the other fields stay; run seeds as in the sweep), and :func:`necessity` on the same folds.
+    train in minutes on two CPU cores; every field but ``n_bins`` may change and is written in each row; run
+    seeds as in the sweep), and :func:`necessity` on the same folds.
     One row per (setting, fold):
     the knobs, ``mlp_test``, ``gcn_test``, the probes' scores on that fold, the setting's estimates
     (``<estimate>`` columns: label measures as fractions, gains in points), ``verdict``,
@@ -101,7 +105,9 @@ def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = C
     from ..engine.train import train_runs
 
     protocol, _ = check_protocol_value(protocol)
-    check_recorded_fields(protocol, ("k", "max_epochs", "patience"), where="run_csbm_grid", reference=CSBM_PROTOCOL)
+    if protocol.n_bins != CSBM_PROTOCOL.n_bins:
+        raise ValueError(f"protocol.n_bins={protocol.n_bins!r}: run_csbm_grid uses B = {CSBM_PROTOCOL.n_bins} bins "
+                         "(its rows do not record n_bins).")
     out = RESULTS_DIR / CSBM_FILE if out is None else out
     k, max_epochs, patience = check_k(protocol.k, n), protocol.max_epochs, protocol.patience
     check_int(graph_seed, "graph_seed", 0)
@@ -111,7 +117,7 @@ def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = C
             data = make_csbm(n, lam=lam, mu=mu, avg_degree=avg_degree, num_features=num_features, seed=graph_seed)
             key = {"n": n, "lam": float(lam), "mu": float(mu), "avg_degree": float(avg_degree),
                    "num_features": int(data.x.shape[1]), "graph_seed": graph_seed, "k": k, "seed": seed,
-                   "max_epochs": max_epochs, "patience": patience}
+                   "max_epochs": max_epochs, "patience": patience, **training_values(protocol)}
             done = read_rows(out)
             if not done.empty and _has_setting(done, key):
                 continue
@@ -143,11 +149,12 @@ def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = C
 
 
 def _has_setting(rows, key: dict) -> bool:
+    rows = with_training_columns(rows)  # rows without the training fields: the paper's (CSBM_PROTOCOL's)
     mask = np.ones(len(rows), dtype=bool)
     for c, v in key.items():
         if c not in rows:
             return False
-        mask &= rows[c].to_numpy() == v
+        mask &= rows[c].map(key_value).to_numpy() == key_value(v)
     return bool(mask.any())
 
 

@@ -11,6 +11,7 @@ continues it, so a batch that takes hours (H2GCN on Amazon-Computers) survives b
 from __future__ import annotations
 
 import dataclasses
+import math
 import time
 from os import PathLike
 from pathlib import Path
@@ -19,13 +20,15 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_covariate, check_int, check_k, check_n_bins, check_seeds
+from ..core._validate import (check_choice, check_covariate, check_int, check_k, check_n_bins, check_real,
+                              check_seeds)
 from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
 from .executors import check_executor, run_pairs_on_ray
-from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value, check_recorded_fields
-from ..rows import RESULTS_DIR, append_rows, check_protocol, code_version, read_rows
+from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
+from ..rows import (RESULTS_DIR, TRAINING_COLUMNS, append_rows, check_protocol, code_version, key_value, read_rows,
+                    training_values, with_training_columns)
 from .._names import MODELS
 from ..core.covariates import covariate_folds, node_degree
 
@@ -38,24 +41,40 @@ if TYPE_CHECKING:
 #: :mod:`hpstrat_lite.engine.metrics`).
 METRIC_SUFFIXES = ("balanced_acc", "macro_f1", "roc_auc")
 
-RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience"]
-"""Columns that identify one run; a row with the same key is never trained twice."""
+RUN_KEY = ["dataset", "model", "method", "k", "seed", "fold", "n_bins", "max_epochs", "patience",
+           *TRAINING_COLUMNS]
+"""Columns that identify one run; a row with the same key is never trained twice. Every field of the
+:class:`hpstrat_lite.protocol.Protocol` is in it (``feature_norm`` ``None`` written ``"none"``), so two
+protocols never share a key; rows written before ``lr`` ... ``feature_norm`` were recorded read as the paper
+protocol's (:func:`hpstrat_lite.rows.with_training_columns`)."""
 
-RECORDED_FIELDS = ("k", "n_bins", "max_epochs", "patience")
-"""The fields of :class:`hpstrat_lite.protocol.Protocol` a row records (in :data:`RUN_KEY`); the others of a
-sweep's protocol are the paper's."""
+#: Short names of the :data:`hpstrat_lite.rows.TRAINING_COLUMNS` in a default results file name.
+_PATH_TAGS = {"lr": "lr", "weight_decay": "wd", "hidden": "h", "num_layers": "l", "dropout": "do",
+              "feature_norm": "fn"}
 
 
-def default_results_path(k: int, seeds, *, max_epochs: int = 1000, patience: int = 100, n_bins: int = 10) -> Path:
+def default_results_path(k: int, seeds, *, max_epochs: int = 1000, patience: int = 100, n_bins: int = 10,
+                         **training) -> Path:
     """``results/gnn_k<k>_seed<s>.csv`` for one seed, ``results/gnn_k<k>_seeds<a>-<b>.csv`` for several, under
-    the paper's protocol (1000 epochs, patience 100, B = 10); another protocol's file names it, e.g.
-    ``gnn_k4_seed0_e20_p20.csv``, so a quick try never lands in a committed sweep."""
+    the paper's protocol (1000 epochs, patience 100, B = 10, and :data:`PAPER_PROTOCOL`'s ``lr``,
+    ``weight_decay``, ``hidden``, ``num_layers``, ``dropout``, ``feature_norm``, given in ``training``);
+    another protocol's file names it, e.g. ``gnn_k4_seed0_e20_p20.csv`` or ``gnn_k4_seed0_lr0.005_h32.csv``,
+    so a quick try never lands in a committed sweep."""
+    unknown = sorted(set(training) - set(TRAINING_COLUMNS))
+    if unknown:
+        raise ValueError(f"default_results_path has no protocol field {', '.join(map(repr, unknown))}; the others "
+                         f"are {', '.join(TRAINING_COLUMNS)}.")
     seeds = sorted(seeds)
     tag = f"seed{seeds[0]}" if len(seeds) == 1 else f"seeds{seeds[0]}-{seeds[-1]}"
     if (max_epochs, patience) != (1000, 100):
         tag += f"_e{max_epochs}_p{patience}"
     if n_bins != 10:
         tag += f"_b{n_bins}"
+    paper = training_values(PAPER_PROTOCOL)
+    for field, short in _PATH_TAGS.items():
+        value = "none" if field == "feature_norm" and training.get(field) is None else training.get(field, paper[field])
+        if key_value(value) != key_value(paper[field]):
+            tag += f"_{short}{value:g}" if isinstance(value, float) else f"_{short}{value}"
     return RESULTS_DIR / f"gnn_k{k}_{tag}.csv"
 
 
@@ -93,9 +112,10 @@ def run_experiment(datasets: str | PathLike | Data | Sequence[str | PathLike | D
     protocol : Protocol
         The training protocol (:class:`hpstrat_lite.protocol.Protocol`, default the paper's,
         :data:`hpstrat_lite.protocol.PAPER_PROTOCOL`: 1000 epochs, patience 100 on the validation loss,
-        k = 4 folds, B = 10 bins). Each row records its ``k``, ``n_bins``, ``max_epochs`` and ``patience``;
-        the other fields (optimiser, architecture) must be the paper's, so that rows of different protocols
-        never share a run key.
+        k = 4 folds, B = 10 bins). Each row records every field (``k``, ``n_bins``, ``max_epochs``,
+        ``patience``, ``lr``, ``weight_decay``, ``hidden``, ``num_layers``, ``dropout``, ``feature_norm``)
+        in its run key (:data:`RUN_KEY`), so rows of different protocols never share a key; a results file
+        holds one protocol.
     out : path, optional
         Results CSV (default :func:`default_results_path`). Rows already there are not rerun.
     root : path, optional
@@ -177,9 +197,10 @@ def run_experiment(datasets: str | PathLike | Data | Sequence[str | PathLike | D
     datasets = [get_spec(d).name if is_dataset_name(d) else as_graph(d, root=root) for d in datasets]
     graphs = {g.name: g for g in datasets if not isinstance(g, str)}
     datasets = [d if isinstance(d, str) else d.name for d in datasets]
+    training = training_values(protocol)
     out = Path(out) if out is not None else default_results_path(k, seeds, max_epochs=max_epochs, patience=patience,
-                                                                 n_bins=n_bins)
-    check_protocol(out, max_epochs=max_epochs, patience=patience, n_bins=n_bins)
+                                                                 n_bins=n_bins, **training)
+    check_protocol(out, max_epochs=max_epochs, patience=patience, n_bins=n_bins, **training)
     if covariate is not None:
         covariate = check_covariate(covariate, None)
     grid = dict(protocol=protocol, execution=execution, seeds=seeds, methods=methods, out=out, root=root,
@@ -201,20 +222,27 @@ def run_experiment(datasets: str | PathLike | Data | Sequence[str | PathLike | D
                     bar.update(1)
     finally:  # an error's message then follows the bar instead of being overwritten by it
         bar.close()
-    return read_rows(out)
+    return with_training_columns(read_rows(out))
 
 
 def check_sweep_protocol(protocol: Protocol, execution: Execution, *, where: str) -> tuple[Protocol, Execution, str]:
     """``(protocol, execution, executor)`` of a sweep after checking them: their types, ``k``, ``n_bins``,
-    ``max_epochs`` and ``patience`` (``None`` allowed), the fields its rows do not record (the paper's,
-    :data:`RECORDED_FIELDS`), float32 ``precision`` (not recorded either) and how the pairs run
+    ``max_epochs`` and ``patience`` (``None`` allowed), ``lr``, ``weight_decay``, ``hidden``, ``num_layers``,
+    ``dropout`` and ``feature_norm`` (as :func:`hpstrat_lite.engine.train.train_runs` does), float32
+    ``precision`` (the rows do not record it) and how the pairs run
     (:func:`hpstrat_lite.experiments.executors.check_executor`). ``where`` names the caller in the messages."""
     protocol, execution = check_protocol_value(protocol, execution=execution)
     check_k(protocol.k, None)
     check_n_bins(protocol.n_bins)
     check_int(protocol.max_epochs, "max_epochs", 1)
     check_int(protocol.patience, "patience", 1, allow_none=True)
-    check_recorded_fields(protocol, RECORDED_FIELDS, where=where)
+    # the training fields too, before anything is read or written (train_runs checks them again)
+    check_real(protocol.lr, "lr", 0.0, math.inf, low_open=True)
+    check_real(protocol.weight_decay, "weight_decay", 0.0, math.inf)
+    check_int(protocol.hidden, "hidden", 1)
+    check_int(protocol.num_layers, "num_layers", 1)
+    check_real(protocol.dropout, "dropout", 0.0, 1.0, high_open=True)
+    check_choice(protocol.feature_norm, "feature_norm", (None, "row", "standard"))
     if execution.precision != "float32":
         raise ValueError(f"execution.precision={execution.precision!r}: {where} trains in 'float32' "
                          f"(its rows do not record the precision).")
@@ -255,7 +283,13 @@ def split_folds(method, h, y, *, k, seed, n_bins, degree=None, covariate=None):
 def _run_key(dataset: str, model: str, method: str, seed: int, fold: int, grid) -> tuple:
     """The :data:`RUN_KEY` of one run of the grid."""
     p = grid["protocol"]
-    return dataset, model, method, p.k, seed, fold, p.n_bins, p.max_epochs, p.patience
+    return _key((dataset, model, method, p.k, seed, fold, p.n_bins, p.max_epochs, p.patience,
+                 *training_values(p).values()))
+
+
+def _key(values) -> tuple:
+    """A run key with its values compared as :func:`hpstrat_lite.rows.key_value` reads them."""
+    return tuple(key_value(v) for v in values)
 
 
 def _pair_keys(dataset: str, model: str, grid) -> set:
@@ -277,7 +311,7 @@ def _run_pair(dataset, model, grid, done, train_runs) -> set:
                                     progress=execution.progress and not isinstance(model, str))
     rows = _train_and_describe(data, model, runs, h, grid["protocol"], execution, train_runs, grid["version"])
     append_rows(out, rows)
-    return {tuple(r[c] for c in RUN_KEY) for r in rows}
+    return {_key(r[c] for c in RUN_KEY) for r in rows}
 
 
 def _checkpoint(grid):
@@ -304,7 +338,7 @@ def _run_pairs_on_ray(todo, grid, done, bar):
 
     def on_rows(rows):  # the driver is the only process that writes the results file
         append_rows(grid["out"], rows)
-        done.update(tuple(r[c] for c in RUN_KEY) for r in rows)
+        done.update(_key(r[c] for c in RUN_KEY) for r in rows)
 
     run_pairs_on_ray(tasks, _pair_task, on_rows, bar, device=execution.device, address=ray_address, num_cpus=num_cpus,
                      cpus_per_pair=cpus_per_pair, fresh_process=fresh_process)
@@ -344,7 +378,8 @@ def _pair_task(name, model, grid, done, *, device, threads):
 def _finished_keys(table: pd.DataFrame) -> set:
     if table.empty:
         return set()
-    return set(map(tuple, table[RUN_KEY].itertuples(index=False, name=None)))
+    table = with_training_columns(table)  # rows written before the training fields were recorded: the paper's
+    return set(map(_key, table[RUN_KEY].itertuples(index=False, name=None)))
 
 
 def _train_and_describe(data, model, runs, h, protocol, execution, train_runs, version) -> list[dict]:
@@ -377,7 +412,7 @@ def _train_and_describe(data, model, runs, h, protocol, execution, train_runs, v
     for (method, seed, fold, folds), res, test in zip(runs, results, test_mask.T):
         ht = h[test.numpy()]
         rows.append({"dataset": data.name, "model": model, "method": method, "k": k, "seed": seed, "fold": fold,
-                     "n_bins": n_bins, "max_epochs": max_epochs, "patience": patience,
+                     "n_bins": n_bins, "max_epochs": max_epochs, "patience": patience, **training_values(protocol),
                      "run_seed": res["seed"], "best_epoch": res["best_epoch"], "epochs_run": res["epochs_run"],
                      "train_acc": res["train_acc"], "val_acc": res["val_acc"], "test_acc": res["test_acc"],
                      **{f"{split}_{name}": res.get(f"{split}_{name}", float("nan"))

@@ -367,6 +367,17 @@ def test_an_out_folder_of_another_graph_is_refused(tmp_path):
     assert {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()} == before  # nothing written
 
 
+
+def test_audit_trains_another_lr_and_keeps_one_protocol_per_folder(tmp_path):
+    data = _graph()
+    quick = PAPER_PROTOCOL.replace(max_epochs=3, patience=3, lr=0.005)
+    kw = dict(seeds=[0], methods=["hpstrat"], execution=Execution(device="cpu"), out=tmp_path / "a")
+    result = audit(data, ["GCN"], protocol=quick, **kw)
+    assert len(result.rows) == 4 and (result.rows["lr"] == 0.005).all() and (result.rows["hidden"] == 64).all()
+    with pytest.raises(ValueError, match=r"holds rows of another protocol .*'lr': 0.005"):
+        audit(data, ["GCN"], protocol=quick.replace(lr=0.01), **kw)
+
+
 def test_small_classes_warn_and_arguments_fail_before_any_work(tmp_path):
     data = _graph()
     y = data.y.clone()
@@ -381,8 +392,7 @@ def test_small_classes_warn_and_arguments_fail_before_any_work(tmp_path):
     for bad, match in ((dict(protocol=quick.replace(max_epochs=0)), r"max_epochs must be an integer >= 1; got 0"),
                        (dict(protocol=quick.replace(patience=-1)), r"patience must be an integer >= 1; got -1"),
                        (dict(protocol=quick.replace(k=1)), r"k=1 is too small"),
-                       (dict(protocol=quick.replace(dropout=0.2)), r"protocol.dropout=0.2 differs from 0.5, and "
-                                                                   r"the rows of audit record only k, n_bins"),
+                       (dict(protocol=quick.replace(dropout=1.0)), r"dropout must be a number in \[0, 1\); got 1.0"),
                        (dict(protocol=dict(max_epochs=5)), r"protocol must be a hpstrat_lite.protocol.Protocol"),
                        (dict(metric="auc"), r"metric must be one of .*'roc_auc'.*got 'auc'"),
                        (dict(seeds=[]), r"seeds must name at least one split seed"),

@@ -13,7 +13,7 @@ from hpstrat_lite.reports.hpstrat import best_model_changes, cross_fold_std, ran
 from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
 from hpstrat_lite.reports.timing import project_remaining
 from hpstrat_lite._host import host_cpu
-from hpstrat_lite.rows import read_rows
+from hpstrat_lite.rows import TRAINING_COLUMNS, read_rows
 from hpstrat_lite import PAPER_PROTOCOL, Execution
 
 GRID = dict(datasets=["Texas"], models=["MLP", "GCN"], seeds=[0],
@@ -107,10 +107,12 @@ def test_bad_arguments(data_root, tmp_path):
     with pytest.raises(ValueError, match=r"max_epochs must be an integer >= 1; got 0"):
         run_experiment(["Texas"], protocol=PAPER_PROTOCOL.replace(max_epochs=0), out=tmp_path / "x.csv",
                        root=data_root)
-    # a field the rows do not record cannot change: two protocols would share run keys
-    with pytest.raises(ValueError, match=r"protocol.lr=0.1 differs from 0.01, and the rows of run_experiment "
-                                         r"record only k, n_bins, max_epochs, patience"):
-        run_experiment(["Texas"], protocol=PAPER_PROTOCOL.replace(lr=0.1), out=tmp_path / "x.csv", root=data_root)
+    # the training fields are checked before anything is read or written
+    with pytest.raises(ValueError, match=r"lr must be a number > 0; got 0"):
+        run_experiment(["Texas"], protocol=PAPER_PROTOCOL.replace(lr=0), out=tmp_path / "x.csv", root=data_root)
+    with pytest.raises(ValueError, match=r"feature_norm must be one of \(None, 'row', 'standard'\); got 'l2'"):
+        run_experiment(["Texas"], protocol=PAPER_PROTOCOL.replace(feature_norm="l2"), out=tmp_path / "x.csv",
+                       root=data_root)
     with pytest.raises(ValueError, match=r"execution.precision='bfloat16': run_experiment trains in 'float32'"):
         run_experiment(["Texas"], execution=Execution(precision="bfloat16"), out=tmp_path / "x.csv", root=data_root)
     assert not (tmp_path / "x.csv").exists()
@@ -132,6 +134,67 @@ def test_the_protocol_reaches_the_runs_and_their_rows(data_root, tmp_path):
     folds = make_folds("hpstrat", h, y, k=3, seed=1, n_bins=5)
     for row in rows.itertuples():
         assert row.test_homophily == pytest.approx(np.nanmean(h[folds == row.fold]))
+
+
+
+def _spy_train_runs(monkeypatch):
+    """The (model, protocol) of every train_runs call of the sweep, which imports it when called."""
+    from hpstrat_lite.engine import train
+
+    calls, real = [], train.train_runs
+    monkeypatch.setattr(train, "train_runs", lambda data, model, *a, protocol, **kw: calls.append(
+        (model, protocol)) or real(data, model, *a, protocol=protocol, **kw))
+    return calls
+
+
+def test_any_protocol_trains_and_its_rows_record_every_field(data_root, tmp_path, monkeypatch):
+    """lr, weight decay, architecture and feature_norm reach train_runs and key the rows; a file holds one protocol."""
+    from hpstrat_lite.experiments import sweep
+
+    calls = _spy_train_runs(monkeypatch)
+    out = tmp_path / "lr.csv"
+    protocol = PAPER_PROTOCOL.replace(max_epochs=2, patience=None, lr=0.005, hidden=16, feature_norm="row")
+    grid = dict(models=["MLP"], methods=["random"], out=out, root=data_root, execution=QUIET)
+    rows = run_experiment("Texas", protocol=protocol, **grid)
+    assert [(m, p) for m, p in calls] == [("MLP", protocol)]
+    assert len(rows) == 4 and (rows["lr"] == 0.005).all() and (rows["hidden"] == 16).all()
+    assert (rows["feature_norm"] == "row").all() and (rows["weight_decay"] == 5e-4).all()
+    assert (rows["num_layers"] == 2).all() and (rows["dropout"] == 0.5).all() and (rows["epochs_run"] == 2).all()
+    pd.testing.assert_frame_equal(run_experiment("Texas", protocol=protocol, **grid), rows)  # resumed: nothing trains
+    assert len(calls) == 1
+    # the same file with another lr (or the paper's) is refused; no row is added
+    with pytest.raises(ValueError, match=r"holds rows of another protocol .*'lr': 0.005.*this run has .*'lr': 0.01"):
+        run_experiment("Texas", protocol=PAPER_PROTOCOL.replace(max_epochs=2, patience=None), **grid)
+    assert len(calls) == 1 and len(read_rows(out)) == 4
+    # the default file names what differs from the paper
+    monkeypatch.setattr(sweep, "RESULTS_DIR", tmp_path)
+    assert sweep.default_results_path(4, [0], lr=0.005).name == "gnn_k4_seed0_lr0.005.csv"
+    assert sweep.default_results_path(4, [0], max_epochs=20, patience=20, hidden=32, feature_norm="row",
+                                      dropout=0.2).name == "gnn_k4_seed0_e20_p20_h32_do0.2_fnrow.csv"
+    assert sweep.default_results_path(4, [0], lr=0.01, feature_norm=None).name == "gnn_k4_seed0.csv"
+    with pytest.raises(ValueError, match=r"default_results_path has no protocol field 'lrate'"):
+        sweep.default_results_path(4, [0], lrate=0.1)
+
+
+def test_rows_without_the_training_columns_are_paper_protocol_runs(data_root, tmp_path, monkeypatch):
+    """Rows written before lr ... feature_norm were recorded (the committed files) are the paper's runs: done
+    for a sweep of the paper's training fields, kept so when new rows add the columns, refused for another lr."""
+    quick = PAPER_PROTOCOL.replace(max_epochs=2, patience=None)
+    out = tmp_path / "old.csv"
+    grid = dict(methods=["random"], out=out, root=data_root, execution=QUIET)
+    first = run_experiment("Texas", models=["MLP"], protocol=quick, **grid)
+    first.drop(columns=list(TRAINING_COLUMNS)).to_csv(out, index=False)  # as such rows were written
+    calls = _spy_train_runs(monkeypatch)
+    rows = run_experiment("Texas", models=["MLP", "GCN"], protocol=quick, **grid)
+    assert [m for m, _ in calls] == ["GCN"]  # the old MLP rows are done
+    raw = read_rows(out)  # GCN's rows brought the columns: the old rows' cells are empty
+    assert len(raw) == 8 and raw["lr"].isna().sum() == 4 and raw["feature_norm"].isna().sum() == 4
+    assert len(rows) == 8 and (rows["lr"] == 0.01).all() and (rows["feature_norm"] == "none").all()
+    assert (rows["hidden"] == 64).all() and not rows.duplicated(RUN_KEY).any()
+    run_experiment("Texas", models=["MLP", "GCN"], protocol=quick, **grid)
+    assert len(calls) == 1
+    with pytest.raises(ValueError, match=r"holds rows of another protocol"):
+        run_experiment("Texas", models=["MLP"], protocol=quick.replace(dropout=0.2), **grid)
 
 
 def _rows(stds):
@@ -212,7 +275,7 @@ def test_concurrent_appends_from_several_processes_lose_no_rows(tmp_path):
     """Two sweeps (or a sweep and a Part II runner) may append to one results file at once."""
     import multiprocessing as mp
 
-    from hpstrat_lite.rows import read_rows
+    from hpstrat_lite.rows import TRAINING_COLUMNS, read_rows
 
     path = tmp_path / "rows.csv"
     ctx = mp.get_context("spawn")

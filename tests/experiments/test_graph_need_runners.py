@@ -16,13 +16,19 @@ def test_csbm_grid_writes_rows_and_resumes(tmp_path):
     assert (rows["max_epochs"] == 5).all() and rows["mlp_test"].between(0, 1).all()
     again = run_csbm_grid([0.0, 1.5], mus=[2.0], n=200, protocol=quick, out=out, log=logs.append)
     assert len(again) == 8 and len(logs) == 2  # nothing recomputed
+    # rows without the training fields (written before they were recorded) are the paper's: still done
+    again.drop(columns=["lr", "weight_decay", "hidden", "num_layers", "dropout", "feature_norm"]).to_csv(out, index=False)
+    assert len(run_csbm_grid([0.0, 1.5], mus=[2.0], n=200, protocol=quick, out=out, log=logs.append)) == 8
+    assert len(logs) == 2
+    # another lr is another row of the same setting
+    rows = run_csbm_grid([0.0], mus=[2.0], n=200, protocol=quick.replace(lr=0.005), out=out, log=logs.append)
+    assert len(logs) == 3 and len(rows) == 12 and (rows["lr"] == 0.005).sum() == 4
 
 
 def test_csbm_grid_checks_its_protocol(tmp_path):
     assert (CSBM_PROTOCOL.max_epochs, CSBM_PROTOCOL.patience, CSBM_PROTOCOL.lr) == (200, 50, 0.01)
     for bad, match in ((dict(max_epochs=5), r"protocol must be a hpstrat_lite.protocol.Protocol .*got dict"),
-                       (CSBM_PROTOCOL.replace(n_bins=5), r"protocol.n_bins=5 differs from 10, and the rows of "
-                                                         r"run_csbm_grid record only k, max_epochs, patience"),
+                       (CSBM_PROTOCOL.replace(n_bins=5), r"protocol.n_bins=5: run_csbm_grid uses B = 10 bins"),
                        (CSBM_PROTOCOL.replace(k=2), r"k=2 is too small")):
         with pytest.raises(ValueError, match=match):
             run_csbm_grid([0.0], mus=[2.0], n=200, protocol=bad, out=tmp_path / "g.csv", log=print)
