@@ -52,7 +52,7 @@ from .experiments.probes import necessity
 from .experiments.sweep import COVARIATE_METHOD, check_sweep_protocol, run_experiment, split_folds
 from .protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .reports.display import findings_box, format_number
-from .rows import key_value, read_rows, training_values
+from .rows import METRICS, key_value, read_rows, training_values
 from ._io import atomic_write
 from .core.ranking import rank_methods
 
@@ -68,9 +68,6 @@ ROWS_FILE, QUALITY_FILE, BASELINES_FILE, META_FILE = "rows.csv", "quality.csv", 
 NECESSITY_FILE = "necessity.csv"
 #: Below this Friedman p-value the split methods' spreads are said to differ.
 ALPHA = 0.05
-#: The metrics ``metric=`` takes and the suffix of their row columns (``test_<suffix>``).
-METRIC_COLUMNS = {"accuracy": "acc", "balanced_accuracy": "balanced_acc", "macro_f1": "macro_f1",
-                  "roc_auc": "roc_auc"}
 METRIC_NAMES = {"accuracy": "accuracy", "balanced_accuracy": "balanced accuracy", "macro_f1": "macro-F1",
                 "roc_auc": "ROC-AUC"}
 #: Two classes whose larger one holds at least this share of the nodes count as imbalanced: the summary
@@ -213,7 +210,7 @@ class AuditResult:
     rows : DataFrame
         One row per (model, method, seed, fold), the columns of :func:`hpstrat_lite.experiments.sweep.run_experiment`.
     metric : str
-        The metric of the tables (a key of :data:`METRIC_COLUMNS`).
+        The metric of the tables (a key of :data:`hpstrat_lite.rows.METRICS`).
     std, score : DataFrame
         Cross-fold std and mean of the test metric (points x 100) per model and method, mean over seeds.
     baselines : DataFrame
@@ -261,7 +258,7 @@ class AuditResult:
         seed); or already averaged per method) and optionally its baselines' rows (one per (baseline,
         method, seed, fold), the ``test_*`` metric columns)."""
 
-        check_choice(metric, "metric", tuple(METRIC_COLUMNS))
+        check_choice(metric, "metric", tuple(METRICS))
         if rows.empty:
             raise ValueError("rows is empty: the audit trained no run.")
         datasets = rows["dataset"].unique()
@@ -503,7 +500,7 @@ class AuditResult:
 
 def metric_column(metric: str) -> str:
     """The row column of a metric's test score: ``"roc_auc"`` -> ``"test_roc_auc"``."""
-    return f"test_{METRIC_COLUMNS[metric]}"
+    return f"test_{METRICS[metric]}"
 
 
 def per_seed_table(rows: pd.DataFrame, column: str) -> pd.DataFrame:
@@ -536,7 +533,7 @@ def baseline_rows(graph, plan, *, k: int) -> pd.DataFrame:
     from sklearn.linear_model import LogisticRegression
     from sklearn.preprocessing import StandardScaler
 
-    from .engine.metrics import METRICS, classification_scores
+    from .engine.metrics import classification_scores
 
     y = graph.y.numpy().astype(np.int64)
     n_classes = int(y.max()) + 1
@@ -733,7 +730,7 @@ def audit(data: str | PathLike | Data,
     patience = check_int(protocol.patience, "patience", 1)  # the audit's runs stop early
     protocol, execution, _ = check_sweep_protocol(protocol, execution, where="audit")
     k, n_bins, max_epochs = protocol.k, protocol.n_bins, protocol.max_epochs
-    check_choice(metric, "metric", tuple(METRIC_COLUMNS))
+    check_choice(metric, "metric", tuple(METRICS))
     methods = [methods] if isinstance(methods, str) else list(methods)
     if not methods:
         raise ValueError(f"methods is empty; name at least one of {ALL_AUDIT_METHODS}.")
