@@ -215,3 +215,20 @@ def check_path(value, name: str, what: str = "path") -> Path:
         shown = value if isinstance(value, (str, type(None), numbers.Number)) else type(value).__name__
         raise ValueError(f"{name} must be a {what} (str or os.PathLike); got {shown!r}.")
     return Path(value).expanduser()
+
+
+def check_training_fields(protocol, *, feature_norms=(None, "row", "standard")) -> dict:
+    """The training fields of a :class:`hpstrat_lite.protocol.Protocol` after checking them (``hidden``,
+    ``num_layers``, ``dropout`` in [0, 1), ``lr`` > 0, ``weight_decay`` >= 0, ``max_epochs``, ``patience``
+    (``None`` allowed), ``feature_norm`` one of ``feature_norms``); returns the first seven by name. Numpy-only,
+    so a sweep checks a protocol before torch is loaded, with the messages :func:`train_runs
+    <hpstrat_lite.engine.train.train_runs>` gives."""
+    fields = {"hidden": check_int(protocol.hidden, "hidden", 1),
+              "num_layers": check_int(protocol.num_layers, "num_layers", 1),
+              "dropout": check_real(protocol.dropout, "dropout", 0.0, 1.0, high_open=True),
+              "lr": check_real(protocol.lr, "lr", 0.0, float("inf"), low_open=True),
+              "weight_decay": check_real(protocol.weight_decay, "weight_decay", 0.0, float("inf")),
+              "max_epochs": check_int(protocol.max_epochs, "max_epochs", 1),
+              "patience": None if protocol.patience is None else check_int(protocol.patience, "patience", 1)}
+    check_choice(protocol.feature_norm, "feature_norm", feature_norms)
+    return fields

@@ -67,7 +67,7 @@ import torch
 
 from .._io import atomic_write
 from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
-from ..core._validate import check_choice, check_int, check_real
+from ..core._validate import check_choice, check_int, check_training_fields
 from . import models as _models
 from ..data.feature_layout import engine_features
 from .models import (BF16_CPU_FLAGS, MODELS, PRECISIONS, build_model, check_model, check_precision, matmul_precision,
@@ -577,18 +577,11 @@ def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_m
     if not isinstance(model, str):  # a user's model factory (a module instance gets a ValueError there)
         return train_factory_runs(data, model, train_mask, val_mask, test_mask, seeds, protocol=protocol,
                                   execution=execution)
-    hidden, num_layers, dropout = protocol.hidden, protocol.num_layers, protocol.dropout
-    lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
-    feature_norm = protocol.feature_norm
+    feature_norm, hidden = protocol.feature_norm, protocol.hidden
     device, progress, runs_per_batch = execution.device, execution.progress, execution.runs_per_batch
     num_threads, checkpoint, precision = execution.num_threads, execution.checkpoint, execution.precision
     model = check_model(model)
-    hp = {"hidden": check_int(hidden, "hidden", 1), "num_layers": check_int(num_layers, "num_layers", 1),
-          "dropout": check_real(dropout, "dropout", 0.0, 1.0, high_open=True),
-          "lr": check_real(lr, "lr", 0.0, math.inf, low_open=True),
-          "weight_decay": check_real(weight_decay, "weight_decay", 0.0, math.inf),
-          "max_epochs": check_int(max_epochs, "max_epochs", 1),
-          "patience": None if patience is None else check_int(patience, "patience", 1)}
+    hp = check_training_fields(protocol, feature_norms=FEATURE_NORMS)
     precision = check_precision(precision)
     if model == "GAT" and hp["num_layers"] > 1 and hp["hidden"] % 8:
         raise ValueError(f"hidden={hidden} must be divisible by the 8 GAT heads for model='GAT'.")
@@ -598,7 +591,6 @@ def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_m
         num_threads = check_int(num_threads, "num_threads", 1)
     n, y, masks, seeds, dev = _check_graph_runs(data, (train_mask, val_mask, test_mask), seeds, device)
 
-    check_choice(feature_norm, "feature_norm", FEATURE_NORMS)
     feats = features(data.x, feature_norm, dev)
     ops = graph_operators(data, model, dev)
     num_classes = int(y.max()) + 1

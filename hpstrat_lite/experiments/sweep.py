@@ -11,7 +11,6 @@ continues it, so a batch that takes hours (H2GCN on Amazon-Computers) survives b
 from __future__ import annotations
 
 import dataclasses
-import math
 import time
 from os import PathLike
 from pathlib import Path
@@ -20,8 +19,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Sequence
 import numpy as np
 import pandas as pd
 
-from ..core._validate import (check_choice, check_covariate, check_int, check_k, check_n_bins, check_real,
-                              check_seeds)
+from ..core._validate import check_covariate, check_k, check_n_bins, check_seeds, check_training_fields
 from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
@@ -234,15 +232,8 @@ def check_sweep_protocol(protocol: Protocol, execution: Execution, *, where: str
     protocol, execution = check_protocol_value(protocol, execution=execution)
     check_k(protocol.k, None)
     check_n_bins(protocol.n_bins)
-    check_int(protocol.max_epochs, "max_epochs", 1)
-    check_int(protocol.patience, "patience", 1, allow_none=True)
     # the training fields too, before anything is read or written (train_runs checks them again)
-    check_real(protocol.lr, "lr", 0.0, math.inf, low_open=True)
-    check_real(protocol.weight_decay, "weight_decay", 0.0, math.inf)
-    check_int(protocol.hidden, "hidden", 1)
-    check_int(protocol.num_layers, "num_layers", 1)
-    check_real(protocol.dropout, "dropout", 0.0, 1.0, high_open=True)
-    check_choice(protocol.feature_norm, "feature_norm", (None, "row", "standard"))
+    check_training_fields(protocol)
     if execution.precision != "float32":
         raise ValueError(f"execution.precision={execution.precision!r}: {where} trains in 'float32' "
                          f"(its rows do not record the precision).")
