@@ -379,9 +379,9 @@ class AuditResult:
                     f"(model, seed) blocks): {lowest} gives the lowest {what} (mean rank {mean.iloc[0]:.2f}).")
         models = list(self.std.index)
         if self.at_majority and len(self.at_majority) == len(models):
-            head += (f" Every model scores within noise of the majority-class baseline, so this rests only on "
-                     f"models that learned no more than the class shares: the spreads measure how the folds hold "
-                     f"the classes, not the models.")
+            head += (" Every model scores within noise of the majority-class baseline, so this rests only on "
+                     "models that learned no more than the class shares: the spreads measure how the folds hold "
+                     "the classes, not the models.")
         elif self.at_majority:
             head += (f" Models within noise of the majority-class baseline (their spreads measure the folds' class "
                      f"shares): {', '.join(map(str, self.at_majority))}.")

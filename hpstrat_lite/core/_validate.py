@@ -229,6 +229,6 @@ def check_training_fields(protocol, *, feature_norms=(None, "row", "standard")) 
               "lr": check_real(protocol.lr, "lr", 0.0, float("inf"), low_open=True),
               "weight_decay": check_real(protocol.weight_decay, "weight_decay", 0.0, float("inf")),
               "max_epochs": check_int(protocol.max_epochs, "max_epochs", 1),
-              "patience": None if protocol.patience is None else check_int(protocol.patience, "patience", 1)}
+              "patience": check_int(protocol.patience, "patience", 1, allow_none=True)}
     check_choice(protocol.feature_norm, "feature_norm", feature_norms)
     return fields

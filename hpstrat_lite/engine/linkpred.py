@@ -48,7 +48,7 @@ import torch
 import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
-from ..core._validate import check_choice, check_int, check_real
+from ..core._validate import check_choice, check_int, check_real, check_training_fields
 from ..core.homophily import simple_undirected_pairs
 from ..protocol import Execution, Protocol, check_protocol_value
 from .train import Features, reuse_freed_memory
@@ -401,18 +401,14 @@ def run_link_prediction(data, *, encoder: str = "gcn", decoder: str = "dot", see
     if not isinstance(split, (EdgeSplit, Mapping)):
         raise ValueError(f"split must be a split made by edge_split (a dict) or an EdgeSplit (e.g. "
                          f"EdgeSplit(val_ratio=0.05, test_ratio=0.1)); got {type(split).__name__}")
-    hidden, num_layers, dropout = protocol.hidden, protocol.num_layers, protocol.dropout
-    lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
+    fields = check_training_fields(protocol, feature_norms=FEATURE_NORMS)
+    hidden, num_layers, dropout = fields["hidden"], fields["num_layers"], fields["dropout"]
+    lr, weight_decay, max_epochs, patience = (fields["lr"], fields["weight_decay"], fields["max_epochs"],
+                                              fields["patience"])
     feature_norm, device = protocol.feature_norm, execution.device
     encoder = check_choice(encoder.lower() if isinstance(encoder, str) else encoder, "encoder", ENCODERS)  # "GCN" too
     check_choice(decoder, "decoder", DECODERS)
-    _check_feature_norm(feature_norm)
-    for name, v in (("hidden", hidden), ("out", out), ("num_layers", num_layers), ("max_epochs", max_epochs)):
-        check_int(v, name)
-    check_int(patience, "patience", allow_none=True)
-    check_real(dropout, "dropout", 0.0, 1.0, high_open=True)
-    check_real(lr, "lr", 0.0, np.inf, low_open=True)
-    check_real(weight_decay, "weight_decay", 0.0, np.inf)
+    check_int(out, "out")
     if getattr(data, "edge_index", None) is None:
         raise ValueError("data has no edge_index; link prediction needs a graph")
     if encoder != "random" and getattr(data, "x", None) is None:

@@ -33,7 +33,7 @@ from pathlib import Path
 
 import torch
 
-from ..core._validate import check_int, check_real
+from ..core._validate import check_int, check_training_fields
 from .._io import atomic_write
 from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .metrics import run_scores
@@ -164,7 +164,6 @@ def train_factory_runs(data, factory: str | Callable[[int, int], torch.nn.Module
     import torch.nn.functional as F
 
     protocol, execution = check_protocol_value(protocol, execution=execution)
-    lr, weight_decay, max_epochs, patience = protocol.lr, protocol.weight_decay, protocol.max_epochs, protocol.patience
     device, progress, num_threads, checkpoint = execution.device, execution.progress, execution.num_threads, \
         execution.checkpoint
     factory = resolve_model(factory)
@@ -172,10 +171,9 @@ def train_factory_runs(data, factory: str | Callable[[int, int], torch.nn.Module
         raise ValueError(f"factory must be a callable factory(in_channels, out_channels) -> torch.nn.Module; got "
                          f"the built-in name {factory!r} (use hpstrat_lite.engine.train.train_runs for it).")
     label = model_label(factory)
-    lr = check_real(lr, "lr", 0.0, math.inf, low_open=True)
-    weight_decay = check_real(weight_decay, "weight_decay", 0.0, math.inf)
-    max_epochs = check_int(max_epochs, "max_epochs", 1)
-    patience = None if patience is None else check_int(patience, "patience", 1)
+    fields = check_training_fields(protocol)
+    lr, weight_decay, max_epochs, patience = (fields["lr"], fields["weight_decay"], fields["max_epochs"],
+                                              fields["patience"])
     if not (num_threads is None or (isinstance(num_threads, str) and num_threads == "auto")):
         num_threads = check_int(num_threads, "num_threads", 1)
     n, y, masks, seeds, dev = check_graph_runs(data, (train_mask, val_mask, test_mask), seeds, device)

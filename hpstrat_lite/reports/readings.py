@@ -241,5 +241,5 @@ def link_reading(rows=None, *, datasets=LINK_DATASETS, gap=2.0, alpha=0.05) -> s
         else:
             groups["the margin is under the line or within the noise"].append(text)
     parts = [f"{name} on {'; '.join(items)}" for name, items in groups.items() if items]
-    return (f"GCN - MLP (ROC AUC x 100, Welch p, trials MLP/GCN): " + ", ".join(parts)
+    return ("GCN - MLP (ROC AUC x 100, Welch p, trials MLP/GCN): " + ", ".join(parts)
             + f". The line is {gap:g} points; the paper's proposal needs the first case on every dataset.")

@@ -739,7 +739,7 @@ def test_bad_inputs_raise_clear_errors(toy):
         train_runs(data, "GCN", tr, tr, te, seeds)
     with pytest.raises(ValueError, match=r"dropout must be a number in \[0, 1\); got 1.0"):
         train_runs(data, "GCN", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(dropout=1.0))
-    with pytest.raises(ValueError, match=r"patience must be an integer >= 1; got 0"):
+    with pytest.raises(ValueError, match=r"patience must be None or an integer >= 1; got 0"):
         train_runs(data, "GCN", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(patience=0))
     with pytest.raises(ValueError, match=r"max_epochs must be an integer >= 1; got 2.5"):
         train_runs(data, "GCN", tr, va, te, seeds, protocol=PAPER_PROTOCOL.replace(max_epochs=2.5))
