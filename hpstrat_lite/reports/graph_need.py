@@ -25,6 +25,7 @@ from ..core.graph_measures import LABEL_MEASURES
 from ..experiments.graph_need import CSBM_FILE, ESTIMATES_FILE
 from ..experiments.probes import ESTIMATES, VERDICTS
 from ..experiments.results import RESULTS_DIR, read_rows
+from ..rows import TRAINING_COLUMNS
 from .display import findings_box, format_number
 from .necessity_tables import _sample_std, summarize, welch_p
 from .plots import BOOK_WIDTH, NEUTRAL_COLOR, _plt
@@ -99,9 +100,10 @@ def csbm_gaps(rows=None) -> pd.DataFrame:
     df = _rows(rows, RESULTS_DIR / CSBM_FILE)
     if df.empty:
         return pd.DataFrame()
-    keys = ["n", "lam", "mu", "avg_degree", "num_features", "graph_seed", "k", "seed", "max_epochs", "patience"]
+    keys = ["n", "lam", "mu", "avg_degree", "num_features", "graph_seed", "k", "seed", "max_epochs", "patience",
+            *[c for c in TRAINING_COLUMNS if c in df]]  # rows written before these were recorded lack them
     out = []
-    for key, g in df.groupby(keys, sort=True):
+    for key, g in df.groupby(keys, sort=True, dropna=False):
         d = 100 * (g["gcn_test"] - g["mlp_test"])
         out.append({**dict(zip(keys, key)), "gap": float(d.mean()), "p": _paired_p(d),
                     "mlp": 100 * g["mlp_test"].mean(), "gcn": 100 * g["gcn_test"].mean(),

@@ -65,6 +65,21 @@ def test_committed_rows_read(tmp_path):
         assert grid[["lam", "mu"]].drop_duplicates().shape[0] == len(grid)
 
 
+def test_csbm_gaps_keep_two_protocols_of_one_setting_apart():
+    from hpstrat_lite.experiments.probes import ESTIMATES
+
+    rows = []
+    for lr, gain in ((0.01, 0.1), (0.001, -0.05)):
+        for fold in range(4):
+            rows.append({"n": 100, "lam": 1.0, "mu": 0.5, "avg_degree": 5, "num_features": 10, "graph_seed": 0,
+                         "k": 4, "seed": 0, "max_epochs": 50, "patience": np.nan, "lr": lr, "fold": fold,
+                         "mlp_test": 0.5, "gcn_test": 0.5 + gain + 0.001 * fold, "verdict": "v",
+                         "estimate_seconds": 1.0, "train_seconds": 2.0, **{e: 0.0 for e in ESTIMATES}})
+    grid = csbm_gaps(pd.DataFrame(rows)).set_index("lr")
+    assert len(grid) == 2  # patience None (NaN) does not drop the rows either
+    assert grid.loc[0.01, "gap"] == pytest.approx(10.15) and grid.loc[0.001, "gap"] == pytest.approx(-4.85)
+
+
 def test_trust_reading_names_the_recommended_estimate_and_failures():
     from hpstrat_lite.reports.graph_need import trust_reading
 
