@@ -85,9 +85,31 @@ def _cmd_quality(args) -> int:
     return 0
 
 
+def _add_training_args(p) -> None:
+    """The training options of ``experiment`` and ``audit``: one per :class:`Protocol` field, defaults the paper's."""
+    d = PAPER_PROTOCOL
+    p.add_argument("--max-epochs", type=int, default=d.max_epochs)
+    p.add_argument("--patience", type=int, default=d.patience)
+    p.add_argument("--lr", type=float, default=d.lr, help=f"Adam learning rate (default {d.lr:g})")
+    p.add_argument("--weight-decay", type=float, default=d.weight_decay,
+                   help=f"Adam L2 weight decay (default {d.weight_decay:g})")
+    p.add_argument("--hidden", type=int, default=d.hidden,
+                   help=f"hidden channels of the built-in models (default {d.hidden})")
+    p.add_argument("--num-layers", type=int, default=d.num_layers,
+                   help=f"layers of the built-in models (default {d.num_layers})")
+    p.add_argument("--dropout", type=float, default=d.dropout, help=f"dropout probability (default {d.dropout:g})")
+    p.add_argument("--feature-norm", choices=("none", "row", "standard"), default=d.feature_norm or "none",
+                   help="feature preprocessing of the built-in models (default none)")
+
+
 def _protocol(args) -> Protocol:
-    """The protocol of ``--k --bins --max-epochs --patience`` (the paper's otherwise)."""
-    return PAPER_PROTOCOL.replace(k=args.k, n_bins=args.bins, max_epochs=args.max_epochs, patience=args.patience)
+    """The protocol of ``--k --bins --max-epochs --patience --lr --weight-decay --hidden --num-layers --dropout
+    --feature-norm`` (each the paper's when not given). Rows record every field, and a results file named by
+    default names each field that differs from the paper's (``gnn_k4_seed0_lr0.005.csv``)."""
+    return PAPER_PROTOCOL.replace(k=args.k, n_bins=args.bins, max_epochs=args.max_epochs, patience=args.patience,
+                                  lr=args.lr, weight_decay=args.weight_decay, hidden=args.hidden,
+                                  num_layers=args.num_layers, dropout=args.dropout,
+                                  feature_norm=None if args.feature_norm == "none" else args.feature_norm)
 
 
 def _execution(args) -> Execution:
@@ -311,8 +333,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="results CSV (default: results/gnn_k<k>_seed<s>.csv for one seed, "
                         "results/gnn_k<k>_seeds<a>-<b>.csv for several)")
     p.add_argument("--device", default="auto")
-    p.add_argument("--max-epochs", type=int, default=1000)
-    p.add_argument("--patience", type=int, default=100)
+    _add_training_args(p)
     p.add_argument("--executor", choices=("local", "ray"), default=None,
                    help="local: the pairs one after the other in this process (default); ray: each (dataset, "
                         "model) pair a Ray task, its rows appended here as it ends")
@@ -399,9 +420,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--bins", type=int, default=10)
-    p.add_argument("--max-epochs", type=int, default=1000)
-    p.add_argument("--patience", type=int, default=100)
     p.add_argument("--device", default="auto")
+    _add_training_args(p)
     p.add_argument("--executor", choices=("local", "ray"), default=None,
                    help="local (default) or ray: each (graph, model) pair a Ray task, factories included")
     p.add_argument("--ray-address", default=None, help="Ray cluster to join (default: a local Ray for the run)")

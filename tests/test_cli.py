@@ -83,6 +83,32 @@ def test_experiment_appends_rows(data_root, tmp_path):
     assert rows["epochs_run"].max() <= 5
     # the flags build the protocol that keys each row
     assert rows[["k", "n_bins", "max_epochs", "patience"]].drop_duplicates().values.tolist() == [[3, 5, 5, 2]]
+    # the optimiser and model flags too: another protocol, refused in this file, recorded in its own
+    flags = ["--lr", "0.005", "--weight-decay", "0", "--hidden", "16", "--num-layers", "3", "--dropout", "0.2",
+             "--feature-norm", "row", "--seeds", "0"]
+    assert main(args + flags) == 2 and len(pd.read_csv(out)) == 3 * 2 * 3
+    other = tmp_path / "other.csv"
+    assert main(args[:-1] + [str(other)] + flags) == 0
+    rows = pd.read_csv(other)
+    assert len(rows) == 3 * 3 and set(rows["seed"]) == {0}
+    assert rows[["lr", "weight_decay", "hidden", "num_layers", "dropout", "feature_norm"]].drop_duplicates() \
+        .values.tolist() == [[0.005, 0.0, 16, 3, 0.2, "row"]]
+
+
+def test_training_flags_default_to_the_paper_protocol_and_are_checked(data_root, tmp_path, capsys):
+    from hpstrat_lite.cli import _protocol, build_parser
+    from hpstrat_lite.protocol import PAPER_PROTOCOL
+
+    args = build_parser().parse_args(["experiment", "--datasets", "Cora"])
+    assert _protocol(args) == PAPER_PROTOCOL
+    args = build_parser().parse_args(["audit", "--data", "Cora", "--models", "GCN", "--out", "x", "--lr", "0.1"])
+    assert _protocol(args) == PAPER_PROTOCOL.replace(lr=0.1)
+    out = tmp_path / "rows.csv"
+    for flags, message in [(["--dropout", "1"], "dropout must be a number in [0, 1); got 1.0"),
+                           (["--lr", "0"], "lr must be a number > 0")]:
+        assert main(["--root", str(data_root), "experiment", "--datasets", "Texas", "--models", "MLP", *flags,
+                     "--out", str(out)]) == 2
+        assert message in capsys.readouterr().err and not out.exists()
 
 
 
