@@ -24,6 +24,9 @@ CONTROL_COMPARISONS = (("hpstrat", "placebo"), ("hpstrat", "degree"), ("placebo"
 METHOD_LABELS = {"random": "random", "stratified": "class-stratified", "hpstrat": "HpStrat",
                  "degree": "degree-stratified", "placebo": "placebo-stratified"}
 
+#: The comparisons whose per-graph effect :func:`control_tests` relates to the graphs' homophily.
+TREND_COMPARISONS = (("hpstrat", "stratified"), ("hpstrat", "placebo"), ("hpstrat", "degree"))
+
 
 
 def complete_blocks(rows: pd.DataFrame, *, methods=ALL_METHODS, seeds=(0, 1, 2)) -> tuple[pd.DataFrame, pd.DataFrame]:
@@ -68,8 +71,16 @@ def holm(p_values) -> np.ndarray:
     return out
 
 
+def _complete_std(rows: pd.DataFrame, methods, metric: str) -> pd.DataFrame:
+    """:func:`block_std` of the blocks that have every method of ``methods``; a clear error when none has."""
+    wide = block_std(rows, metric=metric).reindex(columns=list(methods)).dropna()
+    if wide.empty:
+        raise ValueError(f"no (dataset, model, seed) block has all of {tuple(methods)}; run the control sweep.")
+    return wide
+
+
 def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha: float = 0.05,
-                  methods=ALL_METHODS, metric: str = "accuracy") -> dict:
+                  methods=ALL_METHODS, metric: str = "accuracy", homophily=None) -> dict:
     """Paired tests over (dataset, model, seed) blocks of the cross-fold std of the test ``metric``
     (:func:`block_std`).
 
@@ -83,12 +94,12 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
     difference a - b in points, share of blocks where a is smaller, Wilcoxon W and p, rank-biserial r,
     Holm-adjusted p over the comparisons, verdict from the Holm p), ``friedman`` (the Friedman test of
     ``methods`` over the blocks, with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`), ``mean_std`` and
-    ``mean_rank`` per method (rank 1 = smallest std in a block), and ``blocks``."""
+    ``mean_rank`` per method (rank 1 = smallest std in a block), and ``blocks``. With ``homophily`` (dataset ->
+    mean node homophily), also ``by_graph`` (each comparison of :data:`TREND_COMPARISONS` ->
+    :func:`control_tests_by_graph`) and ``trends`` (:func:`homophily_trends`)."""
     from scipy.stats import friedmanchisquare
 
-    wide = block_std(rows, metric=metric)[list(methods)].dropna()
-    if wide.empty:
-        raise ValueError(f"no (dataset, model, seed) block has all of {tuple(methods)}; run the control sweep.")
+    wide = _complete_std(rows, methods, metric)
     pairwise = pd.DataFrame([{"a": a, "b": b, **signed_rank_test(wide[a], wide[b])} for a, b in comparisons])
     pairwise["p_holm"] = holm(pairwise["p_value"])
     pairwise["verdict"] = [paired_verdict(p, r, alpha=alpha) for p, r in zip(pairwise["p_holm"],
@@ -98,10 +109,80 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
         w = chi2 / (len(wide) * (len(methods) - 1))
     else:
         chi2, p_f, w = float("nan"), float("nan"), float("nan")
-    return {"pairwise": pairwise, "blocks": len(wide), "mean_std": wide.mean(),
-            "mean_rank": wide.rank(axis=1).mean(),
-            "friedman": {"statistic": float(chi2), "p_value": float(p_f), "kendall_w": float(w),
-                         "blocks": len(wide), "methods": len(methods)}}
+    out = {"pairwise": pairwise, "blocks": len(wide), "mean_std": wide.mean(), "mean_rank": wide.rank(axis=1).mean(),
+           "friedman": {"statistic": float(chi2), "p_value": float(p_f), "kendall_w": float(w),
+                        "blocks": len(wide), "methods": len(methods)}}
+    if homophily is not None:
+        out["by_graph"] = {(a, b): control_tests_by_graph(rows, a=a, b=b, alpha=alpha, methods=methods, metric=metric)
+                           for a, b in TREND_COMPARISONS if a in methods and b in methods}
+        out["trends"] = homophily_trends(out["by_graph"], homophily, alpha=alpha)
+    return out
+
+
+def control_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "placebo", alpha: float = 0.05,
+                           methods=ALL_METHODS, metric: str = "accuracy") -> pd.DataFrame:
+    """One comparison (a, b) of :func:`control_tests` on each graph alone: a two-sided Wilcoxon signed-rank test
+    over that graph's (model, seed) blocks (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`), the graphs'
+    p-values Holm-adjusted as one family (:func:`holm`), the verdict read from the adjusted p.
+
+    Returns one row per dataset (the blocks with all ``methods``, as in :func:`control_tests`): ``dataset``,
+    ``pairs``, ``median_diff`` (a - b, points), ``share_a_smaller``, ``wilcoxon_W``, ``p_value``,
+    ``rank_biserial_r``, ``p_holm``, ``verdict``."""
+    wide = _complete_std(rows, methods, metric)
+    per_graph = pd.DataFrame([{"dataset": d, **signed_rank_test(g[a], g[b])}
+                              for d, g in wide.groupby(level="dataset", sort=True)])
+    per_graph["p_holm"] = holm(per_graph["p_value"])
+    per_graph["verdict"] = [paired_verdict(p, r, alpha=alpha) for p, r in zip(per_graph["p_holm"],
+                                                                              per_graph["rank_biserial_r"])]
+    return per_graph
+
+
+def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, alpha: float = 0.05) -> dict:
+    """Does a comparison's effect grow with the graph's homophily? Spearman's rank correlation between each
+    graph's rank-biserial r (:func:`control_tests_by_graph`; negative: a smaller) and its mean node homophily
+    (``homophily``: a mapping or Series, dataset -> value), over the graphs that have both; and the same
+    correlation with each graph left out in turn, to see whether one graph carries it.
+
+    Returns a dict: ``graphs``, ``rho``, ``p_value`` (two-sided, scipy's t approximation; NaN with fewer than
+    4 graphs), ``verdict`` (``"effect grows with homophily"``: rho < 0, a is further below b on more homophilous
+    graphs; ``"effect shrinks with homophily"``; when p < ``alpha``, else ``"inconclusive"``), ``loo_p_max``
+    (the largest p with one graph left out; NaN with fewer than 5 graphs) and ``loo_without`` (that graph)."""
+    h = pd.Series(homophily, dtype=float)
+    both = by_graph.assign(h=by_graph["dataset"].map(h)).dropna(subset=["h", "rank_biserial_r"])
+    rho, p = _spearman(both)
+    loo = {d: _spearman(both[both["dataset"] != d])[1] for d in both["dataset"]} if len(both) >= 5 else {}
+    without = max(loo, key=lambda d: loo[d]) if loo else None
+    if p < alpha:
+        verdict = "effect grows with homophily" if rho < 0 else "effect shrinks with homophily"
+    else:
+        verdict = "inconclusive"
+    return {"graphs": int(len(both)), "rho": rho, "p_value": p, "verdict": verdict,
+            "loo_p_max": loo[without] if without is not None else float("nan"), "loo_without": without}
+
+
+def _spearman(table: pd.DataFrame) -> tuple[float, float]:
+    """Spearman's (rho, p) of ``rank_biserial_r`` against ``h``; NaN with fewer than 4 rows."""
+    from scipy.stats import spearmanr
+
+    if len(table) < 4:
+        return float("nan"), float("nan")
+    rho, p = spearmanr(table["rank_biserial_r"], table["h"])
+    return float(rho), float(p)
+
+
+def homophily_trends(by_graph: dict, homophily, *, alpha: float = 0.05) -> pd.DataFrame:
+    """:func:`effect_homophily_correlation` of each comparison in ``by_graph`` ((a, b) ->
+    :func:`control_tests_by_graph`), the comparisons' p-values Holm-adjusted as one family and the verdict read
+    from the adjusted p. One row per comparison: ``a``, ``b``, ``graphs``, ``rho``, ``p_value``, ``p_holm``,
+    ``verdict``, ``loo_p_max`` and ``loo_without`` (the largest unadjusted p with one graph left out, and that
+    graph)."""
+    rows = [{"a": a, "b": b, **effect_homophily_correlation(t, homophily, alpha=alpha)} for (a, b), t in by_graph.items()]
+    trends = pd.DataFrame(rows, columns=["a", "b", "graphs", "rho", "p_value", "verdict", "loo_p_max", "loo_without"])
+    trends["p_holm"] = holm(trends["p_value"])
+    trends["verdict"] = ["inconclusive" if not p < alpha else
+                         "effect grows with homophily" if rho < 0 else "effect shrinks with homophily"
+                         for p, rho in zip(trends["p_holm"], trends["rho"])]
+    return trends[["a", "b", "graphs", "rho", "p_value", "p_holm", "verdict", "loo_p_max", "loo_without"]]
 
 
 def _find(tests, a, b):
@@ -125,7 +206,9 @@ def control_reading(tests: dict, *, alpha: float = 0.05) -> str:
       comes from finer strata, not from homophily.
     - Neither: the controls cannot tell where a gain comes from; if HpStrat is not smaller than
       class-stratified either, there is no gain over class stratification to explain.
-    The same rules read the degree control.
+    The same rules read the degree control. With per-graph trends (``control_tests(..., homophily=...)``), one
+    sentence per comparison of :data:`TREND_COMPARISONS` says whether its effect grows or shrinks with the
+    graph's homophily (Spearman, Holm p < ``alpha``) or is inconclusive, and on which graphs alone it holds.
     """
     hp_pl, hp_deg = _find(tests, "hpstrat", "placebo"), _find(tests, "hpstrat", "degree")
     pl_st, deg_st = _find(tests, "placebo", "stratified"), _find(tests, "degree", "stratified")
@@ -164,6 +247,7 @@ def control_reading(tests: dict, *, alpha: float = 0.05) -> str:
             out.append(f"HpStrat and degree stratification are not distinguishable ({_said(hp_deg)})"
                        + (f"; degree vs class-stratified: {deg_st['verdict'].replace('a ', 'degree ')} "
                           f"({_said(deg_st)})" if deg_st is not None else "") + ".")
+    out.extend(_trend_sentences(tests, alpha=alpha))
     f = tests["friedman"]
     if f["p_value"] == f["p_value"]:
         out.append(f"Over the {f['methods']} methods, the Friedman test gives p = {f['p_value']:.2g} "
@@ -174,6 +258,37 @@ def control_reading(tests: dict, *, alpha: float = 0.05) -> str:
                    + ", ".join(f"{METHOD_LABELS[m]} {r:.2f}" for m, r in tests["mean_rank"].sort_values().items())
                    + ").")
     return " ".join(out)
+
+
+def _trend_sentences(tests: dict, *, alpha: float = 0.05) -> list[str]:
+    """The reading of ``tests["trends"]`` and ``tests["by_graph"]`` (nothing when ``tests`` has no trends)."""
+    trends = tests.get("trends")
+    if trends is None or trends.empty:
+        return []
+    out = []
+    for _, t in trends.iterrows():
+        other = METHOD_LABELS[t["b"]]
+        said = (f"Spearman rho = {t['rho']:+.2f} between each graph's r and its homophily over {t['graphs']} graphs, "
+                + ("no test (too few graphs)" if t["p_value"] != t["p_value"] else f"Holm p = {t['p_holm']:.2g}"))
+        by_graph = tests["by_graph"][(t["a"], t["b"])]
+        smaller = by_graph.loc[by_graph["verdict"] == "a smaller", "dataset"].tolist()
+        larger = by_graph.loc[by_graph["verdict"] == "a larger", "dataset"].tolist()
+        alone = (f"; alone (Holm over the graphs), HpStrat is smaller on {', '.join(smaller) or 'no graph'}"
+                 + (f" and larger on {', '.join(larger)}" if larger else ""))
+        if t["verdict"] != "inconclusive" and t["loo_p_max"] == t["loo_p_max"]:
+            alone += (f"; leaving out one graph at a time, the largest unadjusted p is {t['loo_p_max']:.2g} (without "
+                      f"{t['loo_without']}): " + ("no single graph carries the trend" if t["loo_p_max"] < alpha
+                                                  else f"the trend rests on {t['loo_without']}"))
+        if t["verdict"] == "effect grows with homophily":
+            out.append(f"Graph by graph, the more homophilous the graph, the smaller HpStrat's spread relative to "
+                       f"{other}'s ({said}{alone}).")
+        elif t["verdict"] == "effect shrinks with homophily":
+            out.append(f"Graph by graph, the less homophilous the graph, the smaller HpStrat's spread relative to "
+                       f"{other}'s ({said}{alone}).")
+        else:
+            out.append(f"Graph by graph, whether HpStrat's spread against {other}'s depends on the graph's "
+                       f"homophily is **inconclusive** ({said}{alone}).")
+    return out
 
 
 def control_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
@@ -199,6 +314,21 @@ def control_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
                     "ours": (f"median {t['median_diff']:+.2f} points, {t['share_a_smaller']:.0%} of {t['pairs']} "
                              f"blocks smaller, Holm p = {t['p_holm']:.2g}, r = {t['rank_biserial_r']:+.2f}"),
                     "verdict": verdict, "chapter": "03d_controls"})
+    for _, t in (tests.get("trends") if tests.get("trends") is not None else pd.DataFrame()).iterrows():
+        verdict = {"effect grows with homophily": "agrees",
+                   "effect shrinks with homophily": "disagrees"}.get(t["verdict"], "inconclusive")
+        if not t["loo_p_max"] < alpha:  # one graph carries the trend (or too few graphs to tell)
+            verdict = "inconclusive"
+        out.append({"section": "Controls (this book)",
+                    "claim": f"HpStrat's advantage over {METHOD_LABELS[t['b']]} k-fold grows with the graph's "
+                             f"homophily",
+                    "paper": "not tested by the paper",
+                    "rule": (f"Spearman rho < 0 between each graph's rank-biserial r (Wilcoxon over its (model, seed) "
+                             f"blocks) and its mean node homophily, Holm-adjusted over {len(tests['trends'])} "
+                             f"comparisons, p < {alpha}, and p < {alpha} with any one graph left out"),
+                    "ours": (f"rho = {t['rho']:+.2f} over {t['graphs']} graphs, Holm p = {t['p_holm']:.2g}; one graph "
+                             f"out: largest p = {t['loo_p_max']:.2g} (without {t['loo_without']})"),
+                    "verdict": verdict, "chapter": "03d_controls"})
     return pd.DataFrame(out)
 
 
@@ -207,13 +337,24 @@ CONTROL_RESULTS = ["results/gnn_k4_seed0.csv", "results/gnn_k4_seeds1-5.csv", "r
 
 
 def controls_from_files(paths=CONTROL_RESULTS, *, seeds=(0, 1, 2), k: int = 4, max_epochs: int = 1000,
-                        patience: int = 100, metric: str = "accuracy") -> tuple[dict, pd.DataFrame]:
+                        patience: int = 100, metric: str = "accuracy", root=None) -> tuple[dict, pd.DataFrame]:
     """``(tests, coverage)`` of the control experiment read from its results files (the paper's protocol
-    by default): :func:`control_tests` of the test ``metric`` on the complete blocks and their coverage per
-    dataset."""
+    by default): :func:`control_tests` of the test ``metric`` on the complete blocks, with the per-graph trends
+    against each graph's homophily (:func:`graph_homophily`, the graphs loaded from ``root``), and their
+    coverage per dataset."""
     rows = read_rows(list(paths))
     if rows.empty:
         raise FileNotFoundError(f"no rows in {list(paths)}: run `hpstrat experiment --methods placebo degree`.")
     rows = rows[(rows["k"] == k) & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)]
     complete, coverage = complete_blocks(rows, methods=ALL_METHODS, seeds=seeds)
-    return control_tests(complete, metric=metric), coverage
+    homophily = graph_homophily(sorted(complete["dataset"].unique()), root=root)
+    return control_tests(complete, metric=metric, homophily=homophily), coverage
+
+
+def graph_homophily(datasets, *, root=None) -> pd.Series:
+    """Mean node homophily of each graph (HpStrat Table 1's column, isolated nodes excluded), dataset -> value;
+    a graph whose raw files are missing is left out."""
+    from ..data.graphs import dataset_summary
+
+    table = dataset_summary(list(datasets), root=root)
+    return table[table["status"] == "ok"].set_index("dataset")["homophily"]

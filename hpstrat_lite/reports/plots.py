@@ -707,6 +707,36 @@ def paired_differences_plot(block_std: pd.DataFrame, comparisons):
     return fig
 
 
+def effect_by_graph_plot(by_graph: dict, homophily, *, alpha: float = 0.05):
+    """Each graph's effect size, graphs ordered by homophily, one series per comparison: ``by_graph`` maps a
+    comparison ``(a, b)`` to its :func:`hpstrat_lite.reports.controls.control_tests_by_graph` table. The y axis
+    is the rank-biserial r of a vs b over the graph's (model, seed) blocks (below 0: a smaller); a filled
+    marker is a graph where the Holm-adjusted p is below ``alpha``, an open one a graph where it is not. The
+    colour is ``b``'s method colour; the tick labels give each graph's mean node homophily."""
+    h = pd.Series(homophily, dtype=float)
+    graphs = sorted({d for t in by_graph.values() for d in t["dataset"] if d in h.index}, key=lambda d: (h[d], d))
+    x = {d: i for i, d in enumerate(graphs)}
+    fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.8))
+    markers, n = "osD^v", len(by_graph)
+    for i, ((a, b), table) in enumerate(by_graph.items()):
+        t = table[table["dataset"].isin(graphs)]
+        pos = t["dataset"].map(x) + (i - (n - 1) / 2) * 0.18
+        sig = (t["p_holm"] < alpha).to_numpy()
+        color, marker, label = method_color(b), markers[i % len(markers)], \
+            f"{METHOD_LABELS.get(a, a)} vs {METHOD_LABELS.get(b, b)}"
+        ax.scatter(pos[sig], t["rank_biserial_r"][sig], s=42, marker=marker, color=color, zorder=3, label=label)
+        ax.scatter(pos[~sig], t["rank_biserial_r"][~sig], s=42, marker=marker, facecolors="none", edgecolors=color,
+                   linewidths=1.2, zorder=3, label=None if sig.any() else label)
+    ax.axhline(0, color=REFERENCE_COLOR, linewidth=0.8)
+    ax.set_xticks(range(len(graphs)), [f"{d}\n{h[d]:.2f}" for d in graphs], fontsize=8, rotation=45, ha="right",
+                  rotation_mode="anchor")
+    ax.set_ylim(-1.05, 1.05)
+    ax.set_xlabel("graph (mean node homophily), least homophilous first")
+    ax.set_ylabel("rank-biserial r over\nthe graph's blocks\n(below 0: first smaller)")
+    _legend_below(fig, ncol=3)
+    return fig
+
+
 # --------------------------------------------------------------------------------------------------
 # Your graph: the audit
 

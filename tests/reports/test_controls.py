@@ -4,7 +4,8 @@ import pandas as pd
 import pytest
 
 from hpstrat_lite.reports.controls import (block_std, complete_blocks, control_claims, control_reading,
-                                           control_tests, holm)
+                                           control_tests, control_tests_by_graph, effect_homophily_correlation,
+                                           holm, homophily_trends)
 from hpstrat_lite.reports.hpstrat import signed_rank_test
 
 METHODS = ("random", "stratified", "hpstrat", "degree", "placebo")
@@ -48,6 +49,93 @@ def test_equal_methods_are_inconclusive():
     tests = control_tests(rows)
     assert (tests["pairwise"]["verdict"] == "inconclusive").all()
     assert "inconclusive" in control_reading(tests)
+
+
+def test_by_graph_finds_the_graph_where_homophily_matters():
+    """HpStrat below the placebo on G0 only: the per-graph tests find G0 and call the others inconclusive."""
+    rows = make_rows({m: 4 for m in METHODS}, n_models=4, seeds=range(6), seed=5)
+    g0_hp = (rows["dataset"] == "G0") & (rows["method"] == "hpstrat")
+    rows.loc[g0_hp, "test_acc"] = 0.7 + (rows.loc[g0_hp, "test_acc"] - 0.7) / 4
+    by_graph = control_tests_by_graph(rows).set_index("dataset")
+    assert list(by_graph.index) == ["G0", "G1", "G2", "G3"] and (by_graph["pairs"] == 24).all()
+    assert by_graph.loc["G0", "verdict"] == "a smaller" and by_graph.loc["G0", "share_a_smaller"] > 0.8
+    assert (by_graph.loc[["G1", "G2", "G3"], "verdict"] == "inconclusive").all()
+    assert (by_graph["p_holm"] >= by_graph["p_value"]).all()
+    degree = control_tests_by_graph(rows, a="hpstrat", b="degree").set_index("dataset")
+    assert degree.loc["G0", "median_diff"] < 0
+    with pytest.raises(ValueError, match="no .dataset, model, seed. block has all of"):
+        control_tests_by_graph(rows[rows["method"] != "placebo"])
+
+
+def _rows_with_gain_growing_with_homophily(n_graphs=12):
+    """HpStrat's spread shrunk by a factor that grows with the graph's index; homophily = index / n_graphs."""
+    rows = make_rows({m: 4 for m in METHODS}, n_datasets=n_graphs, n_models=4, seeds=range(4), seed=7)
+    for d in range(n_graphs):
+        hp = (rows["dataset"] == f"G{d}") & (rows["method"] == "hpstrat")
+        rows.loc[hp, "test_acc"] = 0.7 + (rows.loc[hp, "test_acc"] - 0.7) / (1 + 0.12 * d)
+    return rows, {f"G{d}": d / n_graphs for d in range(n_graphs)}
+
+
+def test_trends_find_a_gain_that_grows_with_homophily_and_claim_it():
+    rows, homophily = _rows_with_gain_growing_with_homophily()
+    tests = control_tests(rows, homophily=homophily)
+    trends = tests["trends"].set_index("b")
+    assert set(trends.index) == {"stratified", "placebo", "degree"} and (trends["graphs"] == 12).all()
+    assert (trends["rho"] < -0.6).all() and (trends["verdict"] == "effect grows with homophily").all()
+    assert (trends["p_holm"] >= trends["p_value"]).all()
+    assert (trends["loo_p_max"] >= trends["p_value"]).all() and set(trends["loo_without"]) <= set(homophily)
+    reading = control_reading(tests)
+    assert "leaving out one graph at a time, the largest unadjusted p is" in reading
+    assert "the more homophilous the graph, the smaller HpStrat's spread relative to placebo-stratified's" in reading
+    claims = control_claims(tests)
+    trend_claims = claims[claims["claim"].str.contains("grows with the graph's homophily")]
+    assert len(trend_claims) == 3 and (trend_claims["verdict"] == "agrees").all()
+    # reversed homophily: the same gains now shrink with homophily, and the claims disagree
+    reverse = {g: 1 - h for g, h in homophily.items()}
+    flipped = control_tests(rows, homophily=reverse)
+    assert (flipped["trends"]["verdict"] == "effect shrinks with homophily").all()
+    assert (control_claims(flipped).tail(3)["verdict"] == "disagrees").all()
+    # a trend that one graph carries is not claimed
+    fragile = dict(tests, trends=tests["trends"].assign(loo_p_max=0.2))
+    assert (control_claims(fragile).tail(3)["verdict"] == "inconclusive").all()
+
+
+def test_leaving_out_the_graph_that_carries_a_trend_names_it():
+    from scipy.stats import spearmanr
+
+    r = [0.3, 0.2, 0.35, 0.1, 0.15, -0.5, -0.4]
+    by_graph = pd.DataFrame({"dataset": list("ABCDEFG"), "rank_biserial_r": r})
+    h = dict(zip("ABCDEFG", [0.1, 0.2, 0.3, 0.4, 0.5, 0.8, 0.9]))
+    out = effect_homophily_correlation(by_graph, h)
+    assert out["p_value"] == pytest.approx(spearmanr(r, list(h.values()))[1]) and out["rho"] < 0
+    loo = {d: spearmanr([v for g, v in zip("ABCDEFG", r) if g != d], [h[g] for g in "ABCDEFG" if g != d])[1]
+           for d in "ABCDEFG"}
+    assert out["loo_without"] == max(loo, key=loo.get) and out["loo_p_max"] == pytest.approx(max(loo.values()))
+
+
+def test_no_trend_is_inconclusive_and_few_graphs_give_no_test():
+    rows = make_rows({m: 4 for m in METHODS}, n_datasets=6, seed=11)
+    homophily = {f"G{d}": d / 6 for d in range(6)}
+    tests = control_tests(rows, homophily=homophily)
+    assert (tests["trends"]["verdict"] == "inconclusive").all()
+    assert "is **inconclusive** (Spearman rho" in control_reading(tests)
+    by_graph = control_tests_by_graph(rows)
+    few = effect_homophily_correlation(by_graph, {"G0": 0.1, "G1": 0.5, "G2": 0.9})  # three graphs with a value
+    assert few["graphs"] == 3 and np.isnan(few["p_value"]) and few["verdict"] == "inconclusive"
+    assert np.isnan(few["loo_p_max"]) and few["loo_without"] is None
+    assert homophily_trends({("hpstrat", "placebo"): by_graph}, {})["graphs"].tolist() == [0]
+    assert "trends" not in control_tests(rows)  # no homophily given: no per-graph part
+
+
+def test_effect_by_graph_plot_orders_graphs_by_homophily():
+    from hpstrat_lite.reports import plots
+
+    rows, homophily = _rows_with_gain_growing_with_homophily(5)
+    tests = control_tests(rows, homophily={g: 1 - h for g, h in homophily.items()})
+    fig = plots.effect_by_graph_plot(tests["by_graph"], {g: 1 - h for g, h in homophily.items()})
+    labels = [t.get_text().split("\n")[0] for t in fig.axes[0].get_xticklabels()]
+    assert labels == ["G4", "G3", "G2", "G1", "G0"]
+    assert len(fig.legends[0].get_texts()) == 3
 
 
 def test_blocks_are_complete_and_std_is_sample_std():
