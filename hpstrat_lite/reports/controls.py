@@ -24,6 +24,9 @@ CONTROL_COMPARISONS = (("hpstrat", "placebo"), ("hpstrat", "degree"), ("placebo"
 METHOD_LABELS = {"random": "random", "stratified": "class-stratified", "hpstrat": "HpStrat",
                  "degree": "degree-stratified", "placebo": "placebo-stratified"}
 
+#: The split methods of the HpStrat paper.
+PAPER_METHODS = ("random", "stratified", "hpstrat")
+
 #: The comparisons whose per-graph effect :func:`control_tests` relates to the graphs' homophily.
 TREND_COMPARISONS = (("hpstrat", "stratified"), ("hpstrat", "placebo"), ("hpstrat", "degree"))
 
@@ -96,7 +99,7 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
     ``methods`` over the blocks, with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`), ``mean_std`` and
     ``mean_rank`` per method (rank 1 = smallest std in a block), and ``blocks``. With ``homophily`` (dataset ->
     mean node homophily), also ``by_graph`` (each comparison of :data:`TREND_COMPARISONS` ->
-    :func:`control_tests_by_graph`) and ``trends`` (:func:`homophily_trends`)."""
+    :func:`paired_tests_by_graph`) and ``trends`` (:func:`homophily_trends`)."""
     from scipy.stats import friedmanchisquare
 
     wide = _complete_std(rows, methods, metric)
@@ -113,13 +116,13 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
            "friedman": {"statistic": float(chi2), "p_value": float(p_f), "kendall_w": float(w),
                         "blocks": len(wide), "methods": len(methods)}}
     if homophily is not None:
-        out["by_graph"] = {(a, b): control_tests_by_graph(rows, a=a, b=b, alpha=alpha, methods=methods, metric=metric)
+        out["by_graph"] = {(a, b): paired_tests_by_graph(rows, a=a, b=b, alpha=alpha, methods=methods, metric=metric)
                            for a, b in TREND_COMPARISONS if a in methods and b in methods}
         out["trends"] = homophily_trends(out["by_graph"], homophily, alpha=alpha)
     return out
 
 
-def control_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "placebo", alpha: float = 0.05,
+def paired_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "placebo", alpha: float = 0.05,
                            methods=ALL_METHODS, metric: str = "accuracy") -> pd.DataFrame:
     """One comparison (a, b) of :func:`control_tests` on each graph alone: a two-sided Wilcoxon signed-rank test
     over that graph's (model, seed) blocks (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`), the graphs'
@@ -139,7 +142,7 @@ def control_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "
 
 def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, alpha: float = 0.05) -> dict:
     """Does a comparison's effect grow with the graph's homophily? Spearman's rank correlation between each
-    graph's rank-biserial r (:func:`control_tests_by_graph`; negative: a smaller) and its mean node homophily
+    graph's rank-biserial r (:func:`paired_tests_by_graph`; negative: a smaller) and its mean node homophily
     (``homophily``: a mapping or Series, dataset -> value), over the graphs that have both; and the same
     correlation with each graph left out in turn, to see whether one graph carries it.
 
@@ -172,7 +175,7 @@ def _spearman(table: pd.DataFrame) -> tuple[float, float]:
 
 def homophily_trends(by_graph: dict, homophily, *, alpha: float = 0.05) -> pd.DataFrame:
     """:func:`effect_homophily_correlation` of each comparison in ``by_graph`` ((a, b) ->
-    :func:`control_tests_by_graph`), the comparisons' p-values Holm-adjusted as one family and the verdict read
+    :func:`paired_tests_by_graph`), the comparisons' p-values Holm-adjusted as one family and the verdict read
     from the adjusted p. One row per comparison: ``a``, ``b``, ``graphs``, ``rho``, ``p_value``, ``p_holm``,
     ``verdict``, ``loo_p_max`` and ``loo_without`` (the largest unadjusted p with one graph left out, and that
     graph)."""
@@ -265,29 +268,37 @@ def _trend_sentences(tests: dict, *, alpha: float = 0.05) -> list[str]:
     trends = tests.get("trends")
     if trends is None or trends.empty:
         return []
+    return trend_sentences(tests["by_graph"], trends, alpha=alpha)
+
+
+def trend_sentences(by_graph: dict, trends: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
+    """One sentence per row of :func:`homophily_trends` by fixed rules: the trend (Holm p < ``alpha``) or
+    **inconclusive**, with rho and its p; the graphs where a alone is smaller or larger
+    (:func:`paired_tests_by_graph`, Holm over the graphs); and for a trend, whether it survives leaving any one
+    graph out (else the graph it rests on)."""
     out = []
     for _, t in trends.iterrows():
-        other = METHOD_LABELS[t["b"]]
+        first, other = METHOD_LABELS[t["a"]], METHOD_LABELS[t["b"]]
         said = (f"Spearman rho = {t['rho']:+.2f} between each graph's r and its homophily over {t['graphs']} graphs, "
                 + ("no test (too few graphs)" if t["p_value"] != t["p_value"] else f"Holm p = {t['p_holm']:.2g}"))
-        by_graph = tests["by_graph"][(t["a"], t["b"])]
-        smaller = by_graph.loc[by_graph["verdict"] == "a smaller", "dataset"].tolist()
-        larger = by_graph.loc[by_graph["verdict"] == "a larger", "dataset"].tolist()
-        alone = (f"; alone (Holm over the graphs), HpStrat is smaller on {', '.join(smaller) or 'no graph'}"
+        table = by_graph[(t["a"], t["b"])]
+        smaller = table.loc[table["verdict"] == "a smaller", "dataset"].tolist()
+        larger = table.loc[table["verdict"] == "a larger", "dataset"].tolist()
+        said += (f"; alone (Holm over the graphs), {first} is smaller on {', '.join(smaller) or 'no graph'}"
                  + (f" and larger on {', '.join(larger)}" if larger else ""))
         if t["verdict"] != "inconclusive" and t["loo_p_max"] == t["loo_p_max"]:
-            alone += (f"; leaving out one graph at a time, the largest unadjusted p is {t['loo_p_max']:.2g} (without "
-                      f"{t['loo_without']}): " + ("no single graph carries the trend" if t["loo_p_max"] < alpha
-                                                  else f"the trend rests on {t['loo_without']}"))
+            said += (f"; leaving out one graph at a time, the largest unadjusted p is {t['loo_p_max']:.2g} (without "
+                     f"{t['loo_without']}): " + ("no single graph carries the trend" if t["loo_p_max"] < alpha
+                                                 else f"the trend rests on {t['loo_without']}"))
         if t["verdict"] == "effect grows with homophily":
-            out.append(f"Graph by graph, the more homophilous the graph, the smaller HpStrat's spread relative to "
-                       f"{other}'s ({said}{alone}).")
+            out.append(f"Graph by graph, the more homophilous the graph, the smaller {first}'s spread relative to "
+                       f"{other}'s ({said}).")
         elif t["verdict"] == "effect shrinks with homophily":
-            out.append(f"Graph by graph, the less homophilous the graph, the smaller HpStrat's spread relative to "
-                       f"{other}'s ({said}{alone}).")
+            out.append(f"Graph by graph, the less homophilous the graph, the smaller {first}'s spread relative to "
+                       f"{other}'s ({said}).")
         else:
-            out.append(f"Graph by graph, whether HpStrat's spread against {other}'s depends on the graph's "
-                       f"homophily is **inconclusive** ({said}{alone}).")
+            out.append(f"Graph by graph, whether {first}'s spread against {other}'s depends on the graph's "
+                       f"homophily is **inconclusive** ({said}).")
     return out
 
 
@@ -314,22 +325,37 @@ def control_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
                     "ours": (f"median {t['median_diff']:+.2f} points, {t['share_a_smaller']:.0%} of {t['pairs']} "
                              f"blocks smaller, Holm p = {t['p_holm']:.2g}, r = {t['rank_biserial_r']:+.2f}"),
                     "verdict": verdict, "chapter": "03d_controls"})
-    for _, t in (tests.get("trends") if tests.get("trends") is not None else pd.DataFrame()).iterrows():
+    trends = tests.get("trends")
+    if trends is not None and not trends.empty:
+        out.extend(trend_claims(trends, scope="controls' blocks, split seeds 0-2", chapter="03d_controls",
+                                alpha=alpha).to_dict("records"))
+    return pd.DataFrame(out)
+
+
+def trend_claims(trends: pd.DataFrame, *, scope: str, chapter: str, blocks: str = "(model, seed)",
+                 section: str = "Controls (this book)", alpha: float = 0.05) -> pd.DataFrame:
+    """This book's claims that HpStrat's advantage grows with the graph's homophily, one per row of
+    :func:`homophily_trends`, in the scorecard's columns. *agrees* when the trend holds (rho < 0, Holm p <
+    ``alpha``) and still has p < ``alpha`` with any one graph left out; *disagrees* when it holds the other
+    way; else *inconclusive* (also when one graph carries it). ``scope`` names the rows in the claim (e.g.
+    "GNNs, split seeds 0-5"), ``blocks`` what one graph's Wilcoxon pairs, ``section`` the scorecard section."""
+    out = []
+    for _, t in trends.iterrows():
         verdict = {"effect grows with homophily": "agrees",
                    "effect shrinks with homophily": "disagrees"}.get(t["verdict"], "inconclusive")
         if not t["loo_p_max"] < alpha:  # one graph carries the trend (or too few graphs to tell)
             verdict = "inconclusive"
-        out.append({"section": "Controls (this book)",
+        out.append({"section": section,
                     "claim": f"HpStrat's advantage over {METHOD_LABELS[t['b']]} k-fold grows with the graph's "
-                             f"homophily",
+                             f"homophily ({scope})",
                     "paper": "not tested by the paper",
-                    "rule": (f"Spearman rho < 0 between each graph's rank-biserial r (Wilcoxon over its (model, seed) "
-                             f"blocks) and its mean node homophily, Holm-adjusted over {len(tests['trends'])} "
-                             f"comparisons, p < {alpha}, and p < {alpha} with any one graph left out"),
+                    "rule": (f"Spearman rho < 0 between each graph's rank-biserial r (Wilcoxon over its {blocks} "
+                             f"blocks) and its mean node homophily, Holm-adjusted over {len(trends)} "
+                             f"comparison(s), p < {alpha}, and p < {alpha} with any one graph left out"),
                     "ours": (f"rho = {t['rho']:+.2f} over {t['graphs']} graphs, Holm p = {t['p_holm']:.2g}; one graph "
                              f"out: largest p = {t['loo_p_max']:.2g} (without {t['loo_without']})"),
-                    "verdict": verdict, "chapter": "03d_controls"})
-    return pd.DataFrame(out)
+                    "verdict": verdict, "chapter": chapter})
+    return pd.DataFrame(out, columns=["section", "claim", "paper", "rule", "ours", "verdict", "chapter"])
 
 
 CONTROL_RESULTS = ["results/gnn_k4_seed0.csv", "results/gnn_k4_seeds1-5.csv", "results/controls_k4_seeds0-2.csv"]
@@ -349,6 +375,33 @@ def controls_from_files(paths=CONTROL_RESULTS, *, seeds=(0, 1, 2), k: int = 4, m
     complete, coverage = complete_blocks(rows, methods=ALL_METHODS, seeds=seeds)
     homophily = graph_homophily(sorted(complete["dataset"].unique()), root=root)
     return control_tests(complete, metric=metric, homophily=homophily), coverage
+
+
+def split_method_trends(rows: pd.DataFrame, homophily, *, others=("stratified", "random"), alpha: float = 0.05,
+                        metric: str = "accuracy") -> dict:
+    """HpStrat against each method of ``others`` graph by graph, on rows of the paper's three split methods:
+    ``by_graph`` ((a, b) -> :func:`paired_tests_by_graph` over the blocks that have all three) and ``trends``
+    (:func:`homophily_trends` against ``homophily``, dataset -> mean node homophily)."""
+    by_graph = {("hpstrat", b): paired_tests_by_graph(rows, a="hpstrat", b=b, methods=PAPER_METHODS, alpha=alpha,
+                                                      metric=metric) for b in others}
+    return {"by_graph": by_graph, "trends": homophily_trends(by_graph, homophily, alpha=alpha)}
+
+
+def split_trends_from_files(paths=CONTROL_RESULTS[:2], *, seeds=range(6), k: int = 4, max_epochs: int = 1000,
+                            patience: int = 100, root=None) -> dict:
+    """:func:`split_method_trends` of the GNNs (every model but the MLP) on the paper's k-fold protocol over
+    ``seeds`` (default: the six-seed sweep), read from its results files; the graphs' homophily from ``root``
+    (:func:`graph_homophily`). Also returns ``blocks`` (how many (dataset, GNN, seed) blocks have all three
+    methods)."""
+    rows = read_rows(list(paths))
+    if rows.empty:
+        raise FileNotFoundError(f"no rows in {list(paths)}: run `hpstrat experiment --seeds ...`.")
+    rows = rows[(rows["k"] == k) & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)
+                & (rows["model"] != "MLP")]
+    complete, _ = complete_blocks(rows, methods=PAPER_METHODS, seeds=tuple(seeds))
+    out = split_method_trends(complete, graph_homophily(sorted(complete["dataset"].unique()), root=root))
+    out["blocks"] = complete.groupby(["dataset", "model", "seed"]).ngroups
+    return out
 
 
 def graph_homophily(datasets, *, root=None) -> pd.Series:

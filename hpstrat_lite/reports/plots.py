@@ -709,7 +709,7 @@ def paired_differences_plot(block_std: pd.DataFrame, comparisons):
 
 def effect_by_graph_plot(by_graph: dict, homophily, *, alpha: float = 0.05):
     """Each graph's effect size, graphs ordered by homophily, one series per comparison: ``by_graph`` maps a
-    comparison ``(a, b)`` to its :func:`hpstrat_lite.reports.controls.control_tests_by_graph` table. The y axis
+    comparison ``(a, b)`` to its :func:`hpstrat_lite.reports.controls.paired_tests_by_graph` table. The y axis
     is the rank-biserial r of a vs b over the graph's (model, seed) blocks (below 0: a smaller); a filled
     marker is a graph where the Holm-adjusted p is below ``alpha``, an open one a graph where it is not. The
     colour is ``b``'s method colour; the tick labels give each graph's mean node homophily."""

@@ -4,7 +4,7 @@ import pandas as pd
 import pytest
 
 from hpstrat_lite.reports.controls import (block_std, complete_blocks, control_claims, control_reading,
-                                           control_tests, control_tests_by_graph, effect_homophily_correlation,
+                                           control_tests, paired_tests_by_graph, effect_homophily_correlation,
                                            holm, homophily_trends)
 from hpstrat_lite.reports.hpstrat import signed_rank_test
 
@@ -56,15 +56,15 @@ def test_by_graph_finds_the_graph_where_homophily_matters():
     rows = make_rows({m: 4 for m in METHODS}, n_models=4, seeds=range(6), seed=5)
     g0_hp = (rows["dataset"] == "G0") & (rows["method"] == "hpstrat")
     rows.loc[g0_hp, "test_acc"] = 0.7 + (rows.loc[g0_hp, "test_acc"] - 0.7) / 4
-    by_graph = control_tests_by_graph(rows).set_index("dataset")
+    by_graph = paired_tests_by_graph(rows).set_index("dataset")
     assert list(by_graph.index) == ["G0", "G1", "G2", "G3"] and (by_graph["pairs"] == 24).all()
     assert by_graph.loc["G0", "verdict"] == "a smaller" and by_graph.loc["G0", "share_a_smaller"] > 0.8
     assert (by_graph.loc[["G1", "G2", "G3"], "verdict"] == "inconclusive").all()
     assert (by_graph["p_holm"] >= by_graph["p_value"]).all()
-    degree = control_tests_by_graph(rows, a="hpstrat", b="degree").set_index("dataset")
+    degree = paired_tests_by_graph(rows, a="hpstrat", b="degree").set_index("dataset")
     assert degree.loc["G0", "median_diff"] < 0
     with pytest.raises(ValueError, match="no .dataset, model, seed. block has all of"):
-        control_tests_by_graph(rows[rows["method"] != "placebo"])
+        paired_tests_by_graph(rows[rows["method"] != "placebo"])
 
 
 def _rows_with_gain_growing_with_homophily(n_graphs=12):
@@ -119,7 +119,7 @@ def test_no_trend_is_inconclusive_and_few_graphs_give_no_test():
     tests = control_tests(rows, homophily=homophily)
     assert (tests["trends"]["verdict"] == "inconclusive").all()
     assert "is **inconclusive** (Spearman rho" in control_reading(tests)
-    by_graph = control_tests_by_graph(rows)
+    by_graph = paired_tests_by_graph(rows)
     few = effect_homophily_correlation(by_graph, {"G0": 0.1, "G1": 0.5, "G2": 0.9})  # three graphs with a value
     assert few["graphs"] == 3 and np.isnan(few["p_value"]) and few["verdict"] == "inconclusive"
     assert np.isnan(few["loo_p_max"]) and few["loo_without"] is None
@@ -192,3 +192,21 @@ def test_missing_methods_say_so():
     rows = make_rows({m: 4 for m in METHODS})
     with pytest.raises(ValueError, match="hold no run of the methods"):
         complete_blocks(rows, methods=METHODS, seeds=(7,))
+
+
+def test_split_method_trends_on_the_committed_six_seed_sweep(data_root):
+    """Real rows and graphs: every graph of the six-seed sweep gets its per-graph tests, its homophily and a
+    trend row per comparison; the claims follow the trend verdicts."""
+    from hpstrat_lite.reports.controls import split_trends_from_files, trend_claims
+
+    out = split_trends_from_files(seeds=range(6), root=data_root)
+    by_graph, trends = out["by_graph"], out["trends"]
+    assert set(by_graph) == {("hpstrat", "stratified"), ("hpstrat", "random")}
+    graphs = set(by_graph[("hpstrat", "stratified")]["dataset"])
+    assert len(graphs) >= 10 and out["blocks"] == by_graph[("hpstrat", "stratified")]["pairs"].sum()
+    assert (trends["graphs"] == len(graphs)).all() and trends["p_value"].between(0, 1).all()
+    claims = trend_claims(trends, scope="GNNs, split seeds 0-5", chapter="03c", section="Homophily trend")
+    expected = ["agrees" if v == "effect grows with homophily" and lo < 0.05 else
+                "disagrees" if v == "effect shrinks with homophily" and lo < 0.05 else "inconclusive"
+                for v, lo in zip(trends["verdict"], trends["loo_p_max"])]
+    assert claims["verdict"].tolist() == expected and claims["claim"].str.endswith("(GNNs, split seeds 0-5)").all()
