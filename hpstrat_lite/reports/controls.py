@@ -83,7 +83,7 @@ def _complete_std(rows: pd.DataFrame, methods, metric: str) -> pd.DataFrame:
 
 
 def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha: float = 0.05,
-                  methods=ALL_METHODS, metric: str = "accuracy", homophily=None) -> dict:
+                  methods=ALL_METHODS, metric: str = "accuracy", homophily=None, size=None) -> dict:
     """Paired tests over (dataset, model, seed) blocks of the cross-fold std of the test ``metric``
     (:func:`block_std`).
 
@@ -99,7 +99,8 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
     ``methods`` over the blocks, with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`), ``mean_std`` and
     ``mean_rank`` per method (rank 1 = smallest std in a block), and ``blocks``. With ``homophily`` (dataset ->
     mean node homophily), also ``by_graph`` (each comparison of :data:`TREND_COMPARISONS` ->
-    :func:`paired_tests_by_graph`) and ``trends`` (:func:`homophily_trends`)."""
+    :func:`paired_tests_by_graph`) and ``trends`` (:func:`homophily_trends`, holding graph size fixed too
+    with ``size``: dataset -> number of nodes)."""
     from scipy.stats import friedmanchisquare
 
     wide = _complete_std(rows, methods, metric)
@@ -118,7 +119,7 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
     if homophily is not None:
         out["by_graph"] = {(a, b): paired_tests_by_graph(rows, a=a, b=b, alpha=alpha, methods=methods, metric=metric)
                            for a, b in TREND_COMPARISONS if a in methods and b in methods}
-        out["trends"] = homophily_trends(out["by_graph"], homophily, alpha=alpha)
+        out["trends"] = homophily_trends(out["by_graph"], homophily, size=size, alpha=alpha)
     return out
 
 
@@ -140,16 +141,19 @@ def paired_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "p
     return per_graph
 
 
-def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, alpha: float = 0.05) -> dict:
+def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, size=None, alpha: float = 0.05) -> dict:
     """Does a comparison's effect grow with the graph's homophily? Spearman's rank correlation between each
     graph's rank-biserial r (:func:`paired_tests_by_graph`; negative: a smaller) and its mean node homophily
-    (``homophily``: a mapping or Series, dataset -> value), over the graphs that have both; and the same
-    correlation with each graph left out in turn, to see whether one graph carries it.
+    (``homophily``: a mapping or Series, dataset -> value), over the graphs that have both; the same
+    correlation with each graph left out in turn, to see whether one graph carries it; and, with ``size``
+    (dataset -> number of nodes), the partial correlation holding the graph's size fixed
+    (:func:`partial_spearman`), since on common benchmarks the homophilous graphs are also the larger ones.
 
     Returns a dict: ``graphs``, ``rho``, ``p_value`` (two-sided, scipy's t approximation; NaN with fewer than
     4 graphs), ``verdict`` (``"effect grows with homophily"``: rho < 0, a is further below b on more homophilous
     graphs; ``"effect shrinks with homophily"``; when p < ``alpha``, else ``"inconclusive"``), ``loo_p_max``
-    (the largest p with one graph left out; NaN with fewer than 5 graphs) and ``loo_without`` (that graph)."""
+    (the largest p with one graph left out; NaN with fewer than 5 graphs), ``loo_without`` (that graph),
+    ``rho_given_size`` and ``p_given_size`` (NaN without ``size`` or with fewer than 5 graphs)."""
     h = pd.Series(homophily, dtype=float)
     both = by_graph.assign(h=by_graph["dataset"].map(h)).dropna(subset=["h", "rank_biserial_r"])
     rho, p = _spearman(both)
@@ -159,8 +163,14 @@ def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, alpha: fl
         verdict = "effect grows with homophily" if rho < 0 else "effect shrinks with homophily"
     else:
         verdict = "inconclusive"
+    rho_size, p_size = float("nan"), float("nan")
+    if size is not None:
+        n = both["dataset"].map(pd.Series(size, dtype=float))
+        if n.notna().all() and len(both) >= 5:
+            rho_size, p_size = partial_spearman(both["rank_biserial_r"], both["h"], n)
     return {"graphs": int(len(both)), "rho": rho, "p_value": p, "verdict": verdict,
-            "loo_p_max": loo[without] if without is not None else float("nan"), "loo_without": without}
+            "loo_p_max": loo[without] if without is not None else float("nan"), "loo_without": without,
+            "rho_given_size": rho_size, "p_given_size": p_size}
 
 
 def _spearman(table: pd.DataFrame) -> tuple[float, float]:
@@ -173,19 +183,78 @@ def _spearman(table: pd.DataFrame) -> tuple[float, float]:
     return float(rho), float(p)
 
 
-def homophily_trends(by_graph: dict, homophily, *, alpha: float = 0.05) -> pd.DataFrame:
+def partial_spearman(x, y, z) -> tuple[float, float]:
+    """Spearman's partial correlation of ``x`` and ``y`` holding ``z`` fixed, and its two-sided p-value.
+
+    The three are ranked; the ranks of x and y are each regressed on the ranks of z by least squares and
+    the residuals correlated (Pearson), :math:`\\rho_{xy \\cdot z}`; the test statistic
+    :math:`t = \\rho \\sqrt{(n - 3) / (1 - \\rho^2)}` has n - 3 degrees of freedom (one for the variable held
+    fixed). NaN with fewer than 5 values.
+
+    Both rise with z, but within each level of z, y falls as x rises:
+
+    >>> rho, p = partial_spearman([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5], [1, 1, 2, 2, 3, 3])
+    >>> round(rho, 2), p < 0.05
+    (-1.0, True)
+    """
+    from scipy.stats import rankdata, t as student_t
+
+    x, y, z = (rankdata(np.asarray(v, dtype=float)) for v in (x, y, z))
+    n = len(x)
+    if n < 5:
+        return float("nan"), float("nan")
+    design = np.column_stack([np.ones(n), z])
+    rx = x - design @ np.linalg.lstsq(design, x, rcond=None)[0]
+    ry = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
+    denom = np.sqrt((rx @ rx) * (ry @ ry))
+    if denom == 0:
+        return float("nan"), float("nan")
+    rho = float(np.clip(rx @ ry / denom, -1.0, 1.0))
+    if abs(rho) == 1.0:
+        return rho, 0.0
+    t = rho * np.sqrt((n - 3) / (1 - rho ** 2))
+    return rho, float(2 * student_t.sf(abs(t), n - 3))
+
+
+def homophily_trends(by_graph: dict, homophily, *, size=None, alpha: float = 0.05) -> pd.DataFrame:
     """:func:`effect_homophily_correlation` of each comparison in ``by_graph`` ((a, b) ->
     :func:`paired_tests_by_graph`), the comparisons' p-values Holm-adjusted as one family and the verdict read
     from the adjusted p. One row per comparison: ``a``, ``b``, ``graphs``, ``rho``, ``p_value``, ``p_holm``,
     ``verdict``, ``loo_p_max`` and ``loo_without`` (the largest unadjusted p with one graph left out, and that
-    graph)."""
-    rows = [{"a": a, "b": b, **effect_homophily_correlation(t, homophily, alpha=alpha)} for (a, b), t in by_graph.items()]
-    trends = pd.DataFrame(rows, columns=["a", "b", "graphs", "rho", "p_value", "verdict", "loo_p_max", "loo_without"])
+    graph), ``rho_given_size`` and ``p_given_size`` (the partial correlation holding the graph's size fixed,
+    unadjusted; NaN without ``size``)."""
+    columns = ["a", "b", "graphs", "rho", "p_value", "verdict", "loo_p_max", "loo_without", "rho_given_size",
+               "p_given_size"]
+    rows = [{"a": a, "b": b, **effect_homophily_correlation(t, homophily, size=size, alpha=alpha)}
+            for (a, b), t in by_graph.items()]
+    trends = pd.DataFrame(rows, columns=columns)
     trends["p_holm"] = holm(trends["p_value"])
     trends["verdict"] = ["inconclusive" if not p < alpha else
                          "effect grows with homophily" if rho < 0 else "effect shrinks with homophily"
                          for p, rho in zip(trends["p_holm"], trends["rho"])]
-    return trends[["a", "b", "graphs", "rho", "p_value", "p_holm", "verdict", "loo_p_max", "loo_without"]]
+    return trends[["a", "b", "graphs", "rho", "p_value", "p_holm", "verdict", "loo_p_max", "loo_without",
+                   "rho_given_size", "p_given_size"]]
+
+
+def trends_table(trends: pd.DataFrame) -> pd.DataFrame:
+    """:func:`homophily_trends` as a page shows it, one row per comparison: ``comparison``, ``graphs``,
+    ``Spearman rho``, ``Holm p``, ``verdict``, ``one graph out`` (the largest unadjusted p, and the graph left
+    out) and ``size held fixed`` (partial rho and its p; ``n/a`` without graph sizes)."""
+    from .display import format_number
+
+    def partial(rho, p):
+        return "n/a" if rho != rho or p != p else f"rho {rho:+.2f}, p {format_number(p, kind='p')}"
+
+    return pd.DataFrame({
+        "comparison": [f"{METHOD_LABELS[a]} vs {METHOD_LABELS[b]}" for a, b in zip(trends["a"], trends["b"])],
+        "graphs": trends["graphs"].to_numpy(),
+        "Spearman rho": trends["rho"].to_numpy(),
+        "Holm p": trends["p_holm"].to_numpy(),
+        "verdict": trends["verdict"].to_numpy(),
+        "one graph out": ["n/a" if p != p else f"p {format_number(p, kind='p')} (without {g})"
+                          for p, g in zip(trends["loo_p_max"], trends["loo_without"])],
+        "size held fixed": [partial(r, p) for r, p in zip(trends["rho_given_size"], trends["p_given_size"])],
+    })
 
 
 def _find(tests, a, b):
@@ -290,6 +359,10 @@ def trend_sentences(by_graph: dict, trends: pd.DataFrame, *, alpha: float = 0.05
             said += (f"; leaving out one graph at a time, the largest unadjusted p is {t['loo_p_max']:.2g} (without "
                      f"{t['loo_without']}): " + ("no single graph carries the trend" if t["loo_p_max"] < alpha
                                                  else f"the trend rests on {t['loo_without']}"))
+        if t["verdict"] != "inconclusive" and t.get("p_given_size", float("nan")) == t.get("p_given_size"):
+            said += (f"; holding the graphs' size fixed, partial rho = {t['rho_given_size']:+.2f}, p = "
+                     f"{t['p_given_size']:.2g}: " + ("size does not explain it" if t["p_given_size"] < alpha
+                                                     else "size could explain it"))
         if t["verdict"] == "effect grows with homophily":
             out.append(f"Graph by graph, the more homophilous the graph, the smaller {first}'s spread relative to "
                        f"{other}'s ({said}).")
@@ -336,8 +409,9 @@ def trend_claims(trends: pd.DataFrame, *, scope: str, chapter: str, blocks: str 
                  section: str = "Controls (this book)", alpha: float = 0.05) -> pd.DataFrame:
     """This book's claims that HpStrat's advantage grows with the graph's homophily, one per row of
     :func:`homophily_trends`, in the scorecard's columns. *agrees* when the trend holds (rho < 0, Holm p <
-    ``alpha``) and still has p < ``alpha`` with any one graph left out; *disagrees* when it holds the other
-    way; else *inconclusive* (also when one graph carries it). ``scope`` names the rows in the claim (e.g.
+    ``alpha``), still has p < ``alpha`` with any one graph left out and, where ``trends`` has it, with the
+    graphs' size held fixed; *disagrees* when it holds the other way; else *inconclusive* (also when one graph
+    or the graphs' size could carry it). ``scope`` names the rows in the claim (e.g.
     "GNNs, split seeds 0-5"), ``blocks`` what one graph's Wilcoxon pairs, ``section`` the scorecard section."""
     out = []
     for _, t in trends.iterrows():
@@ -345,15 +419,21 @@ def trend_claims(trends: pd.DataFrame, *, scope: str, chapter: str, blocks: str 
                    "effect shrinks with homophily": "disagrees"}.get(t["verdict"], "inconclusive")
         if not t["loo_p_max"] < alpha:  # one graph carries the trend (or too few graphs to tell)
             verdict = "inconclusive"
+        sized = "p_given_size" in t and t["p_given_size"] == t["p_given_size"]
+        if sized and not t["p_given_size"] < alpha:  # the graphs' size could explain it
+            verdict = "inconclusive"
         out.append({"section": section,
                     "claim": f"HpStrat's advantage over {METHOD_LABELS[t['b']]} k-fold grows with the graph's "
                              f"homophily ({scope})",
                     "paper": "not tested by the paper",
                     "rule": (f"Spearman rho < 0 between each graph's rank-biserial r (Wilcoxon over its {blocks} "
                              f"blocks) and its mean node homophily, Holm-adjusted over {len(trends)} "
-                             f"comparison(s), p < {alpha}, and p < {alpha} with any one graph left out"),
+                             f"comparison(s), p < {alpha}; p < {alpha} with any one graph left out"
+                             + (" and with the graphs' size held fixed (partial Spearman)" if sized else "")),
                     "ours": (f"rho = {t['rho']:+.2f} over {t['graphs']} graphs, Holm p = {t['p_holm']:.2g}; one graph "
-                             f"out: largest p = {t['loo_p_max']:.2g} (without {t['loo_without']})"),
+                             f"out: largest p = {t['loo_p_max']:.2g} (without {t['loo_without']})"
+                             + (f"; size fixed: rho = {t['rho_given_size']:+.2f}, p = {t['p_given_size']:.2g}"
+                                if sized else "")),
                     "verdict": verdict, "chapter": chapter})
     return pd.DataFrame(out, columns=["section", "claim", "paper", "rule", "ours", "verdict", "chapter"])
 
@@ -366,32 +446,44 @@ def controls_from_files(paths=CONTROL_RESULTS, *, seeds=(0, 1, 2), k: int = 4, m
                         patience: int = 100, metric: str = "accuracy", root=None) -> tuple[dict, pd.DataFrame]:
     """``(tests, coverage)`` of the control experiment read from its results files (the paper's protocol
     by default): :func:`control_tests` of the test ``metric`` on the complete blocks, with the per-graph trends
-    against each graph's homophily (:func:`graph_homophily`, the graphs loaded from ``root``), and their
+    against each graph's homophily (:func:`graph_properties`, the graphs loaded from ``root``), and their
     coverage per dataset."""
     rows = read_rows(list(paths))
     if rows.empty:
         raise FileNotFoundError(f"no rows in {list(paths)}: run `hpstrat experiment --methods placebo degree`.")
     rows = rows[(rows["k"] == k) & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)]
     complete, coverage = complete_blocks(rows, methods=ALL_METHODS, seeds=seeds)
-    homophily = graph_homophily(sorted(complete["dataset"].unique()), root=root)
-    return control_tests(complete, metric=metric, homophily=homophily), coverage
+    graphs = graph_properties(sorted(complete["dataset"].unique()), root=root)
+    return control_tests(complete, metric=metric, homophily=graphs["homophily"], size=graphs["nodes"]), coverage
 
 
-def split_method_trends(rows: pd.DataFrame, homophily, *, others=("stratified", "random"), alpha: float = 0.05,
-                        metric: str = "accuracy") -> dict:
+def split_method_trends(rows: pd.DataFrame, homophily, *, size=None, others=("stratified", "random"),
+                        alpha: float = 0.05, metric: str = "accuracy") -> dict:
     """HpStrat against each method of ``others`` graph by graph, on rows of the paper's three split methods:
     ``by_graph`` ((a, b) -> :func:`paired_tests_by_graph` over the blocks that have all three) and ``trends``
-    (:func:`homophily_trends` against ``homophily``, dataset -> mean node homophily)."""
+    (:func:`homophily_trends` against ``homophily``, dataset -> mean node homophily, and ``size``, dataset ->
+    number of nodes)."""
     by_graph = {("hpstrat", b): paired_tests_by_graph(rows, a="hpstrat", b=b, methods=PAPER_METHODS, alpha=alpha,
                                                       metric=metric) for b in others}
-    return {"by_graph": by_graph, "trends": homophily_trends(by_graph, homophily, alpha=alpha)}
+    return {"by_graph": by_graph, "trends": homophily_trends(by_graph, homophily, size=size, alpha=alpha)}
+
+
+def trend_by_seed(rows: pd.DataFrame, homophily, *, b: str = "stratified", metric: str = "accuracy") -> pd.DataFrame:
+    """The trend of HpStrat vs ``b`` (:func:`split_method_trends`) on each split seed of ``rows`` alone: how much a
+    one-seed sweep can say. One row per seed: ``seed``, ``graphs``, ``rho``, ``p_value`` (unadjusted)."""
+    out = []
+    for seed in sorted(rows["seed"].unique()):
+        one = rows[rows["seed"] == seed]
+        t = split_method_trends(one, homophily, others=(b,), metric=metric)["trends"].iloc[0]
+        out.append({"seed": int(seed), "graphs": int(t["graphs"]), "rho": t["rho"], "p_value": t["p_value"]})
+    return pd.DataFrame(out, columns=["seed", "graphs", "rho", "p_value"])
 
 
 def split_trends_from_files(paths=CONTROL_RESULTS[:2], *, seeds=range(6), k: int = 4, max_epochs: int = 1000,
                             patience: int = 100, root=None) -> dict:
     """:func:`split_method_trends` of the GNNs (every model but the MLP) on the paper's k-fold protocol over
-    ``seeds`` (default: the six-seed sweep), read from its results files; the graphs' homophily from ``root``
-    (:func:`graph_homophily`). Also returns ``blocks`` (how many (dataset, GNN, seed) blocks have all three
+    ``seeds`` (default: the six-seed sweep), read from its results files; the graphs' homophily and size from
+    ``root`` (:func:`graph_properties`). Also returns ``blocks`` (how many (dataset, GNN, seed) blocks have all three
     methods)."""
     rows = read_rows(list(paths))
     if rows.empty:
@@ -399,15 +491,17 @@ def split_trends_from_files(paths=CONTROL_RESULTS[:2], *, seeds=range(6), k: int
     rows = rows[(rows["k"] == k) & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)
                 & (rows["model"] != "MLP")]
     complete, _ = complete_blocks(rows, methods=PAPER_METHODS, seeds=tuple(seeds))
-    out = split_method_trends(complete, graph_homophily(sorted(complete["dataset"].unique()), root=root))
+    graphs = graph_properties(sorted(complete["dataset"].unique()), root=root)
+    out = split_method_trends(complete, graphs["homophily"], size=graphs["nodes"])
     out["blocks"] = complete.groupby(["dataset", "model", "seed"]).ngroups
     return out
 
 
-def graph_homophily(datasets, *, root=None) -> pd.Series:
-    """Mean node homophily of each graph (HpStrat Table 1's column, isolated nodes excluded), dataset -> value;
-    a graph whose raw files are missing is left out."""
+def graph_properties(datasets, *, root=None) -> pd.DataFrame:
+    """Mean node homophily (HpStrat Table 1's column, isolated nodes excluded) and number of nodes of each
+    graph, indexed by dataset; a graph whose raw files are missing is left out."""
     from ..data.graphs import dataset_summary
 
     table = dataset_summary(list(datasets), root=root)
-    return table[table["status"] == "ok"].set_index("dataset")["homophily"]
+    table = table[table["status"] == "ok"].set_index("dataset")
+    return pd.DataFrame({"homophily": table["homophily"].astype(float), "nodes": table["nodes"].astype(float)})

@@ -5,7 +5,7 @@ import pytest
 
 from hpstrat_lite.reports.controls import (block_std, complete_blocks, control_claims, control_reading,
                                            control_tests, paired_tests_by_graph, effect_homophily_correlation,
-                                           holm, homophily_trends)
+                                           holm, homophily_trends, trends_table)
 from hpstrat_lite.reports.hpstrat import signed_rank_test
 
 METHODS = ("random", "stratified", "hpstrat", "degree", "placebo")
@@ -210,3 +210,49 @@ def test_split_method_trends_on_the_committed_six_seed_sweep(data_root):
                 "disagrees" if v == "effect shrinks with homophily" and lo < 0.05 else "inconclusive"
                 for v, lo in zip(trends["verdict"], trends["loo_p_max"])]
     assert claims["verdict"].tolist() == expected and claims["claim"].str.endswith("(GNNs, split seeds 0-5)").all()
+
+
+def test_partial_spearman_removes_a_shared_driver_and_keeps_a_direct_link():
+    from hpstrat_lite.reports.controls import partial_spearman
+
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=60)
+    x, y = z + 0.3 * rng.normal(size=60), z + 0.3 * rng.normal(size=60)  # linked only through z
+    rho, p = partial_spearman(x, y, z)
+    assert abs(rho) < 0.3 and p > 0.05
+    y2 = x + 0.3 * rng.normal(size=60)  # a direct link survives holding z fixed
+    rho2, p2 = partial_spearman(x, y2, z)
+    assert rho2 > 0.5 and p2 < 1e-4
+    # a monotone transform of z changes nothing (ranks), and fewer than 5 values give no test
+    assert partial_spearman(x, y2, np.exp(z)) == pytest.approx((rho2, p2))
+    assert np.isnan(partial_spearman([1, 2, 3, 4], [1, 2, 3, 4], [4, 3, 2, 1])[1])
+
+
+def test_size_that_explains_the_trend_makes_the_claim_inconclusive():
+    rows, homophily = _rows_with_gain_growing_with_homophily()
+    size_like_homophily = {g: 100 * (1 + 10 * h) for g, h in homophily.items()}  # same order as homophily
+    tests = control_tests(rows, homophily=homophily, size=size_like_homophily)
+    trends = tests["trends"]
+    assert trends["p_given_size"].isna().sum() == 0 and (trends["p_given_size"] > 0.05).all()
+    assert "size could explain it" in control_reading(tests)
+    assert (control_claims(tests).tail(3)["verdict"] == "inconclusive").all()
+    unrelated = {g: float(v) for g, v in zip(homophily, [5, 1, 9, 3, 7, 2, 8, 4, 6, 11, 10, 12])}
+    tests = control_tests(rows, homophily=homophily, size=unrelated)
+    assert (tests["trends"]["p_given_size"] < 0.05).all() and "size does not explain it" in control_reading(tests)
+    table = trends_table(tests["trends"])
+    assert list(table.columns) == ["comparison", "graphs", "Spearman rho", "Holm p", "verdict", "one graph out",
+                                   "size held fixed"]
+    assert table["size held fixed"].str.match(r"rho [+-]\d\.\d\d, p \d").all()
+    assert trends_table(control_tests(rows, homophily=homophily)["trends"])["size held fixed"].eq("n/a").all()
+
+
+def test_trend_by_seed_reads_each_seed_alone():
+    from hpstrat_lite.reports.controls import split_method_trends, trend_by_seed
+
+    rows, homophily = _rows_with_gain_growing_with_homophily()
+    rows = rows[rows["method"].isin(["random", "stratified", "hpstrat"])]
+    per_seed = trend_by_seed(rows, homophily)
+    assert per_seed["seed"].tolist() == [0, 1, 2, 3] and (per_seed["graphs"] == 12).all()
+    one = split_method_trends(rows[rows["seed"] == 2], homophily, others=("stratified",))["trends"].iloc[0]
+    assert per_seed.set_index("seed").loc[2, "rho"] == pytest.approx(one["rho"])
+    assert (per_seed["rho"] < 0).sum() >= 3  # the built-in trend shows on most single seeds
