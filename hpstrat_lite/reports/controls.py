@@ -281,6 +281,7 @@ def control_reading(tests: dict, *, alpha: float = 0.05) -> str:
     The same rules read the degree control. With per-graph trends (``control_tests(..., homophily=...)``), one
     sentence per comparison of :data:`TREND_COMPARISONS` says whether its effect grows or shrinks with the
     graph's homophily (Spearman, Holm p < ``alpha``) or is inconclusive, and on which graphs alone it holds.
+    Returns the sentences as a Markdown list, one bullet each.
     """
     hp_pl, hp_deg = _find(tests, "hpstrat", "placebo"), _find(tests, "hpstrat", "degree")
     pl_st, deg_st = _find(tests, "placebo", "stratified"), _find(tests, "degree", "stratified")
@@ -329,7 +330,7 @@ def control_reading(tests: dict, *, alpha: float = 0.05) -> str:
                    + " (mean ranks, 1 = smallest std: "
                    + ", ".join(f"{METHOD_LABELS[m]} {r:.2f}" for m, r in tests["mean_rank"].sort_values().items())
                    + ").")
-    return " ".join(out)
+    return "\n".join(f"- {sentence}" for sentence in out)
 
 
 def _trend_sentences(tests: dict, *, alpha: float = 0.05) -> list[str]:
