@@ -51,7 +51,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .verdicts import BY_CONSTRUCTION, VERDICTS
+from .verdicts import BY_CONSTRUCTION, INCONCLUSIVE, VERDICTS
 
 #: The kinds of value and how many decimals (``"d"``) or significant digits (``"s"``) each keeps.
 KINDS = {"homophily": ("d", 2), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
@@ -421,25 +421,32 @@ def findings_box(bullets, *, source: str = "this page's rows", closing: str | No
     return "\n".join(lines + (["", closing] if closing else []))
 
 
-def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int = 6) -> str:
+def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int = 6,
+                 source: str = "this page's rows", decided_only: bool = False) -> str:
     """The "Key findings" box of a chapter, as Markdown computed from its claims rows (:func:`findings_box`).
 
     ``chapter`` keeps the rows whose ``chapter`` column names it (all rows when None). One bullet per claim
     (the first ``limit``): the claim, the verdict in bold and our figure; then the counts
-    (:func:`counts_sentence`). Rows with no numbers yet say so.
+    (:func:`counts_sentence`). Rows with no numbers yet say so. ``source`` names what the findings are
+    computed from (the heading); ``decided_only`` keeps the bullets of the claims whose verdict is not
+    *inconclusive* (the counts still cover every claim), for a page that summarises another's claims.
     """
     if chapter is not None and "chapter" in claims.columns:
         claims = claims[claims["chapter"] == chapter]
     if claims.empty:
-        return "**Key findings.** No claim of the papers is checked on this page's rows yet."
+        return f"**Key findings.** No claim of the papers is checked on {source} yet."
+    shown = claims[claims["verdict"] != INCONCLUSIVE] if decided_only else claims
     ours = "ours" if "ours" in claims.columns else "evidence"
     bullets = []
-    for _, r in claims.head(limit).iterrows():
+    for _, r in shown.head(limit).iterrows():
         figure = _words(r.get(ours, "")) or "no numbers yet"
         bullets.append(f"{_words(r['claim'])}: **{r['verdict']}** ({_short(figure)})")
-    if len(claims) > limit:
-        bullets.append(f"... and {len(claims) - limit} more in the claims table below.")
-    return findings_box(bullets, closing=counts_sentence(claims))
+    if len(shown) > limit:
+        bullets.append(f"... and {len(shown) - limit} more in the claims table below.")
+    closing = counts_sentence(claims)
+    if decided_only and len(shown) < len(claims):
+        closing += " The inconclusive ones are in the claims table."
+    return findings_box(bullets, source=source, closing=closing)
 
 
 def _short(text: str, limit: int = 160) -> str:
