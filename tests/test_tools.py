@@ -50,6 +50,27 @@ def test_protocol_progress_counts_runs_per_seed_and_resume_commands_name_the_mis
     assert protocol_progress(rows, projection.iloc[:0], 4, [0]).empty
 
 
+def test_the_controls_sweep_counts_its_own_methods_and_resumes_into_its_file(tmp_path, capsys):
+    rows = [{"dataset": "Texas", "model": model, "method": m, "k": 4, "seed": s, "fold": f}
+            for model, seeds in (("GCN", (0, 1, 2)), ("MLP", (0,))) for m in ("placebo", "degree")
+            for s in seeds for f in range(4)]
+    rows += [{"dataset": "Texas", "model": "MLP", "method": m, "k": 4, "seed": 1, "fold": f}  # the paper's methods
+             for m in ("random", "stratified", "hpstrat") for f in range(4)]              # do not count here
+    out = tmp_path / "controls.csv"
+    pd.DataFrame(rows).to_csv(out, index=False)
+    pd.DataFrame({"dataset": ["Texas", "Texas"], "model": ["GCN", "MLP"], "low_min": [1.2, 6.0],
+                  "high_min": [2.4, 12.0], "code_version": "v", "threads": 2}).to_csv(tmp_path / "proj.csv", index=False)
+    args = ["sweep", "--k", "4", "--seeds", "0", "1", "2", "--projection", str(tmp_path / "proj.csv"),
+            "--methods", "placebo", "degree"]
+    assert progress.main(args + ["--results", str(out)]) == 0
+    printed = capsys.readouterr().out
+    assert "1 of 2 (dataset, model) pairs complete; 16 runs left, about 0.1 h" in printed  # 6.0 min x 16 / 12
+    assert (f"hpstrat experiment --datasets Texas --models MLP --k 4 --seeds 1 2 --methods placebo degree "
+            f"--out {out}") in printed
+    assert progress.main(args + ["--results", str(out), str(out)]) == 2
+    assert "needs the one results file of that sweep" in capsys.readouterr().err
+
+
 def test_protocol_files_are_the_seed_files_of_one_k(tmp_path):
     for name in ("gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv", "gnn_k5_seed0.csv", "part2_node.csv"):
         (tmp_path / name).write_text("dataset\n")

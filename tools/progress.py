@@ -35,11 +35,13 @@ def protocol_files(k: int, results_dir=None) -> list[Path]:
     return sorted(Path(RESULTS_DIR if results_dir is None else results_dir).glob(f"gnn_k{int(k)}_seed*.csv"))
 
 
-def protocol_progress(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seeds) -> pd.DataFrame:
-    """Where a protocol (k folds, split ``seeds``) stands, per (dataset, model) pair of the measured sweep.
+def protocol_progress(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seeds, *,
+                      methods=SPLIT_METHODS) -> pd.DataFrame:
+    """Where a protocol (k folds, split ``seeds``, split ``methods``) stands, per (dataset, model) pair of the
+    measured sweep.
 
     A pair of ``projection`` (``results/sweep_projection.csv``: every pair of the k = 4 sweep) needs
-    ``3 k`` runs per seed. Columns: ``dataset``, ``model``, ``runs_done``, ``runs_left``, ``seeds_left``
+    ``len(methods) k`` runs per seed. Columns: ``dataset``, ``model``, ``runs_done``, ``runs_left``, ``seeds_left``
     (the seeds with a run missing, as a tuple), ``low_min`` / ``high_min`` (minutes to finish it, from
     :func:`project_remaining`; 0 for a complete pair).
     """
@@ -48,9 +50,9 @@ def protocol_progress(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seed
     if projection.empty:
         return pd.DataFrame(columns=cols)
     pairs = projection.drop_duplicates(["dataset", "model"])[["dataset", "model"]].reset_index(drop=True)
-    per_seed = len(SPLIT_METHODS) * int(k)
-    counts = _run_counts(rows, k, seeds, ["dataset", "model", "seed"])
-    left = project_remaining(rows, projection, k, seeds).set_index(["dataset", "model"])
+    per_seed = len(methods) * int(k)
+    counts = _run_counts(rows, k, seeds, ["dataset", "model", "seed"], methods)
+    left = project_remaining(rows, projection, k, seeds, methods=methods).set_index(["dataset", "model"])
     table = []
     for d, m in zip(pairs["dataset"], pairs["model"]):
         done = [counts.get((d, m, s), 0) for s in seeds]
@@ -61,24 +63,34 @@ def protocol_progress(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seed
     return pd.DataFrame(table, columns=cols)
 
 
-def resume_commands(progress: pd.DataFrame, k: int) -> list[str]:
+def _methods_flags(methods, out) -> str:
+    """The ``--methods`` and ``--out`` flags of a command that resumes a sweep of other methods than the paper's
+    (into the file the rows live in); nothing for the paper's sweep."""
+    if tuple(methods) == tuple(SPLIT_METHODS):
+        return ""
+    return f" --methods {' '.join(methods)}" + (f" --out {out}" if out else "")
+
+
+def resume_commands(progress: pd.DataFrame, k: int, *, methods=SPLIT_METHODS, out=None) -> list[str]:
     """The ``hpstrat experiment`` commands that finish the pairs :func:`protocol_progress` lists as
     incomplete: one per dataset and set of missing seeds, models in the order of ``progress``. Without
     ``--out`` the runner appends to :func:`default_results_path` of those seeds, the file the rows of
     those seeds already live in: seed 0 gets a command of its own (``gnn_k4_seed0.csv``), the other
-    seeds share one (``gnn_k4_seeds1-5.csv`` for seeds 1-5)."""
+    seeds share one (``gnn_k4_seeds1-5.csv`` for seeds 1-5). Another sweep's ``methods`` (the controls:
+    ``placebo degree``) keep all its seeds in one file, ``out``, which each command names."""
     todo = progress[progress["runs_left"] > 0]
     parts = []
+    paper = tuple(methods) == tuple(SPLIT_METHODS)
     for row in todo.itertuples(index=False):
         rest = tuple(s for s in row.seeds_left if s != 0)
-        groups = [(0,), rest] if 0 in row.seeds_left and rest else [tuple(row.seeds_left)]
+        groups = [(0,), rest] if paper and 0 in row.seeds_left and rest else [tuple(row.seeds_left)]
         parts += [{"dataset": row.dataset, "model": row.model, "seeds": g} for g in groups]
     commands = []
     if not parts:
         return commands
     for (dataset, seeds), group in pd.DataFrame(parts).groupby(["dataset", "seeds"], sort=False):
         commands.append(f"hpstrat experiment --datasets {dataset} --models {' '.join(group['model'])} "
-                        f"--k {int(k)} --seeds {' '.join(str(s) for s in seeds)}")
+                        f"--k {int(k)} --seeds {' '.join(str(s) for s in seeds)}{_methods_flags(methods, out)}")
     return commands
 
 
@@ -186,14 +198,19 @@ def sweep_status(args) -> int:
     if projection.empty:
         raise FileNotFoundError(f"{projection_file} has no rows: run `python benchmarks/bench_sweep.py` to measure "
                                 "the pairs first.")
-    table = protocol_progress(read_rows(files), projection, args.k, args.seeds)
+    methods = tuple(args.methods)
+    if methods != tuple(SPLIT_METHODS) and len(files) != 1:
+        raise ValueError(f"--methods {' '.join(methods)} needs the one results file of that sweep in --results "
+                         f"(e.g. results/controls_k4_seeds0-2.csv); got {len(files)} file(s).")
+    table = protocol_progress(read_rows(files), projection, args.k, args.seeds, methods=methods)
     left = table[table["runs_left"] > 0]
     per_dataset = table.groupby("dataset", sort=False).agg(
         pairs=("model", "size"), complete=("runs_left", lambda r: int((r == 0).sum())), runs_done=("runs_done", "sum"),
         runs_left=("runs_left", "sum"), low_min=("low_min", "sum"), high_min=("high_min", "sum"))
     per_dataset["models_left"] = left.groupby("dataset", sort=False)["model"].agg(" ".join)
     per_dataset["models_left"] = per_dataset["models_left"].fillna("")
-    print(f"k = {args.k}, split seeds {sorted(args.seeds)}; rows from {', '.join(str(f) for f in files) or 'no file'}")
+    print(f"k = {args.k}, split seeds {sorted(args.seeds)}, methods {', '.join(methods)}; rows from "
+          f"{', '.join(str(f) for f in files) or 'no file'}")
     print(per_dataset.to_string(float_format=lambda v: f"{v:.0f}"))
     if left.empty:
         print(f"\nall {len(table)} (dataset, model) pairs complete.")
@@ -201,11 +218,11 @@ def sweep_status(args) -> int:
     print(f"\n{len(table) - len(left)} of {len(table)} (dataset, model) pairs complete; {int(left['runs_left'].sum())} runs "
           f"left, about {left['low_min'].sum() / 60:.1f} h ({left['high_min'].sum() / 60:.1f} h if no run were dropped), "
           f"scaled from {projection_file.name} ({int(projection['threads'].iloc[-1])} threads).")
-    if args.per_seed:
+    if args.per_seed and methods == tuple(SPLIT_METHODS):
         for command, minutes in seed_commands(table, args.k, args.seeds):
             print(f"{command}   # about {minutes:.0f} min")
         return 0
-    for command in resume_commands(table, args.k):
+    for command in resume_commands(table, args.k, methods=methods, out=files[0] if len(files) == 1 else None):
         print(command)
     return 0
 
@@ -244,6 +261,9 @@ def main(argv=None) -> int:
     p.add_argument("--seeds", type=int, nargs="+", default=[0])
     p.add_argument("--results", nargs="+", default=None, help="results CSVs (default: results/gnn_k<k>_seed*.csv)")
     p.add_argument("--projection", default=None, help="default: results/sweep_projection.csv")
+    p.add_argument("--methods", nargs="+", default=list(SPLIT_METHODS),
+                   help="split methods of the sweep (default: random stratified hpstrat; the controls' sweep: "
+                        "placebo degree, with its file in --results)")
     p.add_argument("--per-seed", action="store_true",
                    help="one command per (dataset, seed) with its minutes, instead of one per dataset")
     p = sub.add_parser("studies", help="how far the Part II studies are and the commands that finish them")

@@ -475,20 +475,23 @@ PROJECTED_RUNS = 12
 PROJECTION_FILE = RESULTS_DIR / "sweep_projection.csv"
 
 
-def _run_counts(rows: pd.DataFrame, k: int, seeds, by) -> dict:
-    """Distinct runs of the protocol (``k`` folds, split ``seeds``) in ``rows``, counted per ``by`` columns."""
+def _run_counts(rows: pd.DataFrame, k: int, seeds, by, methods=SPLIT_METHODS) -> dict:
+    """Distinct runs of the protocol (``k`` folds, split ``seeds``, split ``methods``) in ``rows``, counted per
+    ``by`` columns."""
     if rows.empty:
         return {}
-    mine = rows[(rows["k"] == k) & rows["seed"].isin(seeds)]
+    mine = rows[(rows["k"] == k) & rows["seed"].isin(seeds) & rows["method"].isin(list(methods))]
     return mine.drop_duplicates(["dataset", "model", "method", "seed", "fold"]).groupby(by).size().to_dict()
 
 
-def project_remaining(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seeds) -> pd.DataFrame:
+def project_remaining(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seeds, *,
+                      methods=SPLIT_METHODS) -> pd.DataFrame:
     """Minutes still needed to complete a protocol's (dataset, model) pairs with today's engine.
 
     Scales ``benchmarks/bench_sweep.py``'s measurement (``results/sweep_projection.csv``: the k = 4,
     seed 0 pairs, 12 runs each, on CPU) to the runs a pair still lacks: the protocol trains
-    ``3 * k * len(seeds)`` runs per pair, minus those with a row in ``rows``. The batched engine's
+    ``len(methods) * k * len(seeds)`` runs per pair (``methods``: the paper's three split methods by default;
+    the controls' sweep passes ``("placebo", "degree")``), minus those with a row in ``rows``. The batched engine's
     per-epoch cost grows about linearly with the runs (its products are memory-bound), and the runs
     are assumed to train as many epochs as the k = 4, seed 0 ones did. Checkpoints of runs in progress
     are not subtracted.
@@ -512,8 +515,8 @@ def project_remaining(rows: pd.DataFrame, projection: pd.DataFrame, k: int, seed
     if projection.empty:
         return pd.DataFrame(columns=cols)
     latest = projection.drop_duplicates(["dataset", "model"], keep="last").copy()
-    total = len(SPLIT_METHODS) * k * len(seeds)
-    present = _run_counts(rows, k, seeds, ["dataset", "model"])
+    total = len(methods) * k * len(seeds)
+    present = _run_counts(rows, k, seeds, ["dataset", "model"], methods)
     latest["runs_left"] = [total - present.get((d, m), 0) for d, m in zip(latest["dataset"], latest["model"])]
     latest = latest[latest["runs_left"] > 0]
     scale = latest["runs_left"] / PROJECTED_RUNS
