@@ -481,11 +481,11 @@ def trend_by_seed(rows: pd.DataFrame, homophily, *, b: str = "stratified", metri
 
 
 def split_trends_from_files(paths=CONTROL_RESULTS[:2], *, seeds=range(6), k: int = 4, max_epochs: int = 1000,
-                            patience: int = 100, root=None) -> dict:
+                            patience: int = 100, others=("stratified", "random"), root=None) -> dict:
     """:func:`split_method_trends` of the GNNs (every model but the MLP) on the paper's k-fold protocol over
-    ``seeds`` (default: the six-seed sweep), read from its results files; the graphs' homophily and size from
-    ``root`` (:func:`graph_properties`). Also returns ``blocks`` (how many (dataset, GNN, seed) blocks have all three
-    methods)."""
+    ``seeds`` (default: the six-seed sweep), HpStrat against each of ``others``, read from its results files;
+    the graphs' homophily and size from ``root`` (:func:`graph_properties`). Also returns ``blocks`` (how many
+    (dataset, GNN, seed) blocks have all three methods)."""
     rows = read_rows(list(paths))
     if rows.empty:
         raise FileNotFoundError(f"no rows in {list(paths)}: run `hpstrat experiment --seeds ...`.")
@@ -493,9 +493,60 @@ def split_trends_from_files(paths=CONTROL_RESULTS[:2], *, seeds=range(6), k: int
                 & (rows["model"] != "MLP")]
     complete, _ = complete_blocks(rows, methods=PAPER_METHODS, seeds=tuple(seeds))
     graphs = graph_properties(sorted(complete["dataset"].unique()), root=root)
-    out = split_method_trends(complete, graphs["homophily"], size=graphs["nodes"])
+    out = split_method_trends(complete, graphs["homophily"], size=graphs["nodes"], others=others)
     out["blocks"] = complete.groupby(["dataset", "model", "seed"]).ngroups
     return out
+
+
+#: Rows the homophily trend was not found on, to test it (:func:`held_out_claims`): the trend of HpStrat
+#: against class-stratified k-fold was first seen on the controls' blocks (k = 4, split seeds 0-2); these are
+#: the k = 4 sweep's split seeds 3-5 and the k = 5 sweep (label, results files, seeds, k).
+HELD_OUT = (("GNNs, k = 4, held-out split seeds 3-5", CONTROL_RESULTS[:2], (3, 4, 5), 4),
+            ("GNNs, k = 5, split seed 0", ["results/gnn_k5_seed0.csv"], (0,), 5))
+
+
+def held_out_claims(*, held_out=HELD_OUT, root=None, alpha: float = 0.05) -> pd.DataFrame:
+    """The claim "HpStrat's advantage over class-stratified k-fold grows with the graph's homophily" tested on
+    rows it was not found on (:data:`HELD_OUT`), one :func:`trend_claims` row each (one comparison, so no
+    adjustment), plus ``blocks`` and the trend's numbers (``graphs``, ``rho``, ``p_value``, ``loo_p_max``, ``loo_without``,
+    ``rho_given_size``, ``p_given_size``). A sweep whose file is missing gives no row."""
+    out = []
+    for label, paths, seeds, k in held_out:
+        try:
+            found = split_trends_from_files(paths, seeds=seeds, k=k, others=("stratified",), root=root)
+        except (FileNotFoundError, ValueError):
+            continue
+        claim = trend_claims(found["trends"], scope=label, chapter="03d_controls", blocks="(GNN, seed)",
+                             section="Homophily trend, held out (this book)", alpha=alpha)
+        numbers = found["trends"][["graphs", "rho", "p_value", "loo_p_max", "loo_without", "rho_given_size",
+                                   "p_given_size"]]
+        out.append(pd.concat([claim, numbers.reset_index(drop=True)], axis=1).assign(blocks=found["blocks"]))
+    columns = ["section", "claim", "paper", "rule", "ours", "verdict", "chapter", "blocks", "graphs", "rho",
+               "p_value", "loo_p_max", "loo_without", "rho_given_size", "p_given_size"]
+    return pd.concat(out, ignore_index=True)[columns] if out else pd.DataFrame(columns=columns)
+
+
+def held_out_reading(held_out: pd.DataFrame, *, alpha: float = 0.05) -> str:
+    """What :func:`held_out_claims` says, one bullet per row by fixed rules: the trend replicates (p <
+    ``alpha`` and rho < 0), and whether one graph or the graphs' size could carry it; or it does not."""
+    if held_out.empty:
+        return "- No held-out rows yet: run the k = 4 sweep's split seeds 3-5 or the k = 5 sweep."
+    out = []
+    for _, t in held_out.iterrows():
+        scope = t["claim"][t["claim"].rfind("(") + 1:-1]
+        said = f"rho = {t['rho']:+.2f}, p = {t['p_value']:.2g} over {t['graphs']} graphs, {t['blocks']} blocks"
+        if t["p_value"] < alpha and t["rho"] < 0:
+            checks = []
+            checks.append("survives leaving any one graph out" if t["loo_p_max"] < alpha else
+                          f"rests on {t['loo_without']} (p = {t['loo_p_max']:.2g} without it)")
+            checks.append("holds with the graphs' size fixed" if t["p_given_size"] < alpha else
+                          f"does not hold with the graphs' size fixed (partial rho = {t['rho_given_size']:+.2f}, "
+                          f"p = {t['p_given_size']:.2g}): size could explain it")
+            out.append(f"{scope}: the trend replicates ({said}); it {checks[0]} and {checks[1]} "
+                       f"(**{t['verdict']}**).")
+        else:
+            out.append(f"{scope}: the trend does not replicate ({said}; **{t['verdict']}**).")
+    return "\n".join(f"- {sentence}" for sentence in out)
 
 
 def graph_properties(datasets, *, root=None) -> pd.DataFrame:

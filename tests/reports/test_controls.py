@@ -256,3 +256,30 @@ def test_trend_by_seed_reads_each_seed_alone():
     one = split_method_trends(rows[rows["seed"] == 2], homophily, others=("stratified",))["trends"].iloc[0]
     assert per_seed.set_index("seed").loc[2, "rho"] == pytest.approx(one["rho"])
     assert (per_seed["rho"] < 0).sum() >= 3  # the built-in trend shows on most single seeds
+
+
+def test_held_out_claims_test_the_trend_on_rows_not_used_to_find_it(data_root, tmp_path):
+    from hpstrat_lite.reports.controls import HELD_OUT, held_out_claims, held_out_reading
+
+    held_out = held_out_claims(root=data_root)
+    assert len(held_out) == len(HELD_OUT) and held_out["claim"].str.contains("held-out split seeds 3-5").any()
+    assert (held_out["graphs"] >= 10).all() and held_out["p_value"].between(0, 1).all()
+    reading = held_out_reading(held_out)
+    assert reading.count("\n- ") == len(held_out) - 1 and "the trend" in reading
+    # a missing sweep gives no row, and no rows at all say what to run
+    none = held_out_claims(held_out=(("nothing", [str(tmp_path / "absent.csv")], (0,), 4),), root=data_root)
+    assert none.empty and "No held-out rows yet" in held_out_reading(none)
+
+
+def test_held_out_reading_names_what_the_trend_rests_on():
+    from hpstrat_lite.reports.controls import held_out_reading
+
+    rows = pd.DataFrame({"claim": ["x grows (GNNs, a)", "x grows (GNNs, b)", "x grows (GNNs, c)"],
+                         "verdict": ["inconclusive", "agrees", "inconclusive"], "blocks": [10, 10, 10],
+                         "graphs": [12, 12, 12], "rho": [-0.7, -0.8, 0.3], "p_value": [0.01, 0.001, 0.3],
+                         "loo_p_max": [0.2, 0.01, 0.5], "loo_without": ["Cora", "CS", "Texas"],
+                         "rho_given_size": [-0.6, -0.7, 0.1], "p_given_size": [0.03, 0.01, 0.7]})
+    lines = held_out_reading(rows).splitlines()
+    assert lines[0].startswith("- GNNs, a: the trend replicates") and "rests on Cora" in lines[0]
+    assert "survives leaving any one graph out and holds with the graphs' size fixed (**agrees**)" in lines[1]
+    assert "does not replicate" in lines[2]
