@@ -376,11 +376,14 @@ def trend_sentences(by_graph: dict, trends: pd.DataFrame, *, alpha: float = 0.05
     return out
 
 
-def control_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
+def control_claims(tests: dict, *, alpha: float = 0.05, with_trends: bool = True) -> pd.DataFrame:
     """This book's own claims about the controls, in the scorecard's columns (``section``, ``claim``,
     ``paper``, ``rule``, ``ours``, ``verdict``, ``chapter``): the statement, the rule, our figure and a verdict
     from :data:`hpstrat_lite.reports.verdicts.VERDICTS`: *agrees* when the test supports the statement at
-    Holm p < ``alpha``, *disagrees* when it is significant the other way, else *inconclusive*."""
+    Holm p < ``alpha``, *disagrees* when it is significant the other way, else *inconclusive*. With
+    ``with_trends`` and trends in ``tests``, also the homophily trends (:func:`trend_claims`) on these rows,
+    where they were found; the scorecard leaves them out and judges the trend on held-out rows
+    (:func:`held_out_claims`)."""
     statements = {
         ("hpstrat", "placebo"): "HpStrat's cross-fold std is smaller than placebo stratification's (same strata count)",
         ("hpstrat", "degree"): "HpStrat's cross-fold std is smaller than degree stratification's",
@@ -400,9 +403,9 @@ def control_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
                              f"blocks smaller, Holm p = {t['p_holm']:.2g}, r = {t['rank_biserial_r']:+.2f}"),
                     "verdict": verdict, "chapter": "03d_controls"})
     trends = tests.get("trends")
-    if trends is not None and not trends.empty:
-        out.extend(trend_claims(trends, scope="controls' blocks, split seeds 0-2", chapter="03d_controls",
-                                alpha=alpha).to_dict("records"))
+    if with_trends and trends is not None and not trends.empty:
+        out.extend(trend_claims(trends, scope="controls' blocks, split seeds 0-2, where the trend was found",
+                                chapter="03d_controls", alpha=alpha).to_dict("records"))
     return pd.DataFrame(out)
 
 

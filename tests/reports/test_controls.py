@@ -90,6 +90,8 @@ def test_trends_find_a_gain_that_grows_with_homophily_and_claim_it():
     claims = control_claims(tests)
     trend_claims = claims[claims["claim"].str.contains("grows with the graph's homophily")]
     assert len(trend_claims) == 3 and (trend_claims["verdict"] == "agrees").all()
+    assert trend_claims["claim"].str.contains("where the trend was found").all()
+    assert len(control_claims(tests, with_trends=False)) == len(claims) - 3  # the scorecard judges them held out
     # reversed homophily: the same gains now shrink with homophily, and the claims disagree
     reverse = {g: 1 - h for g, h in homophily.items()}
     flipped = control_tests(rows, homophily=reverse)
