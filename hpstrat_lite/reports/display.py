@@ -51,7 +51,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .verdicts import BY_CONSTRUCTION, INCONCLUSIVE, VERDICTS
+from .verdicts import BY_CONSTRUCTION, VERDICTS
 
 #: The kinds of value and how many decimals (``"d"``) or significant digits (``"s"``) each keeps.
 KINDS = {"homophily": ("d", 2), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
@@ -422,31 +422,26 @@ def findings_box(bullets, *, source: str = "this page's rows", closing: str | No
 
 
 def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int = 6,
-                 source: str = "this page's rows", decided_only: bool = False) -> str:
+                 source: str = "this page's rows") -> str:
     """The "Key findings" box of a chapter, as Markdown computed from its claims rows (:func:`findings_box`).
 
     ``chapter`` keeps the rows whose ``chapter`` column names it (all rows when None). One bullet per claim
     (the first ``limit``): the claim, the verdict in bold and our figure; then the counts
     (:func:`counts_sentence`). Rows with no numbers yet say so. ``source`` names what the findings are
-    computed from (the heading); ``decided_only`` keeps the bullets of the claims whose verdict is not
-    *inconclusive* (the counts still cover every claim), for a page that summarises another's claims.
+    computed from (the heading), for a page that summarises another page's claims.
     """
     if chapter is not None and "chapter" in claims.columns:
         claims = claims[claims["chapter"] == chapter]
     if claims.empty:
         return f"**Key findings.** No claim of the papers is checked on {source} yet."
-    shown = claims[claims["verdict"] != INCONCLUSIVE] if decided_only else claims
     ours = "ours" if "ours" in claims.columns else "evidence"
     bullets = []
-    for _, r in shown.head(limit).iterrows():
+    for _, r in claims.head(limit).iterrows():
         figure = _words(r.get(ours, "")) or "no numbers yet"
         bullets.append(f"{_words(r['claim'])}: **{r['verdict']}** ({_short(figure)})")
-    if len(shown) > limit:
-        bullets.append(f"... and {len(shown) - limit} more in the claims table below.")
-    closing = counts_sentence(claims)
-    if decided_only and len(shown) < len(claims):
-        closing += " The inconclusive ones are in the claims table."
-    return findings_box(bullets, source=source, closing=closing)
+    if len(claims) > limit:
+        bullets.append(f"... and {len(claims) - limit} more in the claims table below.")
+    return findings_box(bullets, source=source, closing=counts_sentence(claims))
 
 
 def _short(text: str, limit: int = 160) -> str:
