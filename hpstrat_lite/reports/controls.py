@@ -15,6 +15,7 @@ import pandas as pd
 
 from ..core.folds import ALL_METHODS
 from ..rows import read_rows, score_column
+from .display import format_number
 from .hpstrat import MIN_TEST_PAIRS, paired_verdict, signed_rank_test
 
 #: The paired comparisons the chapter tests, (a, b): is a's cross-fold std different from b's?
@@ -240,8 +241,6 @@ def trends_table(trends: pd.DataFrame) -> pd.DataFrame:
     """:func:`homophily_trends` as a page shows it, one row per comparison: ``comparison``, ``graphs``,
     ``Spearman rho``, ``Holm p``, ``verdict``, ``one graph out`` (the largest unadjusted p, and the graph left
     out) and ``size held fixed`` (partial rho and its p; ``n/a`` without graph sizes)."""
-    from .display import format_number
-
     def partial(rho, p):
         return "n/a" if rho != rho or p != p else f"rho {rho:+.2f}, p {format_number(p, kind='p')}"
 
