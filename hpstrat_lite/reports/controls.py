@@ -118,9 +118,9 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
            "friedman": {"statistic": float(chi2), "p_value": float(p_f), "kendall_w": float(w),
                         "blocks": len(wide), "methods": len(methods)}}
     if homophily is not None:
-        out["by_graph"] = {(a, b): paired_tests_by_graph(rows, a=a, b=b, alpha=alpha, methods=methods, metric=metric)
-                           for a, b in TREND_COMPARISONS if a in methods and b in methods}
-        out["trends"] = homophily_trends(out["by_graph"], homophily, size=size, alpha=alpha)
+        others = tuple(b for a, b in TREND_COMPARISONS if a in methods and b in methods)
+        out.update(split_method_trends(rows, homophily, size=size, others=others, methods=methods, alpha=alpha,
+                                       metric=metric))
     return out
 
 
@@ -133,7 +133,11 @@ def paired_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "p
     Returns one row per dataset (the blocks with all ``methods``, as in :func:`control_tests`): ``dataset``,
     ``pairs``, ``median_diff`` (a - b, points), ``share_a_smaller``, ``wilcoxon_W``, ``p_value``,
     ``rank_biserial_r``, ``p_holm``, ``verdict``."""
-    wide = _complete_std(rows, methods, metric)
+    return _tests_by_graph(_complete_std(rows, methods, metric), a, b, alpha)
+
+
+def _tests_by_graph(wide: pd.DataFrame, a: str, b: str, alpha: float) -> pd.DataFrame:
+    """:func:`paired_tests_by_graph` on the cross-fold stds of the complete blocks (:func:`_complete_std`)."""
     per_graph = pd.DataFrame([{"dataset": d, **signed_rank_test(g[a], g[b])}
                               for d, g in wide.groupby(level="dataset", sort=True)])
     per_graph["p_holm"] = holm(per_graph["p_value"])
@@ -160,18 +164,22 @@ def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, size=None
     rho, p = _spearman(both)
     loo = {d: _spearman(both[both["dataset"] != d])[1] for d in both["dataset"]} if len(both) >= 5 else {}
     without = max(loo, key=lambda d: loo[d]) if loo else None
-    if p < alpha:
-        verdict = "effect grows with homophily" if rho < 0 else "effect shrinks with homophily"
-    else:
-        verdict = "inconclusive"
     rho_size, p_size = float("nan"), float("nan")
     if size is not None:
         n = both["dataset"].map(pd.Series(size, dtype=float))
         if n.notna().all() and len(both) >= 5:
             rho_size, p_size = partial_spearman(both["rank_biserial_r"], both["h"], n)
-    return {"graphs": int(len(both)), "rho": rho, "p_value": p, "verdict": verdict,
+    return {"graphs": int(len(both)), "rho": rho, "p_value": p, "verdict": _trend_verdict(p, rho, alpha),
             "loo_p_max": loo[without] if without is not None else float("nan"), "loo_without": without,
             "rho_given_size": rho_size, "p_given_size": p_size}
+
+
+def _trend_verdict(p: float, rho: float, alpha: float) -> str:
+    """``"effect grows with homophily"`` (rho < 0) or ``"effect shrinks with homophily"`` when ``p`` < ``alpha``,
+    else ``"inconclusive"`` (also for a NaN p)."""
+    if not p < alpha:
+        return "inconclusive"
+    return "effect grows with homophily" if rho < 0 else "effect shrinks with homophily"
 
 
 def _spearman(table: pd.DataFrame) -> tuple[float, float]:
@@ -230,9 +238,7 @@ def homophily_trends(by_graph: dict, homophily, *, size=None, alpha: float = 0.0
             for (a, b), t in by_graph.items()]
     trends = pd.DataFrame(rows, columns=columns)
     trends["p_holm"] = holm(trends["p_value"])
-    trends["verdict"] = ["inconclusive" if not p < alpha else
-                         "effect grows with homophily" if rho < 0 else "effect shrinks with homophily"
-                         for p, rho in zip(trends["p_holm"], trends["rho"])]
+    trends["verdict"] = [_trend_verdict(p, rho, alpha) for p, rho in zip(trends["p_holm"], trends["rho"])]
     return trends[["a", "b", "graphs", "rho", "p_value", "p_holm", "verdict", "loo_p_max", "loo_without",
                    "rho_given_size", "p_given_size"]]
 
@@ -359,7 +365,7 @@ def trend_sentences(by_graph: dict, trends: pd.DataFrame, *, alpha: float = 0.05
             said += (f"; leaving out one graph at a time, the largest unadjusted p is {t['loo_p_max']:.2g} (without "
                      f"{t['loo_without']}): " + ("no single graph carries the trend" if t["loo_p_max"] < alpha
                                                  else f"the trend rests on {t['loo_without']}"))
-        if t["verdict"] != "inconclusive" and t.get("p_given_size", float("nan")) == t.get("p_given_size"):
+        if t["verdict"] != "inconclusive" and t["p_given_size"] == t["p_given_size"]:
             said += (f"; holding the graphs' size fixed, partial rho = {t['rho_given_size']:+.2f}, p = "
                      f"{t['p_given_size']:.2g}: " + ("size does not explain it" if t["p_given_size"] < alpha
                                                      else "size could explain it"))
@@ -422,7 +428,7 @@ def trend_claims(trends: pd.DataFrame, *, scope: str, chapter: str, blocks: str 
                    "effect shrinks with homophily": "disagrees"}.get(t["verdict"], "inconclusive")
         if not t["loo_p_max"] < alpha:  # one graph carries the trend (or too few graphs to tell)
             verdict = "inconclusive"
-        sized = "p_given_size" in t and t["p_given_size"] == t["p_given_size"]
+        sized = t["p_given_size"] == t["p_given_size"]  # NaN without graph sizes
         if sized and not t["p_given_size"] < alpha:  # the graphs' size could explain it
             verdict = "inconclusive"
         out.append({"section": section,
@@ -461,13 +467,13 @@ def controls_from_files(paths=CONTROL_RESULTS, *, seeds=(0, 1, 2), k: int = 4, m
 
 
 def split_method_trends(rows: pd.DataFrame, homophily, *, size=None, others=("stratified", "random"),
-                        alpha: float = 0.05, metric: str = "accuracy") -> dict:
-    """HpStrat against each method of ``others`` graph by graph, on rows of the paper's three split methods:
-    ``by_graph`` ((a, b) -> :func:`paired_tests_by_graph` over the blocks that have all three) and ``trends``
-    (:func:`homophily_trends` against ``homophily``, dataset -> mean node homophily, and ``size``, dataset ->
-    number of nodes)."""
-    by_graph = {("hpstrat", b): paired_tests_by_graph(rows, a="hpstrat", b=b, methods=PAPER_METHODS, alpha=alpha,
-                                                      metric=metric) for b in others}
+                        methods=PAPER_METHODS, alpha: float = 0.05, metric: str = "accuracy") -> dict:
+    """HpStrat against each method of ``others`` graph by graph, on the blocks that have every split method of
+    ``methods`` (default: the paper's three): ``by_graph`` ((a, b) -> :func:`paired_tests_by_graph`) and
+    ``trends`` (:func:`homophily_trends` against ``homophily``, dataset -> mean node homophily, and ``size``,
+    dataset -> number of nodes)."""
+    wide = _complete_std(rows, methods, metric)
+    by_graph = {("hpstrat", b): _tests_by_graph(wide, "hpstrat", b, alpha) for b in others}
     return {"by_graph": by_graph, "trends": homophily_trends(by_graph, homophily, size=size, alpha=alpha)}
 
 
@@ -538,14 +544,12 @@ def held_out_reading(held_out: pd.DataFrame, *, alpha: float = 0.05) -> str:
         scope = t["claim"][t["claim"].rfind("(") + 1:-1]
         said = f"rho = {t['rho']:+.2f}, p = {t['p_value']:.2g} over {t['graphs']} graphs, {t['blocks']} blocks"
         if t["p_value"] < alpha and t["rho"] < 0:
-            checks = []
-            checks.append("survives leaving any one graph out" if t["loo_p_max"] < alpha else
-                          f"rests on {t['loo_without']} (p = {t['loo_p_max']:.2g} without it)")
-            checks.append("holds with the graphs' size fixed" if t["p_given_size"] < alpha else
-                          f"does not hold with the graphs' size fixed (partial rho = {t['rho_given_size']:+.2f}, "
-                          f"p = {t['p_given_size']:.2g}): size could explain it")
-            out.append(f"{scope}: the trend replicates ({said}); it {checks[0]} and {checks[1]} "
-                       f"(**{t['verdict']}**).")
+            one_out = ("survives leaving any one graph out" if t["loo_p_max"] < alpha else
+                       f"rests on {t['loo_without']} (p = {t['loo_p_max']:.2g} without it)")
+            sized = ("holds with the graphs' size fixed" if t["p_given_size"] < alpha else
+                     f"does not hold with the graphs' size fixed (partial rho = {t['rho_given_size']:+.2f}, "
+                     f"p = {t['p_given_size']:.2g}): size could explain it")
+            out.append(f"{scope}: the trend replicates ({said}); it {one_out} and {sized} (**{t['verdict']}**).")
         else:
             out.append(f"{scope}: the trend does not replicate ({said}; **{t['verdict']}**).")
     return "\n".join(f"- {sentence}" for sentence in out)
