@@ -26,6 +26,7 @@ from .core.folds import make_folds
 from .core.homophily import node_homophily
 from .experiments.probes import necessity
 from .experiments.plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
+from .experiments.ladder import LADDER_LAMS, LADDER_METHODS, LADDER_MODELS, LADDER_SIZES, run_csbm_ladder
 from .experiments.sweep import COVARIATE_METHOD, run_experiment
 from .protocol import PAPER_PROTOCOL, Execution, Protocol
 
@@ -249,6 +250,13 @@ def _cmd_audit(args) -> int:
     return 0
 
 
+def _cmd_ladder(args) -> int:
+    run_csbm_ladder(args.lams, sizes=args.sizes, graph_seeds=args.graph_seeds, seeds=args.seeds,
+                    models=args.models, methods=args.methods, snr=args.snr, num_features=args.features,
+                    avg_degree=args.degree, out=args.out, execution=Execution(device=args.device, progress=True))
+    return 0
+
+
 def _cmd_necessity(args) -> int:
     print(necessity(args.data, metric=args.metric, k=args.k, seed=args.seed, root=args.root))
     return 0
@@ -430,6 +438,22 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--no-report", action="store_true", help="skip the HTML report (papermill + nbconvert)")
     p.add_argument("--traceback", action="store_true", help="on an error, print the full traceback")
     p.set_defaults(func=_cmd_audit)
+
+    p = sub.add_parser("ladder", help="the controls on contextual SBMs of set homophily and size: train the models "
+                                      "under the split methods on every (size, lam) graph (resumable)")
+    p.add_argument("--lams", type=float, nargs="+", default=list(LADDER_LAMS),
+                   help="graph signal lam, |lam| < sqrt(degree) (default: edge homophily about 0.16 ... 0.84)")
+    p.add_argument("--sizes", type=int, nargs="+", default=list(LADDER_SIZES), help="numbers of nodes")
+    p.add_argument("--graph-seeds", type=int, nargs="+", default=list(range(5)), help="graphs per (size, lam)")
+    p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="split seeds")
+    p.add_argument("--models", nargs="+", default=list(LADDER_MODELS))
+    p.add_argument("--methods", nargs="+", default=list(LADDER_METHODS))
+    p.add_argument("--snr", type=float, default=0.75, help="features' signal-to-noise ratio at every size")
+    p.add_argument("--features", type=int, default=64, help="feature dimension")
+    p.add_argument("--degree", type=float, default=5.0, help="mean degree")
+    p.add_argument("--out", default=None, help="results CSV (default results/controls_csbm_ladder.csv)")
+    p.add_argument("--device", default="cpu")
+    p.set_defaults(func=_cmd_ladder)
 
     p = sub.add_parser("necessity", help="does the graph help? label-only measures and linear probes on HpStrat "
                                          "folds, with a verdict from the probe gain's interval (seconds)")
