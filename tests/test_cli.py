@@ -162,3 +162,18 @@ def test_necessity_prints_estimates_and_verdict(tmp_path, capsys):
     assert "label_informativeness" in out and "probe_gain" in out and "verdict: " in out
     assert main(["necessity", "--data", str(tmp_path / "missing.npz")]) == 2
     assert "necessity" in capsys.readouterr().err
+
+
+def test_ladder_writes_rows_and_checks_lam(tmp_path, capsys):
+    import pandas as pd
+
+    from hpstrat_lite.cli import main
+
+    out = tmp_path / "ladder.csv"
+    assert main(["ladder", "--sizes", "80", "--lams", "0", "1", "--graph-seeds", "0", "--seeds", "0", "--models", "MLP",
+                 "--out", str(out)]) == 0
+    rows = pd.read_csv(out)
+    assert len(rows) == 2 * 3 * 4 and set(rows["dataset"]) == {"cSBM_n80_lam0_snr0.75_F64_d5_g0",
+                                                                "cSBM_n80_lam1_snr0.75_F64_d5_g0"}
+    assert main(["ladder", "--sizes", "80", "--lams", "3", "--out", str(tmp_path / "bad.csv")]) == 2
+    assert "hpstrat ladder: error: lam must be" in capsys.readouterr().err

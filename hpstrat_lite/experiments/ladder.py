@@ -25,6 +25,7 @@ from ..core._validate import check_int, check_real
 from ..protocol import Execution, Protocol
 from .graph_need import CSBM_PROTOCOL
 from .results import RESULTS_DIR
+from .sweep import run_experiment
 
 LADDER_FILE = "controls_csbm_ladder.csv"
 LADDER_LAMS = (-1.5, -0.75, 0.0, 0.75, 1.5)
@@ -100,8 +101,6 @@ def run_csbm_ladder(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int]
     Each graph is a dataset of :func:`hpstrat_lite.experiments.sweep.run_experiment` (one block per (graph,
     model, split seed), as in the controls' sweep); the default protocol is :data:`LADDER_PROTOCOL`, the
     default execution one process on the CPU with a progress bar over the (graph, model) pairs."""
-    from .sweep import run_experiment
-
     graphs = [ladder_graph(n, lam, graph_seed=g, snr=snr, num_features=num_features, avg_degree=avg_degree)
               for n in sizes for lam in lams for g in graph_seeds]
     if not graphs:

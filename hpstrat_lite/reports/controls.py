@@ -14,6 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.folds import ALL_METHODS
+from ..experiments.ladder import LADDER_METHODS, ladder_knobs
 from ..rows import read_rows, score_column
 from .display import format_number
 from .hpstrat import MIN_TEST_PAIRS, paired_verdict, signed_rank_test
@@ -415,13 +416,14 @@ def control_claims(tests: dict, *, alpha: float = 0.05, with_trends: bool = True
 
 
 def trend_claims(trends: pd.DataFrame, *, scope: str, chapter: str, blocks: str = "(model, seed)",
-                 section: str = "Controls (this book)", alpha: float = 0.05) -> pd.DataFrame:
+                 section: str = "Controls (this book)", alpha: float = 0.05, unit: str = "graph") -> pd.DataFrame:
     """This book's claims that HpStrat's advantage grows with the graph's homophily, one per row of
     :func:`homophily_trends`, in the scorecard's columns. *agrees* when the trend holds (rho < 0, Holm p <
     ``alpha``), still has p < ``alpha`` with any one graph left out and, where ``trends`` has it, with the
     graphs' size held fixed; *disagrees* when it holds the other way; else *inconclusive* (also when one graph
     or the graphs' size could carry it). ``scope`` names the rows in the claim (e.g.
-    "GNNs, split seeds 0-5"), ``blocks`` what one graph's Wilcoxon pairs, ``section`` the scorecard section."""
+    "GNNs, split seeds 0-5"), ``blocks`` what one graph's Wilcoxon pairs, ``section`` the scorecard section,
+    ``unit`` what one point of the correlation is (a graph; a cell of the ladder, :func:`ladder_claims`)."""
     out = []
     for _, t in trends.iterrows():
         verdict = {"effect grows with homophily": "agrees",
@@ -435,11 +437,11 @@ def trend_claims(trends: pd.DataFrame, *, scope: str, chapter: str, blocks: str 
                     "claim": f"HpStrat's advantage over {METHOD_LABELS[t['b']]} k-fold grows with the graph's "
                              f"homophily ({scope})",
                     "paper": "not tested by the paper",
-                    "rule": (f"Spearman rho < 0 between each graph's rank-biserial r (Wilcoxon over its {blocks} "
+                    "rule": (f"Spearman rho < 0 between each {unit}'s rank-biserial r (Wilcoxon over its {blocks} "
                              f"blocks) and its mean node homophily, Holm-adjusted over {len(trends)} "
-                             f"comparison(s), p < {alpha}; p < {alpha} with any one graph left out"
-                             + (" and with the graphs' size held fixed (partial Spearman)" if sized else "")),
-                    "ours": (f"rho = {t['rho']:+.2f} over {t['graphs']} graphs, Holm p = {t['p_holm']:.2g}; one graph "
+                             f"comparison(s), p < {alpha}; p < {alpha} with any one {unit} left out"
+                             + (f" and with the {unit}s' size held fixed (partial Spearman)" if sized else "")),
+                    "ours": (f"rho = {t['rho']:+.2f} over {t['graphs']} {unit}s, Holm p = {t['p_holm']:.2g}; one {unit} "
                              f"out: largest p = {t['loo_p_max']:.2g} (without {t['loo_without']})"
                              + (f"; size fixed: rho = {t['rho_given_size']:+.2f}, p = {t['p_given_size']:.2g}"
                                 if sized else "")),
@@ -563,3 +565,199 @@ def graph_properties(datasets, *, root=None) -> pd.DataFrame:
     table = dataset_summary(list(datasets), root=root)
     table = table[table["status"] == "ok"].set_index("dataset")
     return pd.DataFrame({"homophily": table["homophily"].astype(float), "nodes": table["nodes"].astype(float)})
+
+
+# --------------------------------------------------------------------------------------------------
+# The homophily ladder: graphs whose homophily and size are set by design
+
+#: The ladder's comparisons: HpStrat against class-stratified k-fold and against the placebo, and the placebo
+#: (finer strata without information) against class-stratified k-fold.
+LADDER_COMPARISONS = (("hpstrat", "stratified"), ("hpstrat", "placebo"), ("placebo", "stratified"))
+
+
+def ladder_cells(rows: pd.DataFrame) -> pd.DataFrame:
+    """One row per cell (n, lam) of the ladder's rows (:mod:`hpstrat_lite.experiments.ladder`): ``cell`` (its
+    label), ``n``, ``lam``, ``expected_homophily``, ``homophily`` (measured: the mean over the cell's runs of
+    the test fold's mean node homophily, :data:`hpstrat_lite.experiments.sweep.RUN_KEY` rows' ``test_homophily``)
+    and ``graphs``."""
+    knobs = ladder_knobs(sorted(rows["dataset"].unique())).set_index("dataset")
+    runs = rows.assign(n=rows["dataset"].map(knobs["n"]), lam=rows["dataset"].map(knobs["lam"]),
+                       expected_homophily=rows["dataset"].map(knobs["expected_homophily"]))
+    cells = (runs.groupby(["n", "lam"])
+             .agg(expected_homophily=("expected_homophily", "first"), homophily=("test_homophily", "mean"),
+                  graphs=("dataset", "nunique"))
+             .reset_index())
+    cells.insert(0, "cell", [ladder_cell(n, lam) for n, lam in zip(cells["n"], cells["lam"])])
+    return cells
+
+
+def ladder_cell(n: int, lam: float) -> str:
+    """The label of one cell of the ladder, e.g. ``"n=1000, lam=+0.75"``."""
+    return f"n={int(n)}, lam={lam:+g}"
+
+
+def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=LADDER_METHODS,
+                 models=None, alpha: float = 0.05, metric: str = "accuracy") -> dict:
+    """The controls on the homophily ladder: does HpStrat's advantage follow the graph's homophily when the
+    graph's size is set apart from it?
+
+    A block is one (graph, model, split seed), its value the cross-fold std of the test ``metric``
+    (:func:`block_std`), as on the benchmarks; a cell (n, lam) holds the blocks of its graphs
+    (:func:`ladder_cells`). For each comparison (a, b) of ``comparisons``:
+
+    - ``pooled``: the two-sided Wilcoxon signed-rank test over every block with its rank-biserial r, Holm over
+      the comparisons (as :func:`control_tests`);
+    - ``by_cell``: the same test on each cell alone, Holm over the cells (:func:`paired_tests_by_graph` with
+      the cells as graphs);
+    - ``trends``: Spearman's rho between each cell's r and its measured homophily over the cells, Holm over
+      the comparisons, the largest p with one cell left out, and the partial rho holding the cell's size
+      fixed (:func:`homophily_trends`; rho < 0: a further below b on more homophilous graphs);
+    - ``size_trends``: Spearman's rho between each cell's r and its number of nodes, and the partial rho
+      holding homophily fixed (:func:`partial_spearman`), Holm over the comparisons; ``verdict`` "effect
+      grows with size" (rho < 0) / "effect shrinks with size" / "inconclusive".
+
+    ``models`` keeps the blocks of those models only (default: every model of ``rows``). Also returns
+    ``cells`` (:func:`ladder_cells` with each cell's ``blocks``) and ``blocks``."""
+    if models is not None:
+        rows = rows[rows["model"].isin(list(models))]
+        if rows.empty:
+            raise ValueError(f"rows hold no run of the models {tuple(models)}.")
+    wide = _complete_std(rows, methods, metric)
+    cells = ladder_cells(rows)
+    label = dict(zip(zip(cells["n"], cells["lam"]), cells["cell"]))
+    knobs = ladder_knobs(wide.index.get_level_values("dataset").unique()).set_index("dataset")
+    graph = wide.index.get_level_values("dataset")
+    cell = [label[(knobs.at[g, "n"], knobs.at[g, "lam"])] for g in graph]
+    wide.index = pd.MultiIndex.from_arrays([cell, graph, wide.index.get_level_values("model"),
+                                            wide.index.get_level_values("seed")],
+                                           names=["dataset", "graph", "model", "seed"])
+    cells = cells.assign(blocks=cells["cell"].map(pd.Series(cell).value_counts()).fillna(0).astype(int))
+    pooled = pd.DataFrame([{"a": a, "b": b, **signed_rank_test(wide[a], wide[b])} for a, b in comparisons])
+    pooled["p_holm"] = holm(pooled["p_value"])
+    pooled["verdict"] = [paired_verdict(p, r, alpha=alpha) for p, r in zip(pooled["p_holm"], pooled["rank_biserial_r"])]
+    by_cell = {(a, b): _tests_by_graph(wide, a, b, alpha) for a, b in comparisons}
+    homophily = cells.set_index("cell")["homophily"]
+    size = cells.set_index("cell")["n"]
+    trends = homophily_trends(by_cell, homophily, size=size, alpha=alpha)
+    sizes = []
+    for (a, b), table in by_cell.items():
+        r = table["rank_biserial_r"].to_numpy(float)
+        n, h = table["dataset"].map(size).to_numpy(float), table["dataset"].map(homophily).to_numpy(float)
+        rho, p = _spearman(pd.DataFrame({"rank_biserial_r": r, "h": n}))
+        rho_h, p_h = partial_spearman(r, n, h)
+        sizes.append({"a": a, "b": b, "cells": len(table), "rho": rho, "p_value": p, "rho_given_homophily": rho_h,
+                      "p_given_homophily": p_h})
+    size_trends = pd.DataFrame(sizes)
+    size_trends["p_holm"] = holm(size_trends["p_value"])
+    size_trends["verdict"] = [_trend_verdict(p, rho, alpha).replace("homophily", "size")
+                              for p, rho in zip(size_trends["p_holm"], size_trends["rho"])]
+    return {"pooled": pooled, "by_cell": by_cell, "trends": trends, "size_trends": size_trends, "cells": cells,
+            "blocks": len(wide)}
+
+
+def ladder_table(tests: dict, *, a: str = "hpstrat", b: str = "stratified") -> pd.DataFrame:
+    """One comparison of :func:`ladder_tests` cell by cell, as a page shows it: ``n``, ``lam``, ``homophily``
+    (measured), ``blocks``, ``median a - b`` (points), ``r`` (rank-biserial, below 0: a smaller), ``Holm p``
+    (over the cells) and ``verdict``."""
+    cells = tests["cells"].set_index("cell")
+    t = tests["by_cell"][(a, b)].set_index("dataset")
+    t = t.loc[[c for c in cells.index if c in t.index]]
+    return pd.DataFrame({"n": cells.loc[t.index, "n"].to_numpy(int), "lam": cells.loc[t.index, "lam"].to_numpy(),
+                         "homophily": cells.loc[t.index, "homophily"].to_numpy(), "blocks": t["pairs"].to_numpy(),
+                         f"median {METHOD_LABELS[a]} - {METHOD_LABELS[b]}": t["median_diff"].to_numpy(),
+                         "r": t["rank_biserial_r"].to_numpy(), "Holm p": t["p_holm"].to_numpy(),
+                         "verdict": t["verdict"].to_numpy()})
+
+
+def ladder_trends_table(tests: dict) -> pd.DataFrame:
+    """The ladder's trends, one row per comparison: ``comparison``, ``cells``, the homophily trend (``rho with
+    homophily``, ``Holm p``, ``size held fixed``: partial rho and p, ``verdict``) and the size trend (``rho with
+    size``, ``Holm p (size)``, ``homophily held fixed``, ``verdict (size)``)."""
+    trends, sizes = tests["trends"], tests["size_trends"]
+
+    def partial(rho, p):
+        return "n/a" if rho != rho or p != p else f"rho {rho:+.2f}, p {format_number(p, kind='p')}"
+
+    return pd.DataFrame({
+        "comparison": [f"{METHOD_LABELS[a]} vs {METHOD_LABELS[b]}" for a, b in zip(trends["a"], trends["b"])],
+        "cells": trends["graphs"].to_numpy(),
+        "rho with homophily": trends["rho"].to_numpy(),
+        "Holm p": trends["p_holm"].to_numpy(),
+        "size held fixed": [partial(r, p) for r, p in zip(trends["rho_given_size"], trends["p_given_size"])],
+        "verdict": trends["verdict"].to_numpy(),
+        "rho with size": sizes["rho"].to_numpy(),
+        "Holm p (size)": sizes["p_holm"].to_numpy(),
+        "homophily held fixed": [partial(r, p) for r, p in zip(sizes["rho_given_homophily"], sizes["p_given_homophily"])],
+        "verdict (size)": sizes["verdict"].to_numpy(),
+    })
+
+
+def ladder_reading(tests: dict, *, alpha: float = 0.05) -> str:
+    """What :func:`ladder_tests` says, one bullet per comparison by fixed rules: the pooled verdict; whether the
+    effect follows homophily (Holm p < ``alpha``, still below ``alpha`` with the size held fixed) and whether
+    it follows size (Holm p < ``alpha``, still below with homophily held fixed); and the conclusion for the
+    benchmarks' trend: homophily and not size, size and not homophily, both, or neither (**inconclusive**)."""
+    out = []
+    for (_, pooled), (_, trend), (_, size) in zip(tests["pooled"].iterrows(), tests["trends"].iterrows(),
+                                                  tests["size_trends"].iterrows()):
+        first, other = METHOD_LABELS[pooled["a"]], METHOD_LABELS[pooled["b"]]
+        verdict = {"a smaller": f"{first}'s spread is smaller", "a larger": f"{first}'s spread is larger"}.get(
+            pooled["verdict"], "the difference is **inconclusive**")
+        by_h = trend["verdict"] != "inconclusive" and trend["p_given_size"] < alpha
+        by_n = size["verdict"] != "inconclusive" and size["p_given_homophily"] < alpha
+        h_said = (f"with homophily rho = {trend['rho']:+.2f}, Holm p = {format_number(trend['p_holm'], kind='p')}, "
+                  f"size fixed p = {format_number(trend['p_given_size'], kind='p')}")
+        n_said = (f"with size rho = {size['rho']:+.2f}, Holm p = {format_number(size['p_holm'], kind='p')}, "
+                  f"homophily fixed p = {format_number(size['p_given_homophily'], kind='p')}")
+        if by_h and not by_n:
+            follows = (f"over the cells the effect {trend['verdict'].replace('effect ', '')} and not with size "
+                       f"({h_said}; {n_said}): set apart from size, homophily moves it")
+        elif by_n and not by_h:
+            follows = (f"over the cells the effect {size['verdict'].replace('effect ', '')} and not with homophily "
+                       f"({n_said}; {h_said}): size moves it, homophily does not")
+        elif by_h and by_n:
+            follows = (f"over the cells the effect {trend['verdict'].replace('effect ', '')} and "
+                       f"{size['verdict'].replace('effect ', '')} ({h_said}; {n_said}): both move it")
+        else:
+            follows = (f"whether the effect follows homophily or size is **inconclusive** over the cells ({h_said}; "
+                       f"{n_said})")
+        out.append(f"{first} vs {other}: pooled over {pooled['pairs']} blocks, {verdict} (median "
+                   f"{pooled['median_diff']:+.2f} points, Holm p = {format_number(pooled['p_holm'], kind='p')}, "
+                   f"r = {pooled['rank_biserial_r']:+.2f}); {follows}.")
+    return "\n".join(f"- {sentence}" for sentence in out)
+
+
+LADDER_RESULTS = "results/controls_csbm_ladder.csv"
+"""The ladder's rows (:func:`hpstrat_lite.experiments.ladder.run_csbm_ladder`)."""
+
+
+def ladder_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
+    """This book's claim that HpStrat's advantage over class-stratified k-fold grows with homophily, judged on
+    the ladder (:func:`ladder_tests`), where size is set apart from homophily by design: the rules of
+    :func:`trend_claims` over the cells for this one comparison (the hypothesis the benchmarks raised, so no
+    adjustment), plus *inconclusive* when the effect also follows size, with and without homophily held fixed
+    (unadjusted p < ``alpha``)."""
+    cells = tests["cells"].set_index("cell")
+    # the one comparison the benchmarks' hypothesis names, so no adjustment over the ladder's comparisons
+    trend = homophily_trends({("hpstrat", "stratified"): tests["by_cell"][("hpstrat", "stratified")]},
+                             cells["homophily"], size=cells["n"], alpha=alpha)
+    size = tests["size_trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
+    scope = (f"contextual SBMs of set homophily and size, {len(cells)} cells of {int(cells['graphs'].max())} graphs, "
+             f"{tests['blocks']} blocks")
+    claims = trend_claims(trend, scope=scope, chapter="03d_controls",
+                          blocks="(graph, model, seed)", section="Homophily ladder (this book)", alpha=alpha,
+                          unit="cell")
+    if size["p_value"] < alpha and size["p_given_homophily"] < alpha:
+        claims["verdict"] = "inconclusive"
+    claims["rule"] = claims["rule"] + f"; inconclusive when the effect also follows the cells' size (p < {alpha})"
+    claims["ours"] = claims["ours"] + (f"; with size: rho = {size['rho']:+.2f}, p = {size['p_value']:.2g}, "
+                                       f"homophily fixed p = {size['p_given_homophily']:.2g}")
+    return claims
+
+
+def ladder_from_file(path=LADDER_RESULTS, *, alpha: float = 0.05, models=None) -> dict:
+    """:func:`ladder_tests` of the ladder's rows read from ``path``; a clear error when there are none."""
+    rows = read_rows(path)
+    if rows.empty:
+        raise FileNotFoundError(f"no rows in {path}: run `hpstrat ladder`.")
+    return ladder_tests(rows, alpha=alpha, models=models)

@@ -737,6 +737,42 @@ def effect_by_graph_plot(by_graph: dict, homophily, *, alpha: float = 0.05):
     return fig
 
 
+def ladder_plot(tests: dict, *, comparisons=None, alpha: float = 0.05):
+    """The homophily ladder (:func:`hpstrat_lite.reports.controls.ladder_tests`): one panel per comparison
+    (a, b), each cell's rank-biserial r of a vs b over its (graph, model, seed) blocks (below 0: a smaller)
+    against the cell's measured mean node homophily, one line per number of nodes (darker: larger). A filled
+    marker is a cell where the Holm-adjusted p (over the cells) is below ``alpha``. The colour is ``b``'s
+    method colour."""
+    from matplotlib.colors import to_rgb
+
+    comparisons = list(tests["by_cell"]) if comparisons is None else list(comparisons)
+    cells = tests["cells"].set_index("cell")
+    sizes = sorted(cells["n"].unique())
+    fig, axes = _subplots(1, len(comparisons), figsize=(BOOK_WIDTH, 3.4), sharey=True, squeeze=False)
+    markers = "osD^v<>p"
+    for ax, (a, b) in zip(axes[0], comparisons):
+        t = tests["by_cell"][(a, b)].set_index("dataset")
+        base = np.array(to_rgb(method_color(b)))
+        for i, n in enumerate(sizes):
+            c = cells[cells["n"] == n].sort_values("homophily")
+            c = c[c.index.isin(t.index)]
+            shade = 0.35 + 0.65 * (i + 1) / len(sizes)  # larger graphs darker, toward the method's colour
+            color = tuple(1 - shade * (1 - base))
+            r, sig = t.loc[c.index, "rank_biserial_r"], (t.loc[c.index, "p_holm"] < alpha).to_numpy()
+            ax.plot(c["homophily"], r, color=color, linewidth=1.2, zorder=2)
+            marker = markers[i % len(markers)]
+            ax.scatter(c["homophily"][sig], r[sig], s=36, marker=marker, color=color, zorder=3)
+            ax.scatter(c["homophily"][~sig], r[~sig], s=36, marker=marker, facecolors="white", edgecolors=color,
+                       linewidths=1.2, zorder=3, label=f"n = {n}" if ax is axes[0][0] else None)
+        ax.axhline(0, color=REFERENCE_COLOR, linewidth=0.8)
+        ax.set_title(f"{METHOD_LABELS.get(a, a)} vs\n{METHOD_LABELS.get(b, b)}", fontsize=9)
+        ax.set_xlabel("mean node homophily")
+        ax.set_ylim(-1.05, 1.05)
+    axes[0][0].set_ylabel("rank-biserial r over the\ncell's blocks (below 0:\nfirst smaller)")
+    _legend_below(fig, ncol=len(sizes))
+    return fig
+
+
 # --------------------------------------------------------------------------------------------------
 # Your graph: the audit
 

@@ -285,3 +285,85 @@ def test_held_out_reading_names_what_the_trend_rests_on():
     assert lines[0].startswith("- GNNs, a: the trend replicates") and "rests on Cora" in lines[0]
     assert "survives leaving any one graph out and holds with the graphs' size fixed (**agrees**)" in lines[1]
     assert "does not replicate" in lines[2]
+
+
+def make_ladder_rows(spread_of, sizes=(100, 200, 400), lams=(-1.5, -0.75, 0.0, 0.75, 1.5), graph_seeds=(0, 1),
+                     models=("MLP", "GCN"), seeds=(0, 1, 2), k=4, seed=0):
+    """Ladder rows whose per-fold accuracies have std ``spread_of(method, n, h)`` (points), with block noise;
+    each run's test homophily is the cell's expected one."""
+    from hpstrat_lite.experiments.ladder import ladder_graph_name
+
+    rng = np.random.default_rng(seed)
+    out = []
+    for n in sizes:
+        for lam in lams:
+            h = 0.5 + lam / (2 * np.sqrt(5))
+            for g in graph_seeds:
+                name = ladder_graph_name(n, lam, snr=0.75, num_features=64, avg_degree=5.0, graph_seed=g)
+                for m in models:
+                    for s in seeds:
+                        for method in ("stratified", "hpstrat", "placebo"):
+                            acc = 70 + spread_of(method, n, h) * rng.uniform(0.8, 1.2) * rng.standard_normal(k)
+                            out.extend({"dataset": name, "model": m, "method": method, "seed": s, "k": k, "fold": f,
+                                        "test_acc": acc[f] / 100, "test_homophily": h} for f in range(k))
+    return pd.DataFrame(out)
+
+
+def test_ladder_finds_an_effect_that_follows_homophily_not_size():
+    """HpStrat's spread shrinks with homophily at every size: the trend with homophily holds with size held
+    fixed, the one with size does not, and the reading says homophily moves it."""
+    from hpstrat_lite.reports.controls import (ladder_claims, ladder_reading, ladder_table, ladder_tests,
+                                               ladder_trends_table)
+
+    rows = make_ladder_rows(lambda method, n, h: 5 * (1.1 - h) if method == "hpstrat" else 5.0)
+    tests = ladder_tests(rows)
+    assert tests["blocks"] == 15 * 12 and (tests["cells"]["blocks"] == 12).all()
+    assert tests["cells"]["homophily"].round(3).nunique() == 5
+    trend = tests["trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
+    assert trend["verdict"] == "effect grows with homophily" and trend["p_given_size"] < 0.05
+    size = tests["size_trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
+    assert size["verdict"] == "inconclusive"
+    placebo = tests["trends"].set_index(["a", "b"]).loc[("placebo", "stratified")]
+    assert placebo["verdict"] == "inconclusive"
+    assert "HpStrat vs class-stratified: pooled over 180 blocks, HpStrat's spread is smaller" in ladder_reading(tests)
+    assert "homophily moves it" in ladder_reading(tests)
+    table = ladder_table(tests)
+    assert len(table) == 15 and table["r"].iloc[-1] < table["r"].iloc[0] + 1e-9
+    assert list(ladder_trends_table(tests)["comparison"])[0] == "HpStrat vs class-stratified"
+    claim = ladder_claims(tests).iloc[0]
+    assert claim["verdict"] == "agrees" and "15 cells" in claim["ours"] and claim["section"].startswith("Homophily ladder")
+
+
+def test_ladder_finds_an_effect_that_follows_size_not_homophily():
+    from hpstrat_lite.reports.controls import ladder_claims, ladder_reading, ladder_tests
+
+    rows = make_ladder_rows(lambda method, n, h: 5 * 100 / n if method == "hpstrat" else 2.5, seed=1)
+    tests = ladder_tests(rows)
+    size = tests["size_trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
+    assert size["verdict"] == "effect grows with size" and size["p_given_homophily"] < 0.05
+    assert tests["trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified"), "p_given_size"] > 0.05
+    assert "size moves it, homophily does not" in ladder_reading(tests)
+    assert ladder_claims(tests).iloc[0]["verdict"] == "inconclusive"
+
+
+def test_ladder_of_one_model_and_bad_rows():
+    from hpstrat_lite.reports.controls import ladder_tests
+
+    rows = make_ladder_rows(lambda method, n, h: 4.0, sizes=(100, 200), lams=(0.0, 1.5), seed=2)
+    assert ladder_tests(rows, models=["GCN"])["blocks"] == 4 * 2 * 3
+    with pytest.raises(ValueError, match=r"rows hold no run of the models \('GAT',\)"):
+        ladder_tests(rows, models=["GAT"])
+    with pytest.raises(ValueError, match="is not a ladder graph's name"):
+        ladder_tests(rows.assign(dataset="Cora"))
+
+
+def test_ladder_plot_has_a_panel_per_comparison_and_a_line_per_size():
+    from hpstrat_lite.reports import plots
+    from hpstrat_lite.reports.controls import ladder_tests
+
+    tests = ladder_tests(make_ladder_rows(lambda method, n, h: 5 * (1.1 - h) if method == "hpstrat" else 5.0))
+    fig = plots.ladder_plot(tests)
+    assert len(fig.axes) == 3 and [len(ax.get_lines()) for ax in fig.axes] == [3 + 1] * 3  # sizes, zero line
+    assert [t.get_text() for t in fig.legends[0].get_texts()] == ["n = 100", "n = 200", "n = 400"]
+    x, y = fig.axes[0].get_lines()[0].get_data()
+    assert list(x) == sorted(x) and y[-1] < y[0]  # HpStrat's r falls as homophily rises
