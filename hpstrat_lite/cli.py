@@ -253,7 +253,8 @@ def _cmd_audit(args) -> int:
 def _cmd_ladder(args) -> int:
     run_csbm_ladder(args.lams, sizes=args.sizes, graph_seeds=args.graph_seeds, seeds=args.seeds,
                     models=args.models, methods=args.methods, snr=args.snr, num_features=args.features,
-                    avg_degree=args.degree, out=args.out, execution=Execution(device=args.device, progress=True))
+                    avg_degree=args.degree, out=args.out,
+                    execution=Execution(device=args.device, progress=True, num_threads=args.threads or "auto"))
     return 0
 
 
@@ -453,6 +454,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--degree", type=float, default=5.0, help="mean degree")
     p.add_argument("--out", default=None, help="results CSV (default results/controls_csbm_ladder.csv)")
     p.add_argument("--device", default="cpu")
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch threads (default: one for small batches, all for large ones); 1 when another "
+                        "process trains beside it, since threads beyond the cores stall each other")
     p.set_defaults(func=_cmd_ladder)
 
     p = sub.add_parser("necessity", help="does the graph help? label-only measures and linear probes on HpStrat "

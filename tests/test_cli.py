@@ -171,7 +171,7 @@ def test_ladder_writes_rows_and_checks_lam(tmp_path, capsys):
 
     out = tmp_path / "ladder.csv"
     assert main(["ladder", "--sizes", "80", "--lams", "0", "1", "--graph-seeds", "0", "--seeds", "0", "--models", "MLP",
-                 "--out", str(out)]) == 0
+                 "--threads", "1", "--out", str(out)]) == 0
     rows = pd.read_csv(out)
     assert len(rows) == 2 * 3 * 4 and set(rows["dataset"]) == {"cSBM_n80_lam0_snr0.75_F64_d5_g0",
                                                                 "cSBM_n80_lam1_snr0.75_F64_d5_g0"}
