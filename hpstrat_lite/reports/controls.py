@@ -557,14 +557,27 @@ def held_out_reading(held_out: pd.DataFrame, *, alpha: float = 0.05) -> str:
     return "\n".join(f"- {sentence}" for sentence in out)
 
 
+_GRAPH_PROPERTIES: dict = {}
+"""(dataset, data root) -> (name, mean node homophily, nodes): :func:`graph_properties` loads each graph once per
+process (its raw files do not change while a page runs)."""
+
+
 def graph_properties(datasets, *, root=None) -> pd.DataFrame:
     """Mean node homophily (HpStrat Table 1's column, isolated nodes excluded) and number of nodes of each
-    graph, indexed by dataset; a graph whose raw files are missing is left out."""
+    graph, indexed by dataset; a graph whose raw files are missing is left out. Each graph is loaded once per
+    process and data root (:func:`hpstrat_lite.data.graphs.dataset_summary`)."""
+    from ..data.datasets import data_root
     from ..data.graphs import dataset_summary
 
-    table = dataset_summary(list(datasets), root=root)
-    table = table[table["status"] == "ok"].set_index("dataset")
-    return pd.DataFrame({"homophily": table["homophily"].astype(float), "nodes": table["nodes"].astype(float)})
+    where, names = str(data_root(root)), list(dict.fromkeys(datasets))
+    todo = [d for d in names if (d, where) not in _GRAPH_PROPERTIES]
+    if todo:
+        table = dataset_summary(todo, root=root)  # one row per name, in order
+        for name, row in zip(todo, table.itertuples(index=False)):
+            if row.status == "ok":
+                _GRAPH_PROPERTIES[(name, where)] = (row.dataset, float(row.homophily), float(row.nodes))
+    found = [_GRAPH_PROPERTIES[(d, where)] for d in names if (d, where) in _GRAPH_PROPERTIES]
+    return pd.DataFrame(found, columns=["dataset", "homophily", "nodes"]).set_index("dataset")
 
 
 # --------------------------------------------------------------------------------------------------

@@ -367,3 +367,19 @@ def test_ladder_plot_has_a_panel_per_comparison_and_a_line_per_size():
     assert [t.get_text() for t in fig.legends[0].get_texts()] == ["n = 100", "n = 200", "n = 400"]
     x, y = fig.axes[0].get_lines()[0].get_data()
     assert list(x) == sorted(x) and y[-1] < y[0]  # HpStrat's r falls as homophily rises
+
+
+def test_graph_properties_load_each_graph_once(data_root, monkeypatch):
+    import hpstrat_lite.data.graphs as graphs
+    from hpstrat_lite.reports.controls import graph_properties
+
+    calls = []
+    summary = graphs.dataset_summary
+    monkeypatch.setattr(graphs, "dataset_summary", lambda names, **kw: calls.append(list(names)) or summary(names, **kw))
+    monkeypatch.setattr("hpstrat_lite.reports.controls._GRAPH_PROPERTIES", {})
+    first = graph_properties(["Texas", "Cornell", "PubMed"], root=data_root)
+    assert list(first.index) == ["Texas", "Cornell"]  # PubMed's raw files are not in the mirror
+    assert first.loc["Texas", "nodes"] == 183 and 0 < first.loc["Texas", "homophily"] < 0.2
+    again = graph_properties(["Cornell", "Texas"], root=data_root)
+    assert calls == [["Texas", "Cornell", "PubMed"]]  # the loaded graphs are not read again
+    assert again.loc["Texas"].tolist() == first.loc["Texas"].tolist()
