@@ -630,7 +630,7 @@ def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=
       grows with size" (rho < 0) / "effect shrinks with size" / "inconclusive".
 
     ``models`` keeps the blocks of those models only (default: every model of ``rows``). Also returns
-    ``cells`` (:func:`ladder_cells` with each cell's ``blocks``) and ``blocks``."""
+    ``cells`` (:func:`ladder_cells` with each cell's ``blocks``), ``blocks`` and ``models``."""
     if models is not None:
         rows = rows[rows["model"].isin(list(models))]
         if rows.empty:
@@ -665,7 +665,7 @@ def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=
     size_trends["verdict"] = [_trend_verdict(p, rho, alpha).replace("homophily", "size")
                               for p, rho in zip(size_trends["p_holm"], size_trends["rho"])]
     return {"pooled": pooled, "by_cell": by_cell, "trends": trends, "size_trends": size_trends, "cells": cells,
-            "blocks": len(wide)}
+            "blocks": len(wide), "models": sorted(rows["model"].unique())}
 
 
 def ladder_table(tests: dict, *, a: str = "hpstrat", b: str = "stratified") -> pd.DataFrame:
@@ -746,7 +746,8 @@ LADDER_RESULTS = "results/controls_csbm_ladder.csv"
 
 def ladder_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
     """This book's claim that HpStrat's advantage over class-stratified k-fold grows with homophily, judged on
-    the ladder (:func:`ladder_tests`), where size is set apart from homophily by design: the rules of
+    the ladder (:func:`ladder_tests`, of the GNN blocks as the held-out claims: ``ladder_from_file(...,
+    gnns_only=True)``), where size is set apart from homophily by design: the rules of
     :func:`trend_claims` over the cells for this one comparison (the hypothesis the benchmarks raised, so no
     adjustment), plus *inconclusive* when the effect also follows size, with and without homophily held fixed
     (unadjusted p < ``alpha``)."""
@@ -755,8 +756,9 @@ def ladder_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
     trend = homophily_trends({("hpstrat", "stratified"): tests["by_cell"][("hpstrat", "stratified")]},
                              cells["homophily"], size=cells["n"], alpha=alpha)
     size = tests["size_trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
-    scope = (f"contextual SBMs of set homophily and size, {len(cells)} cells of {int(cells['graphs'].max())} graphs, "
-             f"{tests['blocks']} blocks")
+    models = sorted(tests["models"])
+    scope = (f"{', '.join(models)} on contextual SBMs of set homophily and size, {len(cells)} cells of "
+             f"{int(cells['graphs'].max())} graphs, {tests['blocks']} blocks")
     claims = trend_claims(trend, scope=scope, chapter="03d_controls",
                           blocks="(graph, model, seed)", section="Homophily ladder (this book)", alpha=alpha,
                           unit="cell")
@@ -768,9 +770,12 @@ def ladder_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
     return claims
 
 
-def ladder_from_file(path=LADDER_RESULTS, *, alpha: float = 0.05, models=None) -> dict:
-    """:func:`ladder_tests` of the ladder's rows read from ``path``; a clear error when there are none."""
+def ladder_from_file(path=LADDER_RESULTS, *, alpha: float = 0.05, models=None, gnns_only: bool = False) -> dict:
+    """:func:`ladder_tests` of the ladder's rows read from ``path`` (of ``models``, or with ``gnns_only`` of every
+    model but the MLP, as the held-out claims); a clear error when there are none."""
     rows = read_rows(path)
     if rows.empty:
         raise FileNotFoundError(f"no rows in {path}: run `hpstrat ladder`.")
+    if gnns_only:
+        models = sorted(m for m in (rows["model"].unique() if models is None else models) if m != "MLP")
     return ladder_tests(rows, alpha=alpha, models=models)

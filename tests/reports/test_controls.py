@@ -332,6 +332,7 @@ def test_ladder_finds_an_effect_that_follows_homophily_not_size():
     assert list(ladder_trends_table(tests)["comparison"])[0] == "HpStrat vs class-stratified"
     claim = ladder_claims(tests).iloc[0]
     assert claim["verdict"] == "agrees" and "15 cells" in claim["ours"] and claim["section"].startswith("Homophily ladder")
+    assert "GCN, MLP on contextual SBMs" in claim["claim"]
 
 
 def test_ladder_finds_an_effect_that_follows_size_not_homophily():
