@@ -779,3 +779,15 @@ def ladder_from_file(path=LADDER_RESULTS, *, alpha: float = 0.05, models=None, g
     if gnns_only:
         models = sorted(m for m in (rows["model"].unique() if models is None else models) if m != "MLP")
     return ladder_tests(rows, alpha=alpha, models=models)
+
+
+def ladder_accuracy(rows: pd.DataFrame, *, metric: str = "accuracy") -> pd.DataFrame:
+    """Mean test ``metric`` (points) of each model at each homophily level of the ladder, over its sizes, graphs,
+    split methods, seeds and folds: whether the graph helps or hurts the GNN in each cell, against the MLP,
+    which reads no edges. Index ``lam`` and ``expected homophily``, one column per model."""
+    knobs = ladder_knobs(sorted(rows["dataset"].unique())).set_index("dataset")
+    runs = rows.assign(lam=rows["dataset"].map(knobs["lam"]),
+                       h=rows["dataset"].map(knobs["expected_homophily"]).round(2),
+                       score=100 * rows[score_column(rows, metric)])
+    table = runs.pivot_table(index=["lam", "h"], columns="model", values="score", aggfunc="mean")
+    return table.rename_axis(index=["lam", "expected homophily"], columns=None)

@@ -347,6 +347,17 @@ def test_ladder_finds_an_effect_that_follows_size_not_homophily():
     assert ladder_claims(tests).iloc[0]["verdict"] == "inconclusive"
 
 
+def test_ladder_accuracy_per_homophily_level():
+    from hpstrat_lite.reports.controls import ladder_accuracy
+
+    rows = make_ladder_rows(lambda method, n, h: 0.0, sizes=(100, 200), lams=(-1.5, 1.5))
+    rows.loc[(rows["model"] == "GCN") & rows["dataset"].str.contains("lam1.5"), "test_acc"] = 0.9
+    table = ladder_accuracy(rows)
+    assert list(table.columns) == ["GCN", "MLP"] and list(table.index.get_level_values("lam")) == [-1.5, 1.5]
+    assert table.loc[1.5, "GCN"].item() == pytest.approx(90) and table["MLP"].tolist() == pytest.approx([70, 70])
+    assert table.index.get_level_values("expected homophily").tolist() == [0.16, 0.84]
+
+
 def test_ladder_of_one_model_and_bad_rows():
     from hpstrat_lite.reports.controls import ladder_tests
 
