@@ -109,3 +109,22 @@ def run_csbm_ladder(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int]
     execution = Execution(device="cpu", progress=True) if execution is None else execution
     return run_experiment(graphs, models=list(models), seeds=seeds, methods=list(methods), protocol=protocol,
                           out=out, execution=execution)
+
+
+def ladder_quality(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int] = LADDER_SIZES, graph_seed: int = 0,
+                   seeds: Iterable[int] = (0, 1, 2), methods: Sequence[str] = LADDER_METHODS, k: int = 4,
+                   n_bins: int = 10, snr: float = 0.75, num_features: int = 64,
+                   avg_degree: float = 5.0) -> pd.DataFrame:
+    """Fold quality (SDD, CDD, CHD, W1: :func:`hpstrat_lite.data.quality.quality_table`) of the split ``methods``
+    on one graph of every (n, lam) cell of the ladder (:func:`ladder_graph` with ``graph_seed``), split
+    ``seeds``: how much homophily imbalance between folds each method leaves, with no training. One row per
+    (graph, method, seed), with the graph's ``n`` and ``lam``."""
+    from ..data.quality import quality_table
+
+    graphs = [ladder_graph(n, lam, graph_seed=graph_seed, snr=snr, num_features=num_features, avg_degree=avg_degree)
+              for n in sizes for lam in lams]
+    if not graphs:
+        raise ValueError("the ladder needs at least one size and one lam.")
+    table = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins, methods=methods)
+    knobs = ladder_knobs(table["dataset"].unique()).set_index("dataset")
+    return table.assign(n=table["dataset"].map(knobs["n"]), lam=table["dataset"].map(knobs["lam"]))

@@ -791,3 +791,21 @@ def ladder_accuracy(rows: pd.DataFrame, *, metric: str = "accuracy") -> pd.DataF
                        score=100 * rows[score_column(rows, metric)])
     table = runs.pivot_table(index=["lam", "h"], columns="model", values="score", aggfunc="mean")
     return table.rename_axis(index=["lam", "expected homophily"], columns=None)
+
+
+def balance_table(quality_by_family: dict, *, methods=LADDER_METHODS) -> pd.DataFrame:
+    """How much homophily imbalance between folds each split method leaves, per family of graphs: mean CHD and
+    W1 (:func:`hpstrat_lite.data.quality.quality_table` rows, e.g. the benchmarks' and
+    :func:`hpstrat_lite.experiments.ladder.ladder_quality`'s per size) of each method of ``methods``, and
+    HpStrat's CHD as a share of class-stratified k-fold's. One row per family (the keys of
+    ``quality_by_family``)."""
+    out = []
+    for family, q in quality_by_family.items():
+        mean = q[q["method"].isin(list(methods))].groupby("method")[["chd", "w1"]].mean()
+        row = {"graphs": family}
+        row.update({f"CHD {METHOD_LABELS[m]}": mean.at[m, "chd"] for m in methods if m in mean.index})
+        row.update({f"W1 {METHOD_LABELS[m]}": mean.at[m, "w1"] for m in methods if m in mean.index})
+        if {"hpstrat", "stratified"} <= set(mean.index):
+            row["CHD HpStrat / class-stratified"] = mean.at["hpstrat", "chd"] / mean.at["stratified", "chd"]
+        out.append(row)
+    return pd.DataFrame(out)

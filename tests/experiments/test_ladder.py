@@ -53,3 +53,14 @@ def test_ladder_writes_rows_and_resumes(tmp_path):
     again = run_csbm_ladder([0.0, 1.5], sizes=[120], graph_seeds=[0], seeds=[0], models=["MLP"], protocol=quick,
                             out=out)
     assert sorted(again["finished_at"]) == stamps  # nothing retrained
+
+
+def test_ladder_quality_of_every_cell():
+    from hpstrat_lite.experiments.ladder import ladder_quality
+
+    q = ladder_quality([-1.5, 1.5], sizes=[200, 400], seeds=[0, 1])
+    assert len(q) == 4 * 3 * 2 and set(q["n"]) == {200, 400} and set(q["lam"]) == {-1.5, 1.5}
+    chd = q.groupby("method")["chd"].mean()
+    assert chd["hpstrat"] < chd["stratified"] and chd["hpstrat"] < chd["placebo"]  # HpStrat balances homophily
+    with pytest.raises(ValueError, match="at least one size and one lam"):
+        ladder_quality([], sizes=[200])

@@ -358,6 +358,19 @@ def test_ladder_accuracy_per_homophily_level():
     assert table.index.get_level_values("expected homophily").tolist() == [0.16, 0.84]
 
 
+def test_balance_table_per_family():
+    from hpstrat_lite.reports.controls import balance_table
+
+    def q(hp, st):
+        return pd.DataFrame({"method": ["hpstrat", "stratified", "placebo", "random"] * 2,
+                             "chd": [hp, st, st, 9.0] * 2, "w1": [1.0, 2.0, 2.0, 9.0] * 2})
+
+    table = balance_table({"benchmarks": q(0.01, 0.04), "ladder": q(0.002, 0.02)}).set_index("graphs")
+    assert table.loc["benchmarks", "CHD HpStrat / class-stratified"] == pytest.approx(0.25)
+    assert table.loc["ladder", "CHD HpStrat / class-stratified"] == pytest.approx(0.1)
+    assert "CHD random k-fold" not in table.columns and table.loc["ladder", "W1 class-stratified"] == 2.0
+
+
 def test_ladder_of_one_model_and_bad_rows():
     from hpstrat_lite.reports.controls import ladder_tests
 
