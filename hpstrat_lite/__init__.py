@@ -9,7 +9,8 @@ the ones below it (import-linter holds the contract, ``[tool.importlinter]`` in 
       |           above its tables in necessity_tables, baselines, progress; graph_need), the scorecard, plots
     experiments/  runners that write result rows under results/: the HpStrat sweep (sweep), Optuna tuning
       |           (tuning), Part II's studies (necessity) and their plan (plan), the cheap graph-need
-      |           estimates (probes: ``necessity()``) and their rows (graph_need)
+      |           estimates (probes: ``necessity()``) and their rows (graph_need), HpStrat's controls on
+      |           synthetic graphs of set homophily and size (ladder)
     engine/       batched GNN training: sparse operators, per-run randomness, models, kernels,
       |           the training loop, link prediction
     data/         raw dataset files -> undirected simple graph (PyG ``Data``, normalize); synthetic
