@@ -106,10 +106,7 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
     from scipy.stats import friedmanchisquare
 
     wide = _complete_std(rows, methods, metric)
-    pairwise = pd.DataFrame([{"a": a, "b": b, **signed_rank_test(wide[a], wide[b])} for a, b in comparisons])
-    pairwise["p_holm"] = holm(pairwise["p_value"])
-    pairwise["verdict"] = [paired_verdict(p, r, alpha=alpha) for p, r in zip(pairwise["p_holm"],
-                                                                             pairwise["rank_biserial_r"])]
+    pairwise = _pairwise_tests(wide, comparisons, alpha)
     if len(wide) >= MIN_TEST_PAIRS:
         chi2, p_f = friedmanchisquare(*(wide[m] for m in methods))
         w = chi2 / (len(wide) * (len(methods) - 1))
@@ -123,6 +120,16 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
         out.update(split_method_trends(rows, homophily, size=size, others=others, methods=methods, alpha=alpha,
                                        metric=metric))
     return out
+
+
+def _pairwise_tests(wide: pd.DataFrame, comparisons, alpha: float) -> pd.DataFrame:
+    """One Wilcoxon signed-rank test per comparison (a, b) over every block of ``wide`` (blocks x methods),
+    Holm-adjusted as one family, the verdict read from the adjusted p."""
+    pairwise = pd.DataFrame([{"a": a, "b": b, **signed_rank_test(wide[a], wide[b])} for a, b in comparisons])
+    pairwise["p_holm"] = holm(pairwise["p_value"])
+    pairwise["verdict"] = [paired_verdict(p, r, alpha=alpha) for p, r in zip(pairwise["p_holm"],
+                                                                             pairwise["rank_biserial_r"])]
+    return pairwise
 
 
 def paired_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "placebo", alpha: float = 0.05,
@@ -591,8 +598,7 @@ LADDER_COMPARISONS = (("hpstrat", "stratified"), ("hpstrat", "placebo"), ("place
 def ladder_cells(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per cell (n, lam) of the ladder's rows (:mod:`hpstrat_lite.experiments.ladder`): ``cell`` (its
     label), ``n``, ``lam``, ``expected_homophily``, ``homophily`` (measured: the mean over the cell's runs of
-    the test fold's mean node homophily, :data:`hpstrat_lite.experiments.sweep.RUN_KEY` rows' ``test_homophily``)
-    and ``graphs``."""
+    the test fold's mean node homophily, the rows' ``test_homophily``) and ``graphs``."""
     knobs = ladder_knobs(sorted(rows["dataset"].unique())).set_index("dataset")
     runs = rows.assign(n=rows["dataset"].map(knobs["n"]), lam=rows["dataset"].map(knobs["lam"]),
                        expected_homophily=rows["dataset"].map(knobs["expected_homophily"]))
@@ -645,9 +651,7 @@ def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=
                                             wide.index.get_level_values("seed")],
                                            names=["dataset", "graph", "model", "seed"])
     cells = cells.assign(blocks=cells["cell"].map(pd.Series(cell).value_counts()).fillna(0).astype(int))
-    pooled = pd.DataFrame([{"a": a, "b": b, **signed_rank_test(wide[a], wide[b])} for a, b in comparisons])
-    pooled["p_holm"] = holm(pooled["p_value"])
-    pooled["verdict"] = [paired_verdict(p, r, alpha=alpha) for p, r in zip(pooled["p_holm"], pooled["rank_biserial_r"])]
+    pooled = _pairwise_tests(wide, comparisons, alpha)
     by_cell = {(a, b): _tests_by_graph(wide, a, b, alpha) for a, b in comparisons}
     homophily = cells.set_index("cell")["homophily"]
     size = cells.set_index("cell")["n"]
