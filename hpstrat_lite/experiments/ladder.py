@@ -30,8 +30,9 @@ from .sweep import run_experiment
 LADDER_FILE = "controls_csbm_ladder.csv"
 LADDER_LAMS = (-1.5, -0.75, 0.0, 0.75, 1.5)
 """Graph signal of the ladder: expected edge homophily about 0.16, 0.33, 0.5, 0.67, 0.84 at degree 5."""
-LADDER_SIZES = (500, 1000, 2000, 4000)
-"""Numbers of nodes of the ladder: the range of the small and middle benchmark graphs."""
+LADDER_SIZES = (200, 500, 1000, 2000, 4000)
+"""Numbers of nodes of the ladder: the range of the small and middle benchmark graphs (Texas and Cornell 183,
+Wisconsin 251, Cora 2,708, CiteSeer 3,327)."""
 LADDER_METHODS = ("stratified", "hpstrat", "placebo")
 """Class-stratified k-fold, HpStrat, and the placebo with HpStrat's number of strata and no information."""
 LADDER_MODELS = ("MLP", "GCN")
