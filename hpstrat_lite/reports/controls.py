@@ -687,24 +687,25 @@ def ladder_table(tests: dict, *, a: str = "hpstrat", b: str = "stratified") -> p
 
 
 def ladder_trends_table(tests: dict) -> pd.DataFrame:
-    """The ladder's trends, one row per comparison: ``comparison``, ``cells``, the homophily trend (``rho with
-    homophily``, ``Holm p``, ``size held fixed``: partial rho and p, ``verdict``) and the size trend (``rho with
-    size``, ``Holm p (size)``, ``homophily held fixed``, ``verdict (size)``)."""
+    """The ladder's trends as a page shows them, one row per comparison: ``comparison``, ``cells``, the trend with
+    homophily (``with homophily``: rho and Holm p; ``size fixed``: the partial p; ``verdict``) and with size
+    (``with size``: rho and Holm p; ``homophily fixed``: the partial p; ``verdict (size)``)."""
     trends, sizes = tests["trends"], tests["size_trends"]
 
-    def partial(rho, p):
-        return "n/a" if rho != rho or p != p else f"rho {rho:+.2f}, p {format_number(p, kind='p')}"
+    def said(rho, p):
+        return "n/a" if rho != rho else f"rho {rho:+.2f}, Holm p {format_number(p, kind='p')}"
+
+    def partial(p):
+        return "n/a" if p != p else f"p {format_number(p, kind='p')}"
 
     return pd.DataFrame({
         "comparison": [f"{METHOD_LABELS[a]} vs {METHOD_LABELS[b]}" for a, b in zip(trends["a"], trends["b"])],
         "cells": trends["graphs"].to_numpy(),
-        "rho with homophily": trends["rho"].to_numpy(),
-        "Holm p": trends["p_holm"].to_numpy(),
-        "size held fixed": [partial(r, p) for r, p in zip(trends["rho_given_size"], trends["p_given_size"])],
+        "with homophily": [said(r, p) for r, p in zip(trends["rho"], trends["p_holm"])],
+        "size fixed": [partial(p) for p in trends["p_given_size"]],
         "verdict": trends["verdict"].to_numpy(),
-        "rho with size": sizes["rho"].to_numpy(),
-        "Holm p (size)": sizes["p_holm"].to_numpy(),
-        "homophily held fixed": [partial(r, p) for r, p in zip(sizes["rho_given_homophily"], sizes["p_given_homophily"])],
+        "with size": [said(r, p) for r, p in zip(sizes["rho"], sizes["p_holm"])],
+        "homophily fixed": [partial(p) for p in sizes["p_given_homophily"]],
         "verdict (size)": sizes["verdict"].to_numpy(),
     })
 

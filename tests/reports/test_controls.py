@@ -329,7 +329,9 @@ def test_ladder_finds_an_effect_that_follows_homophily_not_size():
     assert "homophily moves it" in ladder_reading(tests)
     table = ladder_table(tests)
     assert len(table) == 15 and table["r"].iloc[-1] < table["r"].iloc[0] + 1e-9
-    assert list(ladder_trends_table(tests)["comparison"])[0] == "HpStrat vs class-stratified"
+    shown = ladder_trends_table(tests).iloc[0]
+    assert shown["comparison"] == "HpStrat vs class-stratified" and shown["verdict"] == "effect grows with homophily"
+    assert shown["with homophily"].startswith("rho -") and shown["verdict (size)"] == "inconclusive"
     claim = ladder_claims(tests).iloc[0]
     assert claim["verdict"] == "agrees" and "15 cells" in claim["ours"] and claim["section"].startswith("Homophily ladder")
     assert "GCN, MLP on contextual SBMs" in claim["claim"]
