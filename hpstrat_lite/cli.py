@@ -119,7 +119,15 @@ def _execution(args) -> Execution:
     workers, fresh, address = getattr(args, "workers", 1), getattr(args, "fresh_process", False), args.ray_address
     executor = args.executor or ("ray" if workers > 1 or fresh or address is not None else "local")
     return Execution(device=args.device, progress=True, executor=executor, workers=workers, ray_address=address,
-                     cpus_per_pair=getattr(args, "cpus_per_pair", None), fresh_process=fresh)
+                     cpus_per_pair=getattr(args, "cpus_per_pair", None), fresh_process=fresh,
+                     num_threads=args.threads or "auto")
+
+
+def _add_threads_arg(p) -> None:
+    """``--threads``: the torch threads of a local run (default: one for small batches, all for large ones)."""
+    p.add_argument("--threads", type=int, default=None,
+                   help="torch threads of a local run (default: one for small batches, all for large ones); 1 when "
+                        "another process trains beside it, since threads beyond the cores stall each other")
 
 
 def _cmd_experiment(args) -> int:
@@ -343,6 +351,7 @@ def build_parser() -> argparse.ArgumentParser:
                         "results/gnn_k<k>_seeds<a>-<b>.csv for several)")
     p.add_argument("--device", default="auto")
     _add_training_args(p)
+    _add_threads_arg(p)
     p.add_argument("--executor", choices=("local", "ray"), default=None,
                    help="local: the pairs one after the other in this process (default); ray: each (dataset, "
                         "model) pair a Ray task, its rows appended here as it ends")
@@ -431,6 +440,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--bins", type=int, default=10)
     p.add_argument("--device", default="auto")
     _add_training_args(p)
+    _add_threads_arg(p)
     p.add_argument("--executor", choices=("local", "ray"), default=None,
                    help="local (default) or ray: each (graph, model) pair a Ray task, factories included")
     p.add_argument("--ray-address", default=None, help="Ray cluster to join (default: a local Ray for the run)")
@@ -454,9 +464,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--degree", type=float, default=5.0, help="mean degree")
     p.add_argument("--out", default=None, help="results CSV (default results/controls_csbm_ladder.csv)")
     p.add_argument("--device", default="cpu")
-    p.add_argument("--threads", type=int, default=None,
-                   help="torch threads (default: one for small batches, all for large ones); 1 when another "
-                        "process trains beside it, since threads beyond the cores stall each other")
+    _add_threads_arg(p)
     p.set_defaults(func=_cmd_ladder)
 
     p = sub.add_parser("necessity", help="does the graph help? label-only measures and linear probes on HpStrat "

@@ -177,3 +177,11 @@ def test_ladder_writes_rows_and_checks_lam(tmp_path, capsys):
                                                                 "cSBM_n80_lam1_snr0.75_F64_d5_g0"}
     assert main(["ladder", "--sizes", "80", "--lams", "3", "--out", str(tmp_path / "bad.csv")]) == 2
     assert "hpstrat ladder: error: lam must be" in capsys.readouterr().err
+
+
+def test_threads_flag_reaches_the_execution():
+    from hpstrat_lite.cli import _execution, build_parser
+
+    for command in (["experiment", "--datasets", "Texas"], ["audit", "--data", "Texas", "--models", "GCN", "--out", "a"]):
+        assert _execution(build_parser().parse_args(command)).num_threads == "auto"
+        assert _execution(build_parser().parse_args([*command, "--threads", "1"])).num_threads == 1
