@@ -762,8 +762,9 @@ def ladder_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
                              cells["homophily"], size=cells["n"], alpha=alpha)
     size = tests["size_trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
     models = sorted(tests["models"])
-    scope = (f"{', '.join(models)} on contextual SBMs of set homophily and size, {len(cells)} cells of "
-             f"{int(cells['graphs'].max())} graphs, {tests['blocks']} blocks")
+    graphs = int(cells["graphs"].max())
+    scope = (f"{', '.join(models)} on contextual SBMs of set homophily and size, {len(cells)} cells of {graphs} "
+             f"graph{'s' if graphs != 1 else ''}, {tests['blocks']} blocks")
     claims = trend_claims(trend, scope=scope, chapter="03d_controls",
                           blocks="(graph, model, seed)", section="Homophily ladder (this book)", alpha=alpha,
                           unit="cell")
