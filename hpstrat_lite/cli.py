@@ -26,7 +26,8 @@ from .core.folds import make_folds
 from .core.homophily import node_homophily
 from .experiments.probes import necessity
 from .experiments.plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
-from .experiments.ladder import LADDER_LAMS, LADDER_METHODS, LADDER_MODELS, LADDER_SIZES, run_csbm_ladder
+from .experiments.ladder import (LADDER_LAMS, LADDER_METHODS, LADDER_MODELS, LADDER_SIZES, LadderDesign,
+                                 run_csbm_ladder)
 from .experiments.sweep import COVARIATE_METHOD, run_experiment
 from .protocol import PAPER_PROTOCOL, Execution, Protocol
 
@@ -259,9 +260,9 @@ def _cmd_audit(args) -> int:
 
 
 def _cmd_ladder(args) -> int:
+    design = LadderDesign(snr=args.snr, num_features=args.features, avg_degree=args.degree)
     run_csbm_ladder(args.lams, sizes=args.sizes, graph_seeds=args.graph_seeds, seeds=args.seeds,
-                    models=args.models, methods=args.methods, snr=args.snr, num_features=args.features,
-                    avg_degree=args.degree, out=args.out,
+                    models=args.models, methods=args.methods, design=design, out=args.out,
                     execution=Execution(device=args.device, progress=True, num_threads=args.threads or "auto"))
     return 0
 

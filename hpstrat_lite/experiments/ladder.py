@@ -16,6 +16,7 @@ read back by :func:`ladder_knobs`). :func:`hpstrat_lite.reports.controls.ladder_
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from os import PathLike
 from typing import Iterable, Sequence
 
@@ -39,6 +40,21 @@ LADDER_MODELS = ("MLP", "GCN")
 LADDER_PROTOCOL = CSBM_PROTOCOL
 """The cSBM grid's protocol: the paper's (k = 4, B = 10), shortened to 200 epochs and patience 50."""
 
+
+
+@dataclass(frozen=True)
+class LadderDesign:
+    """What every graph of the ladder shares: the features' signal-to-noise ratio ``snr`` (``mu = snr**2 * n /
+    num_features`` in :func:`hpstrat_lite.data.synthetic.make_csbm`), the feature dimension ``num_features`` and
+    the mean degree ``avg_degree``."""
+    snr: float = 0.75
+    num_features: int = 64
+    avg_degree: float = 5.0
+
+
+LADDER_DESIGN = LadderDesign()
+"""The ladder's graphs: SNR 0.75 along one direction of 64 features, mean degree 5."""
+
 _NAME = re.compile(r"^cSBM_n(?P<n>\d+)_lam(?P<lam>-?[0-9.e+-]+)_snr(?P<snr>[0-9.e+-]+)_F(?P<num_features>\d+)"
                    r"_d(?P<avg_degree>[0-9.e+-]+)_g(?P<graph_seed>\d+)$")
 
@@ -50,17 +66,18 @@ def ladder_graph_name(n: int, lam: float, *, snr: float, num_features: int, avg_
     return f"cSBM_n{n}_lam{lam:g}_snr{snr:g}_F{num_features}_d{avg_degree:g}_g{graph_seed}"
 
 
-def ladder_graph(n: int, lam: float, *, graph_seed: int = 0, snr: float = 0.75, num_features: int = 64,
-                 avg_degree: float = 5.0):
+def ladder_graph(n: int, lam: float, *, graph_seed: int = 0, design: LadderDesign = LADDER_DESIGN):
     """One graph of the ladder: :func:`hpstrat_lite.data.synthetic.make_csbm` with ``mu = snr**2 * n /
-    num_features`` (the features' signal-to-noise ratio ``snr`` at every size), named by
+    num_features`` (the features' signal-to-noise ratio ``design.snr`` at every size), named by
     :func:`ladder_graph_name`."""
     from ..data.synthetic import make_csbm
 
+    if not isinstance(design, LadderDesign):
+        raise ValueError(f"design must be a LadderDesign, got {type(design).__name__}.")
     n = check_int(n, "n", 4)
-    snr = check_real(snr, "snr", 0.0, float("inf"))
-    num_features = check_int(num_features, "num_features", 1)
-    data = make_csbm(n, lam=lam, mu=snr ** 2 * n / num_features, avg_degree=avg_degree,
+    snr = check_real(design.snr, "snr", 0.0, float("inf"))
+    num_features = check_int(design.num_features, "num_features", 1)
+    data = make_csbm(n, lam=lam, mu=snr ** 2 * n / num_features, avg_degree=design.avg_degree,
                      num_features=num_features, seed=graph_seed)
     data.name = ladder_graph_name(n, float(data.lam), snr=snr, num_features=num_features,
                                   avg_degree=float(data.avg_degree), graph_seed=int(data.seed))
@@ -92,18 +109,16 @@ def ladder_knobs(names: Iterable[str]) -> pd.DataFrame:
 def run_csbm_ladder(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int] = LADDER_SIZES,
                     graph_seeds: Iterable[int] = range(5), seeds: Iterable[int] = (0, 1, 2),
                     models: Sequence[str] = LADDER_MODELS, methods: Sequence[str] = LADDER_METHODS,
-                    snr: float = 0.75, num_features: int = 64, avg_degree: float = 5.0,
-                    protocol: Protocol = LADDER_PROTOCOL, out: str | PathLike | None = None,
-                    execution: Execution | None = None) -> pd.DataFrame:
+                    design: LadderDesign = LADDER_DESIGN, protocol: Protocol = LADDER_PROTOCOL,
+                    out: str | PathLike | None = None, execution: Execution | None = None) -> pd.DataFrame:
     """Train ``models`` under the split ``methods`` and split ``seeds`` on the graphs
-    :func:`ladder_graph` (``sizes`` x ``lams`` x ``graph_seeds``), resuming the rows already in ``out``
+    :func:`ladder_graph` (``sizes`` x ``lams`` x ``graph_seeds``, each of ``design``), resuming the rows already in ``out``
     (default ``results/controls_csbm_ladder.csv``), and return every row of the file.
 
     Each graph is a dataset of :func:`hpstrat_lite.experiments.sweep.run_experiment` (one block per (graph,
     model, split seed), as in the controls' sweep); the default protocol is :data:`LADDER_PROTOCOL`, the
     default execution one process on the CPU with a progress bar over the (graph, model) pairs."""
-    graphs = [ladder_graph(n, lam, graph_seed=g, snr=snr, num_features=num_features, avg_degree=avg_degree)
-              for n in sizes for lam in lams for g in graph_seeds]
+    graphs = [ladder_graph(n, lam, graph_seed=g, design=design) for n in sizes for lam in lams for g in graph_seeds]
     if not graphs:
         raise ValueError("the ladder needs at least one size, one lam and one graph seed.")
     out = RESULTS_DIR / LADDER_FILE if out is None else out
@@ -114,16 +129,14 @@ def run_csbm_ladder(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int]
 
 def ladder_quality(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int] = LADDER_SIZES, graph_seed: int = 0,
                    seeds: Iterable[int] = (0, 1, 2), methods: Sequence[str] = LADDER_METHODS, k: int = 4,
-                   n_bins: int = 10, snr: float = 0.75, num_features: int = 64,
-                   avg_degree: float = 5.0) -> pd.DataFrame:
+                   n_bins: int = 10, design: LadderDesign = LADDER_DESIGN) -> pd.DataFrame:
     """Fold quality (SDD, CDD, CHD, W1: :func:`hpstrat_lite.data.quality.quality_table`) of the split ``methods``
     on one graph of every (n, lam) cell of the ladder (:func:`ladder_graph` with ``graph_seed``), split
     ``seeds``: how much homophily imbalance between folds each method leaves, with no training. One row per
     (graph, method, seed), with the graph's ``n`` and ``lam``."""
     from ..data.quality import quality_table
 
-    graphs = [ladder_graph(n, lam, graph_seed=graph_seed, snr=snr, num_features=num_features, avg_degree=avg_degree)
-              for n in sizes for lam in lams]
+    graphs = [ladder_graph(n, lam, graph_seed=graph_seed, design=design) for n in sizes for lam in lams]
     if not graphs:
         raise ValueError("the ladder needs at least one size and one lam.")
     table = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins, methods=methods)

@@ -3,11 +3,12 @@ import numpy as np
 import pytest
 
 from hpstrat_lite.core.homophily import node_homophily
-from hpstrat_lite.experiments.ladder import LADDER_PROTOCOL, ladder_graph, ladder_graph_name, ladder_knobs, run_csbm_ladder
+from hpstrat_lite.experiments.ladder import (LADDER_PROTOCOL, LadderDesign, ladder_graph, ladder_graph_name, ladder_knobs,
+                                            run_csbm_ladder)
 
 
 def test_graph_names_carry_their_knobs():
-    data = ladder_graph(300, -0.75, graph_seed=2, snr=0.5, num_features=16, avg_degree=4.0)
+    data = ladder_graph(300, -0.75, graph_seed=2, design=LadderDesign(snr=0.5, num_features=16, avg_degree=4.0))
     assert data.name == "cSBM_n300_lam-0.75_snr0.5_F16_d4_g2" == ladder_graph_name(
         300, -0.75, snr=0.5, num_features=16, avg_degree=4.0, graph_seed=2)
     knobs = ladder_knobs([data.name]).iloc[0]
@@ -22,7 +23,7 @@ def test_homophily_follows_lam_and_the_feature_signal_does_not_change_with_size(
     generator's direction u) separates the classes about as well at 400 and at 3200 nodes."""
     snrs = []
     for n in (400, 3200):
-        data = ladder_graph(n, 1.5, graph_seed=0, snr=1.0, num_features=32)
+        data = ladder_graph(n, 1.5, graph_seed=0, design=LadderDesign(snr=1.0, num_features=32))
         y = data.y.numpy()
         src, dst = data.edge_index.numpy()
         assert abs((y[src] == y[dst]).mean() - (0.5 + 1.5 / (2 * np.sqrt(5)))) < 0.05
@@ -37,6 +38,8 @@ def test_a_name_that_is_not_a_ladder_graph_is_refused():
         ladder_knobs(["Cora"])
     with pytest.raises(ValueError, match=r"lam must be"):
         ladder_graph(100, 3.0)
+    with pytest.raises(ValueError, match="design must be a LadderDesign, got dict"):
+        ladder_graph(100, 0.0, design={"snr": 1.0})
     with pytest.raises(ValueError, match="at least one size"):
         run_csbm_ladder([0.0], sizes=[])
 
