@@ -26,8 +26,8 @@ from .core.folds import make_folds
 from .core.homophily import node_homophily
 from .experiments.probes import necessity
 from .experiments.plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
-from .experiments.ladder import (LADDER_LAMS, LADDER_METHODS, LADDER_MODELS, LADDER_SIZES, LadderDesign,
-                                 run_csbm_ladder)
+from .experiments.ladder import (LADDER_DESIGN, LADDER_GRAPH_SEEDS, LADDER_LAMS, LADDER_METHODS, LADDER_MODELS,
+                                 LADDER_SIZES, LadderDesign, run_csbm_ladder)
 from .experiments.sweep import COVARIATE_METHOD, run_experiment
 from .protocol import PAPER_PROTOCOL, Execution, Protocol
 
@@ -117,8 +117,9 @@ def _protocol(args) -> Protocol:
 def _execution(args) -> Execution:
     """How the pairs train: ``--device``, a progress bar, and ``--executor`` (default ``ray`` when ``--workers``
     > 1, ``--fresh-process`` or ``--ray-address`` asks for it, else ``local``) with its options."""
-    workers, fresh, address = getattr(args, "workers", 1), getattr(args, "fresh_process", False), args.ray_address
-    executor = args.executor or ("ray" if workers > 1 or fresh or address is not None else "local")
+    workers, fresh = getattr(args, "workers", 1), getattr(args, "fresh_process", False)
+    address = getattr(args, "ray_address", None)
+    executor = getattr(args, "executor", None) or ("ray" if workers > 1 or fresh or address is not None else "local")
     return Execution(device=args.device, progress=True, executor=executor, workers=workers, ray_address=address,
                      cpus_per_pair=getattr(args, "cpus_per_pair", None), fresh_process=fresh,
                      num_threads=args.threads or "auto")
@@ -262,8 +263,7 @@ def _cmd_audit(args) -> int:
 def _cmd_ladder(args) -> int:
     design = LadderDesign(snr=args.snr, num_features=args.features, avg_degree=args.degree)
     run_csbm_ladder(args.lams, sizes=args.sizes, graph_seeds=args.graph_seeds, seeds=args.seeds,
-                    models=args.models, methods=args.methods, design=design, out=args.out,
-                    execution=Execution(device=args.device, progress=True, num_threads=args.threads or "auto"))
+                    models=args.models, methods=args.methods, design=design, out=args.out, execution=_execution(args))
     return 0
 
 
@@ -456,13 +456,14 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--lams", type=float, nargs="+", default=list(LADDER_LAMS),
                    help="graph signal lam, |lam| < sqrt(degree) (default: edge homophily about 0.16 ... 0.84)")
     p.add_argument("--sizes", type=int, nargs="+", default=list(LADDER_SIZES), help="numbers of nodes")
-    p.add_argument("--graph-seeds", type=int, nargs="+", default=list(range(5)), help="graphs per (size, lam)")
+    p.add_argument("--graph-seeds", type=int, nargs="+", default=list(LADDER_GRAPH_SEEDS),
+                   help="graphs per (size, lam)")
     p.add_argument("--seeds", type=int, nargs="+", default=[0, 1, 2], help="split seeds")
     p.add_argument("--models", nargs="+", default=list(LADDER_MODELS))
     p.add_argument("--methods", nargs="+", default=list(LADDER_METHODS))
-    p.add_argument("--snr", type=float, default=0.75, help="features' signal-to-noise ratio at every size")
-    p.add_argument("--features", type=int, default=64, help="feature dimension")
-    p.add_argument("--degree", type=float, default=5.0, help="mean degree")
+    p.add_argument("--snr", type=float, default=LADDER_DESIGN.snr, help="features' signal-to-noise ratio at every size")
+    p.add_argument("--features", type=int, default=LADDER_DESIGN.num_features, help="feature dimension")
+    p.add_argument("--degree", type=float, default=LADDER_DESIGN.avg_degree, help="mean degree")
     p.add_argument("--out", default=None, help="results CSV (default results/controls_csbm_ladder.csv)")
     p.add_argument("--device", default="cpu")
     _add_threads_arg(p)

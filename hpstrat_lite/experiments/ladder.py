@@ -39,7 +39,8 @@ LADDER_METHODS = ("stratified", "hpstrat", "placebo")
 LADDER_MODELS = ("MLP", "GCN")
 LADDER_PROTOCOL = CSBM_PROTOCOL
 """The cSBM grid's protocol: the paper's (k = 4, B = 10), shortened to 200 epochs and patience 50."""
-
+LADDER_GRAPH_SEEDS = tuple(range(5))
+"""Graphs per (n, lam) cell."""
 
 
 @dataclass(frozen=True)
@@ -107,7 +108,7 @@ def ladder_knobs(names: Iterable[str]) -> pd.DataFrame:
 
 
 def run_csbm_ladder(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int] = LADDER_SIZES,
-                    graph_seeds: Iterable[int] = range(5), seeds: Iterable[int] = (0, 1, 2),
+                    graph_seeds: Iterable[int] = LADDER_GRAPH_SEEDS, seeds: Iterable[int] = (0, 1, 2),
                     models: Sequence[str] = LADDER_MODELS, methods: Sequence[str] = LADDER_METHODS,
                     design: LadderDesign = LADDER_DESIGN, protocol: Protocol = LADDER_PROTOCOL,
                     out: str | PathLike | None = None, execution: Execution | None = None) -> pd.DataFrame:

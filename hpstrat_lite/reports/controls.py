@@ -169,8 +169,9 @@ def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, size=None
     ``rho_given_size`` and ``p_given_size`` (NaN without ``size`` or with fewer than 5 graphs)."""
     h = pd.Series(homophily, dtype=float)
     both = by_graph.assign(h=by_graph["dataset"].map(h)).dropna(subset=["h", "rank_biserial_r"])
-    rho, p = _spearman(both)
-    loo = {d: _spearman(both[both["dataset"] != d])[1] for d in both["dataset"]} if len(both) >= 5 else {}
+    rho, p = _spearman(both["rank_biserial_r"], both["h"])
+    rest = {d: both[both["dataset"] != d] for d in both["dataset"]} if len(both) >= 5 else {}
+    loo = {d: _spearman(t["rank_biserial_r"], t["h"])[1] for d, t in rest.items()}
     without = max(loo, key=lambda d: loo[d]) if loo else None
     rho_size, p_size = float("nan"), float("nan")
     if size is not None:
@@ -182,21 +183,21 @@ def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, size=None
             "rho_given_size": rho_size, "p_given_size": p_size}
 
 
-def _trend_verdict(p: float, rho: float, alpha: float) -> str:
-    """``"effect grows with homophily"`` (rho < 0) or ``"effect shrinks with homophily"`` when ``p`` < ``alpha``,
+def _trend_verdict(p: float, rho: float, alpha: float, *, driver: str = "homophily") -> str:
+    """``"effect grows with <driver>"`` (rho < 0) or ``"effect shrinks with <driver>"`` when ``p`` < ``alpha``,
     else ``"inconclusive"`` (also for a NaN p)."""
     if not p < alpha:
         return "inconclusive"
-    return "effect grows with homophily" if rho < 0 else "effect shrinks with homophily"
+    return f"effect {'grows' if rho < 0 else 'shrinks'} with {driver}"
 
 
-def _spearman(table: pd.DataFrame) -> tuple[float, float]:
-    """Spearman's (rho, p) of ``rank_biserial_r`` against ``h``; NaN with fewer than 4 rows."""
+def _spearman(x, y) -> tuple[float, float]:
+    """Spearman's (rho, p) of ``x`` against ``y``; NaN with fewer than 4 values."""
     from scipy.stats import spearmanr
 
-    if len(table) < 4:
+    if len(x) < 4:
         return float("nan"), float("nan")
-    rho, p = spearmanr(table["rank_biserial_r"], table["h"])
+    rho, p = spearmanr(x, y)
     return float(rho), float(p)
 
 
@@ -643,10 +644,9 @@ def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=
             raise ValueError(f"rows hold no run of the models {tuple(models)}.")
     wide = _complete_std(rows, methods, metric)
     cells = ladder_cells(rows)
-    label = dict(zip(zip(cells["n"], cells["lam"]), cells["cell"]))
     knobs = ladder_knobs(wide.index.get_level_values("dataset").unique()).set_index("dataset")
     graph = wide.index.get_level_values("dataset")
-    cell = [label[(knobs.at[g, "n"], knobs.at[g, "lam"])] for g in graph]
+    cell = [ladder_cell(knobs.at[g, "n"], knobs.at[g, "lam"]) for g in graph]
     wide.index = pd.MultiIndex.from_arrays([cell, graph, wide.index.get_level_values("model"),
                                             wide.index.get_level_values("seed")],
                                            names=["dataset", "graph", "model", "seed"])
@@ -660,13 +660,13 @@ def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=
     for (a, b), table in by_cell.items():
         r = table["rank_biserial_r"].to_numpy(float)
         n, h = table["dataset"].map(size).to_numpy(float), table["dataset"].map(homophily).to_numpy(float)
-        rho, p = _spearman(pd.DataFrame({"rank_biserial_r": r, "h": n}))
+        rho, p = _spearman(r, n)
         rho_h, p_h = partial_spearman(r, n, h)
         sizes.append({"a": a, "b": b, "cells": len(table), "rho": rho, "p_value": p, "rho_given_homophily": rho_h,
                       "p_given_homophily": p_h})
     size_trends = pd.DataFrame(sizes)
     size_trends["p_holm"] = holm(size_trends["p_value"])
-    size_trends["verdict"] = [_trend_verdict(p, rho, alpha).replace("homophily", "size")
+    size_trends["verdict"] = [_trend_verdict(p, rho, alpha, driver="size")
                               for p, rho in zip(size_trends["p_holm"], size_trends["rho"])]
     return {"pooled": pooled, "by_cell": by_cell, "trends": trends, "size_trends": size_trends, "cells": cells,
             "blocks": len(wide), "models": sorted(rows["model"].unique())}
@@ -728,14 +728,14 @@ def ladder_reading(tests: dict, *, alpha: float = 0.05) -> str:
         n_said = (f"with size rho = {size['rho']:+.2f}, Holm p = {format_number(size['p_holm'], kind='p')}, "
                   f"homophily fixed p = {format_number(size['p_given_homophily'], kind='p')}")
         if by_h and not by_n:
-            follows = (f"over the cells the effect {trend['verdict'].replace('effect ', '')} and not with size "
+            follows = (f"over the cells the {trend['verdict']} and not with size "
                        f"({h_said}; {n_said}): set apart from size, homophily moves it")
         elif by_n and not by_h:
-            follows = (f"over the cells the effect {size['verdict'].replace('effect ', '')} and not with homophily "
+            follows = (f"over the cells the {size['verdict']} and not with homophily "
                        f"({n_said}; {h_said}): size moves it, homophily does not")
         elif by_h and by_n:
-            follows = (f"over the cells the effect {trend['verdict'].replace('effect ', '')} and "
-                       f"{size['verdict'].replace('effect ', '')} ({h_said}; {n_said}): both move it")
+            follows = (f"over the cells the {trend['verdict']} and {size['verdict'].removeprefix('effect ')} "
+                       f"({h_said}; {n_said}): both move it")
         else:
             follows = (f"whether the effect follows homophily or size is **inconclusive** over the cells ({h_said}; "
                        f"{n_said})")
