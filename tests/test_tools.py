@@ -150,3 +150,52 @@ def test_command_line_progress_lists_what_is_left(tmp_path, capsys, data_root):
     out = capsys.readouterr().out
     assert "partial (MLP 1/8, GCN 1/8)" in out
     assert "features --datasets Cora  # about 6.5 h left here" in out  # 2 x 7 points x 28 min
+
+
+def test_batches_in_flight_reads_the_checkpoints_of_an_interrupted_sweep(monkeypatch, tmp_path, capsys):
+    """Two batches of two runs: the first finishes (its rows wait in a .rows.json), the second is killed
+    after its first checkpoint; the tool reports both, and the sweep's status prints them."""
+    import numpy as np
+    import torch
+    from torch_geometric.data import Data
+
+    import hpstrat_lite.engine.train as train_module
+    from hpstrat_lite import fold_masks, random_folds
+    from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 3, 60)
+    src, dst = np.nonzero(np.triu(rng.random((60, 60)) < np.where(y[:, None] == y[None, :], 0.1, 0.02), 1))
+    data = Data(x=torch.tensor(rng.random((60, 12)) + y[:, None] * 0.1, dtype=torch.float32),
+                edge_index=torch.tensor(np.concatenate([np.stack([src, dst]), np.stack([dst, src])], 1)),
+                y=torch.tensor(y))
+    tr, va, te = fold_masks(random_folds(y, k=4, seed=0), k=4)
+    ckpt = tmp_path / ".rows.checkpoints"
+    monkeypatch.setattr(train_module, "CHECKPOINT_SECONDS", 0.0)
+    real_save = train_module._save_checkpoint
+
+    def killed_after_one_save_of_the_second_batch(*args, **kwargs):
+        real_save(*args, **kwargs)
+        if list(ckpt.glob("*.rows.json")):
+            raise KeyboardInterrupt
+
+    monkeypatch.setattr(train_module, "_save_checkpoint", killed_after_one_save_of_the_second_batch)
+    with pytest.raises(KeyboardInterrupt):
+        train_module.train_runs(data, "GCN", tr, va, te, [0, 1, 2, 3],
+                                protocol=PAPER_PROTOCOL.replace(max_epochs=30, patience=5),
+                                execution=Execution(device="cpu", runs_per_batch=2, checkpoint=ckpt))
+    flight = progress.batches_in_flight(ckpt).set_index("state")
+    assert sorted(flight.index) == ["finished", "training"]
+    assert (flight["model"] == "GCN").all() and (flight["runs"] == 2).all()
+    assert flight.at["training", "epochs"] == 1 and flight.at["training", "stopped"] == 0
+    assert 1 <= flight.at["finished", "epochs"] <= 30 and flight.at["finished", "stopped"] == 2
+    assert progress.batches_in_flight(tmp_path / "absent").empty
+
+    pd.DataFrame({"dataset": ["Texas"], "model": ["GCN"], "low_min": [1.2], "high_min": [2.4], "code_version": "v",
+                  "threads": 2}).to_csv(tmp_path / "projection.csv", index=False)
+    pd.DataFrame([{"dataset": "Texas", "model": "GCN", "method": "placebo", "k": 4, "seed": 0, "fold": 0}]).to_csv(
+        tmp_path / "rows.csv", index=False)
+    assert progress.main(["sweep", "--k", "4", "--seeds", "0", "--methods", "placebo", "degree", "--results",
+                          str(tmp_path / "rows.csv"), "--projection", str(tmp_path / "projection.csv")]) == 0
+    out = capsys.readouterr().out
+    assert "batches in flight" in out and "training" in out and "finished" in out

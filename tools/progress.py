@@ -5,14 +5,17 @@
 
 ``sweep`` counts the runs of a protocol's results files (``results/gnn_k<k>_seed*.csv``) per (dataset,
 model), scales the measured projection (``results/sweep_projection.csv``, written by
-``benchmarks/bench_sweep.py``) by the runs left, and prints the ``hpstrat experiment`` commands that finish it.
+``benchmarks/bench_sweep.py``) by the runs left, lists the batches in flight (their checkpoints beside the results
+file: epochs trained, runs stopped early) and prints the ``hpstrat experiment`` commands that finish it.
 ``studies`` prints each Part II study's trials and evaluation runs, the feature study's coverage and the
 ``hpstrat tune`` commands that finish them. Every command it prints resumes where its run stopped.
 """
 from __future__ import annotations
 
 import argparse
+import json
 import sys
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
@@ -120,6 +123,41 @@ def seed_commands(progress: pd.DataFrame, k: int, seeds) -> list[tuple[str, floa
     return commands
 
 
+def batches_in_flight(folder) -> pd.DataFrame:
+    """The batches of a sweep that are training, or were when it stopped, in its checkpoint ``folder``
+    (``results/.<file>.checkpoints/``; :func:`hpstrat_lite.engine.train.train_runs` saves a batch's state there
+    every ``CHECKPOINT_SECONDS`` and deletes it once all batches of the pair have finished).
+
+    One row per batch: ``batch`` (the file's name: model and a hash of the batch's runs), ``model``, ``state``
+    ("training": a ``.pt`` state a restarted command continues from; "finished": its rows are kept in a
+    ``.rows.json`` until the pair's other batches finish), ``runs``, ``stopped`` (runs stopped early),
+    ``epochs`` (training steps done), ``minutes`` (training time so far) and ``saved`` (the file's time, UTC).
+    An absent folder gives an empty frame."""
+    cols = ["batch", "model", "state", "runs", "stopped", "epochs", "minutes", "saved"]
+    folder = Path(folder)
+    rows = []
+    finished = {path.name.split(".")[0] for path in folder.glob("*.rows.json")} if folder.is_dir() else set()
+    files = sorted(folder.glob("*.pt")) + sorted(folder.glob("*.rows.json")) if folder.is_dir() else []
+    for path in files:
+        name = path.name.split(".")[0]
+        if path.suffix == ".pt" and name in finished:  # its last state, kept until the pair's batches all finish
+            continue
+        saved = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")
+        if path.suffix == ".pt":
+            import torch  # deferred: reading a checkpoint needs torch, the rest of the tool does not
+
+            loop = torch.load(path, map_location="cpu", weights_only=False)["loop"]
+            rows.append({"batch": name, "model": name.rsplit("-", 1)[0], "state": "training",
+                         "runs": len(loop["stopped"]), "stopped": int(loop["stopped"].sum()),
+                         "epochs": int(loop["epoch"]), "minutes": float(loop["seconds"]) / 60, "saved": saved})
+        else:
+            part = json.loads(path.read_text())["rows"]
+            rows.append({"batch": name, "model": name.rsplit("-", 1)[0], "state": "finished", "runs": len(part),
+                         "stopped": len(part), "epochs": max(int(r["epochs_run"]) for r in part),
+                         "minutes": float(part[0]["batch_seconds"]) / 60, "saved": saved})
+    return pd.DataFrame(rows, columns=cols)
+
+
 def study_progress(task="node", rows=None, datasets=None, models=("MLP", "GCN"), *, n_eval=5, k=5,
                    root=None):
     """How far the Part II studies of ``task`` are with the default budgets, and the command that
@@ -222,6 +260,10 @@ def sweep_status(args) -> int:
         for command, minutes in seed_commands(table, args.k, args.seeds):
             print(f"{command}   # about {minutes:.0f} min")
         return 0
+    flight = pd.concat([batches_in_flight(f.parent / f".{f.stem}.checkpoints") for f in files])
+    if len(flight):
+        print("\nbatches in flight (a restarted command continues them from their checkpoint):")
+        print(flight.to_string(index=False, float_format=lambda v: f"{v:.0f}"))
     for command in resume_commands(table, args.k, methods=methods, out=files[0] if len(files) == 1 else None):
         print(command)
     return 0
