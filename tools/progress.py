@@ -26,7 +26,7 @@ from hpstrat_lite.experiments.necessity import (LINK_BUDGETS, LINK_DATASETS, NOD
                                                 _check_datasets, _check_models, results_file)
 from hpstrat_lite.rows import RESULTS_DIR, read_rows
 from hpstrat_lite.experiments.sweep import default_results_path
-from hpstrat_lite.experiments.tuning import RESULT_COLUMNS
+from hpstrat_lite.experiments.tuning import RESULT_COLUMNS, checkpoint_dir
 from hpstrat_lite.reports.necessity_tables import _model_family, _rows
 from hpstrat_lite.reports.progress import feature_study_coverage
 from hpstrat_lite.reports.timing import PROJECTION_FILE, _run_counts, project_remaining
@@ -135,26 +135,27 @@ def batches_in_flight(folder) -> pd.DataFrame:
     An absent folder gives an empty frame."""
     cols = ["batch", "model", "state", "runs", "stopped", "epochs", "minutes", "saved"]
     folder = Path(folder)
+    if not folder.is_dir():
+        return pd.DataFrame(columns=cols)
+    finished = {path.name.split(".")[0] for path in folder.glob("*.rows.json")}
     rows = []
-    finished = {path.name.split(".")[0] for path in folder.glob("*.rows.json")} if folder.is_dir() else set()
-    files = sorted(folder.glob("*.pt")) + sorted(folder.glob("*.rows.json")) if folder.is_dir() else []
-    for path in files:
+    for path in sorted(folder.glob("*.pt")) + sorted(folder.glob("*.rows.json")):
         name = path.name.split(".")[0]
         if path.suffix == ".pt" and name in finished:  # its last state, kept until the pair's batches all finish
             continue
-        saved = datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")
+        row = {"batch": name, "model": name.rsplit("-", 1)[0],
+               "saved": datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")}
         if path.suffix == ".pt":
             import torch  # deferred: reading a checkpoint needs torch, the rest of the tool does not
 
             loop = torch.load(path, map_location="cpu", weights_only=False)["loop"]
-            rows.append({"batch": name, "model": name.rsplit("-", 1)[0], "state": "training",
-                         "runs": len(loop["stopped"]), "stopped": int(loop["stopped"].sum()),
-                         "epochs": int(loop["epoch"]), "minutes": float(loop["seconds"]) / 60, "saved": saved})
+            row.update(state="training", runs=len(loop["stopped"]), stopped=int(loop["stopped"].sum()),
+                       epochs=int(loop["epoch"]), minutes=float(loop["seconds"]) / 60)
         else:
             part = json.loads(path.read_text())["rows"]
-            rows.append({"batch": name, "model": name.rsplit("-", 1)[0], "state": "finished", "runs": len(part),
-                         "stopped": len(part), "epochs": max(int(r["epochs_run"]) for r in part),
-                         "minutes": float(part[0]["batch_seconds"]) / 60, "saved": saved})
+            row.update(state="finished", runs=len(part), stopped=len(part),
+                       epochs=max(int(r["epochs_run"]) for r in part), minutes=float(part[0]["batch_seconds"]) / 60)
+        rows.append(row)
     return pd.DataFrame(rows, columns=cols)
 
 
@@ -256,14 +257,14 @@ def sweep_status(args) -> int:
     print(f"\n{len(table) - len(left)} of {len(table)} (dataset, model) pairs complete; {int(left['runs_left'].sum())} runs "
           f"left, about {left['low_min'].sum() / 60:.1f} h ({left['high_min'].sum() / 60:.1f} h if no run were dropped), "
           f"scaled from {projection_file.name} ({int(projection['threads'].iloc[-1])} threads).")
+    flight = pd.concat([batches_in_flight(checkpoint_dir(f)) for f in files])
+    if len(flight):
+        print("\nbatches in flight (a restarted command continues them from their checkpoint):")
+        print(flight.to_string(index=False, float_format=lambda v: f"{v:.0f}"))
     if args.per_seed and methods == tuple(SPLIT_METHODS):
         for command, minutes in seed_commands(table, args.k, args.seeds):
             print(f"{command}   # about {minutes:.0f} min")
         return 0
-    flight = pd.concat([batches_in_flight(f.parent / f".{f.stem}.checkpoints") for f in files])
-    if len(flight):
-        print("\nbatches in flight (a restarted command continues them from their checkpoint):")
-        print(flight.to_string(index=False, float_format=lambda v: f"{v:.0f}"))
     for command in resume_commands(table, args.k, methods=methods, out=files[0] if len(files) == 1 else None):
         print(command)
     return 0
