@@ -101,6 +101,16 @@ def with_model_names(df: pd.DataFrame) -> pd.DataFrame:
     return df
 
 
+def checkpoint_dir(results):
+    """``.<name>.checkpoints/`` beside a results file (None without one): where the runners that write it
+    keep their batches' training checkpoints (:func:`hpstrat_lite.engine.train.train_runs`), so a killed
+    run continues from its last checkpoint."""
+    if results is None:
+        return None
+    results = Path(results)
+    return results.parent / f".{results.stem}.checkpoints"
+
+
 def read_rows(path) -> pd.DataFrame:
     """Rows of a results CSV, or an empty frame when the file does not exist yet. Model names read in
     :func:`model_name`'s spelling (``"GCN"`` in both parts, whichever spelling a row was written with).

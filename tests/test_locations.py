@@ -8,7 +8,7 @@ from pathlib import Path
 
 from conftest import REPO
 from hpstrat_lite.cli import book_runner, main
-from hpstrat_lite.rows import RESULTS_DIR, default_results_dir
+from hpstrat_lite.rows import RESULTS_DIR, checkpoint_dir, default_results_dir
 
 
 def test_results_folder_is_the_variable_else_the_checkout_else_the_working_directory(tmp_path, monkeypatch):
@@ -64,3 +64,9 @@ def test_the_book_runner_of_a_checkout_is_found_and_runs_as_a_script(tmp_path, c
     done = subprocess.run([sys.executable, str(REPO / "tools" / "book.py"), "--help"], capture_output=True,
                           text=True, cwd=tmp_path)
     assert done.returncode == 0 and "--profile" in done.stdout
+
+
+def test_a_results_file_keeps_its_checkpoints_in_a_hidden_folder_beside_it(tmp_path):
+    assert checkpoint_dir(tmp_path / "controls_k4.csv") == tmp_path / ".controls_k4.checkpoints"
+    assert checkpoint_dir("results/rows.csv") == Path("results/.rows.checkpoints")
+    assert checkpoint_dir(None) is None

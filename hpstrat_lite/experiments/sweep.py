@@ -25,8 +25,8 @@ from ..core.homophily import node_homophily
 from .._host import host_name
 from .executors import check_executor, run_pairs_on_ray
 from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
-from ..rows import (RESULTS_DIR, TRAINING_COLUMNS, append_rows, check_protocol, code_version, key_value, read_rows,
-                    training_values, with_training_columns)
+from ..rows import (RESULTS_DIR, TRAINING_COLUMNS, append_rows, check_protocol, checkpoint_dir, code_version, key_value,
+                    read_rows, training_values, with_training_columns)
 from .._names import MODELS
 from ..core.covariates import covariate_folds, node_degree
 
@@ -308,8 +308,7 @@ def _run_pair(dataset, model, grid, done, train_runs) -> set:
 def _checkpoint(grid):
     """The checkpoint folder of the sweep's batches: ``execution.checkpoint``, else ``.<out>.checkpoints``
     beside the results file."""
-    out = grid["out"]
-    return grid["execution"].checkpoint or out.parent / f".{out.stem}.checkpoints"
+    return grid["execution"].checkpoint or checkpoint_dir(grid["out"])
 
 
 def _run_pairs_on_ray(todo, grid, done, bar):

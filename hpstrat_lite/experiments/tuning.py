@@ -90,7 +90,7 @@ torch = require("torch", extra="pyg")
 from ..engine.linkpred import EdgeSplit, edge_split, run_link_prediction
 from .._host import host_cpu
 from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
-from ..rows import append_rows, code_version, model_name, read_rows
+from ..rows import append_rows, checkpoint_dir, code_version, model_name, read_rows
 from .search import (N_STARTUP_TRIALS, SEARCH_SPACE, Search, check_search, check_space, run_trial,  # noqa: F401
                      space_distributions, space_id, suggest_config)
 from .studies import study_name, tune_shared
@@ -371,16 +371,6 @@ def _study_trials(search: Search) -> int:
     return check_int(n, "search.n_trials", hint=" (one study; a dict per dataset is for the runners)")
 
 
-def checkpoint_dir(results):
-    """``.<name>.checkpoints/`` beside a results file (None without one): where the node-classification
-    trials and evaluations keep their training checkpoints (:func:`hpstrat_lite.engine.train.train_runs`),
-    as the GNN experiment runner does."""
-    if results is None:
-        return None
-    results = Path(results)
-    return results.parent / f".{results.stem}.checkpoints"
-
-
 def tune_node_classifier(data, *, model: str = "MLP", split: str = "hpstrat", search: Search = Search(),
                          protocol: Protocol = TUNING_PROTOCOL, seed: int = 0, results: str | Path | None = None,
                          dataset: str | None = None, execution: Execution | None = None) -> dict:
@@ -413,7 +403,7 @@ def tune_node_classifier(data, *, model: str = "MLP", split: str = "hpstrat", se
     results : str or os.PathLike, optional
         CSV file of result rows (appended atomically; a rerun resumes from it). The training batches
         of the trials and of the evaluation also save checkpoints beside it
-        (:func:`checkpoint_dir`, unless ``execution.checkpoint`` names a folder), so a killed run continues a
+        (:func:`hpstrat_lite.rows.checkpoint_dir`, unless ``execution.checkpoint`` names a folder), so a killed run continues a
         long batch where it stopped. Evaluation seed ``seed`` reuses the selected trial's own runs when that
         trial was trained by this call; otherwise it is trained in a call of its own, so the other seeds'
         batches keep their checkpoint names when a killed evaluation is resumed by a new process.
