@@ -107,6 +107,13 @@ def ladder_knobs(names: Iterable[str]) -> pd.DataFrame:
     return table
 
 
+def with_ladder_knobs(rows: pd.DataFrame, columns: Sequence[str] = ("n", "lam", "expected_homophily")) -> pd.DataFrame:
+    """``rows`` (with a ``dataset`` column of ladder graph names) with the knobs ``columns`` of each row's graph
+    (:func:`ladder_knobs`) added."""
+    knobs = ladder_knobs(sorted(rows["dataset"].unique())).set_index("dataset")
+    return rows.assign(**{column: rows["dataset"].map(knobs[column]) for column in columns})
+
+
 def run_csbm_ladder(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int] = LADDER_SIZES,
                     graph_seeds: Iterable[int] = LADDER_GRAPH_SEEDS, seeds: Iterable[int] = (0, 1, 2),
                     models: Sequence[str] = LADDER_MODELS, methods: Sequence[str] = LADDER_METHODS,
@@ -141,5 +148,4 @@ def ladder_quality(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int] 
     if not graphs:
         raise ValueError("the ladder needs at least one size and one lam.")
     table = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins, methods=methods)
-    knobs = ladder_knobs(table["dataset"].unique()).set_index("dataset")
-    return table.assign(n=table["dataset"].map(knobs["n"]), lam=table["dataset"].map(knobs["lam"]))
+    return with_ladder_knobs(table, ["n", "lam"])

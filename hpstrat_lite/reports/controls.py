@@ -14,7 +14,7 @@ import numpy as np
 import pandas as pd
 
 from ..core.folds import ALL_METHODS
-from ..experiments.ladder import LADDER_METHODS, ladder_knobs
+from ..experiments.ladder import LADDER_METHODS, ladder_knobs, with_ladder_knobs
 from ..rows import read_rows, score_column
 from .display import format_number
 from .hpstrat import MIN_TEST_PAIRS, paired_verdict, signed_rank_test
@@ -600,9 +600,7 @@ def ladder_cells(rows: pd.DataFrame) -> pd.DataFrame:
     """One row per cell (n, lam) of the ladder's rows (:mod:`hpstrat_lite.experiments.ladder`): ``cell`` (its
     label), ``n``, ``lam``, ``expected_homophily``, ``homophily`` (measured: the mean over the cell's runs of
     the test fold's mean node homophily, the rows' ``test_homophily``) and ``graphs``."""
-    knobs = ladder_knobs(sorted(rows["dataset"].unique())).set_index("dataset")
-    runs = rows.assign(n=rows["dataset"].map(knobs["n"]), lam=rows["dataset"].map(knobs["lam"]),
-                       expected_homophily=rows["dataset"].map(knobs["expected_homophily"]))
+    runs = with_ladder_knobs(rows)
     cells = (runs.groupby(["n", "lam"])
              .agg(expected_homophily=("expected_homophily", "first"), homophily=("test_homophily", "mean"),
                   graphs=("dataset", "nunique"))
@@ -644,9 +642,9 @@ def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=
             raise ValueError(f"rows hold no run of the models {tuple(models)}.")
     wide = _complete_std(rows, methods, metric)
     cells = ladder_cells(rows)
-    knobs = ladder_knobs(wide.index.get_level_values("dataset").unique()).set_index("dataset")
     graph = wide.index.get_level_values("dataset")
-    cell = [ladder_cell(knobs.at[g, "n"], knobs.at[g, "lam"]) for g in graph]
+    knobs = ladder_knobs(graph)
+    cell = [ladder_cell(n, lam) for n, lam in zip(knobs["n"], knobs["lam"])]
     wide.index = pd.MultiIndex.from_arrays([cell, graph, wide.index.get_level_values("model"),
                                             wide.index.get_level_values("seed")],
                                            names=["dataset", "graph", "model", "seed"])
@@ -791,10 +789,8 @@ def ladder_accuracy(rows: pd.DataFrame, *, metric: str = "accuracy") -> pd.DataF
     """Mean test ``metric`` (points) of each model at each homophily level of the ladder, over its sizes, graphs,
     split methods, seeds and folds: whether the graph helps or hurts the GNN in each cell, against the MLP,
     which reads no edges. Index ``lam`` and ``expected homophily``, one column per model."""
-    knobs = ladder_knobs(sorted(rows["dataset"].unique())).set_index("dataset")
-    runs = rows.assign(lam=rows["dataset"].map(knobs["lam"]),
-                       h=rows["dataset"].map(knobs["expected_homophily"]).round(2),
-                       score=100 * rows[score_column(rows, metric)])
+    runs = with_ladder_knobs(rows, ["lam", "expected_homophily"])
+    runs = runs.assign(h=runs["expected_homophily"].round(2), score=100 * runs[score_column(runs, metric)])
     table = runs.pivot_table(index=["lam", "h"], columns="model", values="score", aggfunc="mean")
     return table.rename_axis(index=["lam", "expected homophily"], columns=None)
 

@@ -1,10 +1,12 @@
 """The homophily ladder's graphs and runner."""
 import numpy as np
+import pandas as pd
 import pytest
 
 from hpstrat_lite.core.homophily import node_homophily
+from hpstrat_lite.data.synthetic import csbm_edge_homophily
 from hpstrat_lite.experiments.ladder import (LADDER_PROTOCOL, LadderDesign, ladder_graph, ladder_graph_name, ladder_knobs,
-                                            run_csbm_ladder)
+                                            run_csbm_ladder, with_ladder_knobs)
 
 
 def test_graph_names_carry_their_knobs():
@@ -16,6 +18,17 @@ def test_graph_names_carry_their_knobs():
         == (300, -0.75, 0.5, 16, 4.0, 2)
     assert knobs["expected_homophily"] == pytest.approx(0.5 - 0.75 / 4)
     assert data.x.shape == (300, 16) and data.mu == pytest.approx(0.5 ** 2 * 300 / 16)
+
+
+def test_rows_gain_the_knobs_of_their_graph():
+    names = [ladder_graph_name(n, lam, snr=1.0, num_features=8, avg_degree=5.0, graph_seed=0)
+             for n, lam in [(200, 0.5), (400, -0.5), (200, 0.5)]]
+    rows = with_ladder_knobs(pd.DataFrame({"dataset": names, "test_acc": [0.1, 0.2, 0.3]}))
+    assert rows["n"].tolist() == [200, 400, 200] and rows["lam"].tolist() == [0.5, -0.5, 0.5]
+    assert rows["expected_homophily"].tolist() == pytest.approx(
+        [csbm_edge_homophily(lam, avg_degree=5.0) for lam in (0.5, -0.5, 0.5)])
+    assert rows["test_acc"].tolist() == [0.1, 0.2, 0.3]
+    assert with_ladder_knobs(rows[["dataset"]], ["lam"]).columns.tolist() == ["dataset", "lam"]
 
 
 def test_homophily_follows_lam_and_the_feature_signal_does_not_change_with_size():
