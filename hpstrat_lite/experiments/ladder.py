@@ -36,7 +36,7 @@ LADDER_SIZES = (200, 500, 1000, 2000, 4000)
 Wisconsin 251, Cora 2,708, CiteSeer 3,327)."""
 LADDER_METHODS = ("stratified", "hpstrat", "placebo")
 """Class-stratified k-fold, HpStrat, and the placebo with HpStrat's number of strata and no information."""
-LADDER_MODELS = ("MLP", "GCN")
+LADDER_MODELS = ("MLP", "GCN", "GraphSAGE")
 LADDER_PROTOCOL = CSBM_PROTOCOL
 """The cSBM grid's protocol: the paper's (k = 4, B = 10), shortened to 200 epochs and patience 50."""
 LADDER_GRAPH_SEEDS = tuple(range(5))
