@@ -107,7 +107,8 @@ def ladder_knobs(names: Iterable[str]) -> pd.DataFrame:
     return table
 
 
-def with_ladder_knobs(rows: pd.DataFrame, columns: Sequence[str] = ("n", "lam", "expected_homophily")) -> pd.DataFrame:
+def with_ladder_knobs(rows: pd.DataFrame, *,
+                      columns: Sequence[str] = ("n", "lam", "expected_homophily")) -> pd.DataFrame:
     """``rows`` (with a ``dataset`` column of ladder graph names) with the knobs ``columns`` of each row's graph
     (:func:`ladder_knobs`) added."""
     knobs = ladder_knobs(sorted(rows["dataset"].unique())).set_index("dataset")
@@ -148,4 +149,4 @@ def ladder_quality(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int] 
     if not graphs:
         raise ValueError("the ladder needs at least one size and one lam.")
     table = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins, methods=methods)
-    return with_ladder_knobs(table, ["n", "lam"])
+    return with_ladder_knobs(table, columns=["n", "lam"])

@@ -789,7 +789,7 @@ def ladder_accuracy(rows: pd.DataFrame, *, metric: str = "accuracy") -> pd.DataF
     """Mean test ``metric`` (points) of each model at each homophily level of the ladder, over its sizes, graphs,
     split methods, seeds and folds: whether the graph helps or hurts the GNN in each cell, against the MLP,
     which reads no edges. Index ``lam`` and ``expected homophily``, one column per model."""
-    runs = with_ladder_knobs(rows, ["lam", "expected_homophily"])
+    runs = with_ladder_knobs(rows, columns=["lam", "expected_homophily"])
     runs = runs.assign(h=runs["expected_homophily"].round(2), score=100 * runs[score_column(runs, metric)])
     table = runs.pivot_table(index=["lam", "h"], columns="model", values="score", aggfunc="mean")
     return table.rename_axis(index=["lam", "expected homophily"], columns=None)

@@ -28,7 +28,7 @@ def test_rows_gain_the_knobs_of_their_graph():
     assert rows["expected_homophily"].tolist() == pytest.approx(
         [csbm_edge_homophily(lam, avg_degree=5.0) for lam in (0.5, -0.5, 0.5)])
     assert rows["test_acc"].tolist() == [0.1, 0.2, 0.3]
-    assert with_ladder_knobs(rows[["dataset"]], ["lam"]).columns.tolist() == ["dataset", "lam"]
+    assert with_ladder_knobs(rows[["dataset"]], columns=["lam"]).columns.tolist() == ["dataset", "lam"]
 
 
 def test_homophily_follows_lam_and_the_feature_signal_does_not_change_with_size():
