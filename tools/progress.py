@@ -24,10 +24,9 @@ from hpstrat_lite.core.folds import SPLIT_METHODS
 from hpstrat_lite.data.datasets import available_datasets
 from hpstrat_lite.experiments.necessity import (LINK_BUDGETS, LINK_DATASETS, NODE_BUDGETS, NODE_DATASETS, WS_DATASETS,
                                                 _check_datasets, _check_models, results_file)
-from hpstrat_lite.rows import RESULTS_DIR, read_rows
+from hpstrat_lite.rows import RESULTS_DIR, checkpoint_dir, read_rows
 from hpstrat_lite.experiments.sweep import default_results_path
 from hpstrat_lite.experiments.tuning import RESULT_COLUMNS
-from hpstrat_lite.rows import checkpoint_dir
 from hpstrat_lite.reports.necessity_tables import _model_family, _rows
 from hpstrat_lite.reports.progress import feature_study_coverage
 from hpstrat_lite.reports.timing import PROJECTION_FILE, _run_counts, project_remaining
