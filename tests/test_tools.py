@@ -5,10 +5,14 @@ from pathlib import Path
 import pandas as pd
 import pytest
 
+import hpstrat_lite.engine.train as train_module
+from hpstrat_lite import fold_masks, random_folds
 from hpstrat_lite.experiments import necessity as runners
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 from hpstrat_lite.reports.timing import project_remaining  # noqa: F401 (the scaling the tool uses)
 from experiments.test_experiment import _runs
 from conftest import mirror_has
+from engine.test_train import _toy_graph
 from reports.test_necessity import _frame, _rows
 
 _spec = importlib.util.spec_from_file_location("progress", Path(__file__).resolve().parents[1] / "tools" / "progress.py")
@@ -154,22 +158,9 @@ def test_command_line_progress_lists_what_is_left(tmp_path, capsys, data_root):
 
 def test_batches_in_flight_reads_the_checkpoints_of_an_interrupted_sweep(monkeypatch, tmp_path, capsys):
     """Two batches of two runs: the first finishes (its rows wait in a .rows.json), the second is killed
-    after its first checkpoint; the tool reports both, and the sweep's status prints them."""
-    import numpy as np
-    import torch
-    from torch_geometric.data import Data
-
-    import hpstrat_lite.engine.train as train_module
-    from hpstrat_lite import fold_masks, random_folds
-    from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
-
-    rng = np.random.default_rng(0)
-    y = rng.integers(0, 3, 60)
-    src, dst = np.nonzero(np.triu(rng.random((60, 60)) < np.where(y[:, None] == y[None, :], 0.1, 0.02), 1))
-    data = Data(x=torch.tensor(rng.random((60, 12)) + y[:, None] * 0.1, dtype=torch.float32),
-                edge_index=torch.tensor(np.concatenate([np.stack([src, dst]), np.stack([dst, src])], 1)),
-                y=torch.tensor(y))
-    tr, va, te = fold_masks(random_folds(y, k=4, seed=0), k=4)
+    after its first checkpoint; the engine reports both, and the sweep's status prints them."""
+    data = _toy_graph(n=60, f=12)
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     ckpt = tmp_path / ".rows.checkpoints"
     monkeypatch.setattr(train_module, "CHECKPOINT_SECONDS", 0.0)
     real_save = train_module._save_checkpoint
@@ -184,12 +175,16 @@ def test_batches_in_flight_reads_the_checkpoints_of_an_interrupted_sweep(monkeyp
         train_module.train_runs(data, "GCN", tr, va, te, [0, 1, 2, 3],
                                 protocol=PAPER_PROTOCOL.replace(max_epochs=30, patience=5),
                                 execution=Execution(device="cpu", runs_per_batch=2, checkpoint=ckpt))
-    flight = progress.batches_in_flight(ckpt).set_index("state")
-    assert sorted(flight.index) == ["finished", "training"]
-    assert (flight["model"] == "GCN").all() and (flight["runs"] == 2).all()
-    assert flight.at["training", "epochs"] == 1 and flight.at["training", "stopped"] == 0
-    assert 1 <= flight.at["finished", "epochs"] <= 30 and flight.at["finished", "stopped"] == 2
+    flight = {batch["state"]: batch for batch in train_module.checkpoint_batches(ckpt)}
+    assert sorted(flight) == ["finished", "training"]
+    assert all(b["model"] == "GCN" and b["runs"] == 2 for b in flight.values())
+    assert flight["training"]["epochs"] == 1 and flight["training"]["stopped"] == 0
+    assert 1 <= flight["finished"]["epochs"] <= 30 and flight["finished"]["stopped"] == 2
+    assert train_module.checkpoint_batches(tmp_path / "absent") == []
     assert progress.batches_in_flight(tmp_path / "absent").empty
+    shown = progress.batches_in_flight(ckpt)
+    assert sorted(shown["state"]) == ["finished", "training"]
+    assert shown["saved"].str.match(r"\d{4}-\d\d-\d\d \d\d:\d\d$").all()
 
     pd.DataFrame({"dataset": ["Texas"], "model": ["GCN"], "low_min": [1.2], "high_min": [2.4], "code_version": "v",
                   "threads": 2}).to_csv(tmp_path / "projection.csv", index=False)

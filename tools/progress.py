@@ -13,15 +13,14 @@ file: epochs trained, runs stopped early) and prints the ``hpstrat experiment`` 
 from __future__ import annotations
 
 import argparse
-import json
 import sys
-from datetime import datetime, timezone
 from pathlib import Path
 
 import pandas as pd
 
 from hpstrat_lite.core.folds import SPLIT_METHODS
 from hpstrat_lite.data.datasets import available_datasets
+from hpstrat_lite.engine.train import checkpoint_batches
 from hpstrat_lite.experiments.necessity import (LINK_BUDGETS, LINK_DATASETS, NODE_BUDGETS, NODE_DATASETS, WS_DATASETS,
                                                 _check_datasets, _check_models, results_file)
 from hpstrat_lite.rows import RESULTS_DIR, checkpoint_dir, read_rows
@@ -124,39 +123,12 @@ def seed_commands(progress: pd.DataFrame, k: int, seeds) -> list[tuple[str, floa
 
 
 def batches_in_flight(folder) -> pd.DataFrame:
-    """The batches of a sweep that are training, or were when it stopped, in its checkpoint ``folder``
-    (``results/.<file>.checkpoints/``; :func:`hpstrat_lite.engine.train.train_runs` saves a batch's state there
-    every ``CHECKPOINT_SECONDS`` and deletes it once all batches of the pair have finished).
-
-    One row per batch: ``batch`` (the file's name: model and a hash of the batch's runs), ``model``, ``state``
-    ("training": a ``.pt`` state a restarted command continues from; "finished": its rows are kept in a
-    ``.rows.json`` until the pair's other batches finish), ``runs``, ``stopped`` (runs stopped early),
-    ``epochs`` (training steps done), ``minutes`` (training time so far) and ``saved`` (the file's time, UTC).
-    An absent folder gives an empty frame."""
+    """The batches in a sweep's checkpoint ``folder`` (:func:`hpstrat_lite.engine.train.checkpoint_batches`),
+    one row each, ``saved`` as a UTC time; an absent folder gives an empty frame."""
     cols = ["batch", "model", "state", "runs", "stopped", "epochs", "minutes", "saved"]
-    folder = Path(folder)
-    if not folder.is_dir():
-        return pd.DataFrame(columns=cols)
-    finished = {path.name.split(".")[0] for path in folder.glob("*.rows.json")}
-    rows = []
-    for path in sorted(folder.glob("*.pt")) + sorted(folder.glob("*.rows.json")):
-        name = path.name.split(".")[0]
-        if path.suffix == ".pt" and name in finished:  # its last state, kept until the pair's batches all finish
-            continue
-        row = {"batch": name, "model": name.rsplit("-", 1)[0],
-               "saved": datetime.fromtimestamp(path.stat().st_mtime, timezone.utc).strftime("%Y-%m-%d %H:%M")}
-        if path.suffix == ".pt":
-            import torch  # deferred: reading a checkpoint needs torch, the rest of the tool does not
-
-            loop = torch.load(path, map_location="cpu", weights_only=False)["loop"]
-            row.update(state="training", runs=len(loop["stopped"]), stopped=int(loop["stopped"].sum()),
-                       epochs=int(loop["epoch"]), minutes=float(loop["seconds"]) / 60)
-        else:
-            part = json.loads(path.read_text())["rows"]
-            row.update(state="finished", runs=len(part), stopped=len(part),
-                       epochs=max(int(r["epochs_run"]) for r in part), minutes=float(part[0]["batch_seconds"]) / 60)
-        rows.append(row)
-    return pd.DataFrame(rows, columns=cols)
+    table = pd.DataFrame(checkpoint_batches(folder), columns=cols)
+    table["saved"] = pd.to_datetime(table["saved"], unit="s", utc=True).dt.strftime("%Y-%m-%d %H:%M")
+    return table
 
 
 def study_progress(task="node", rows=None, datasets=None, models=("MLP", "GCN"), *, n_eval=5, k=5,

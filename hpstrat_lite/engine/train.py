@@ -79,7 +79,8 @@ from .runs import (SMALL_BATCH_ENTRIES, check_graph_runs as _check_graph_runs, d
                    resolve_device, torch_threads as _torch_threads)
 from .user_models import train_factory_runs
 
-__all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "resolve_device", "reuse_freed_memory", "train_runs"]
+__all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "checkpoint_batches", "resolve_device",
+           "reuse_freed_memory", "train_runs"]
 
 FEATURE_NORMS = (None, "row", "standard")
 
@@ -379,6 +380,40 @@ def _load_checkpoint(path, model, rnd, hp, device, fingerprint=None):
     for g, g_state in zip(rnd.gens, state["gens"]):
         g.set_state(g_state)
     return opt, state["loop"]
+
+
+def checkpoint_batches(folder) -> list[dict]:
+    """The batches of :func:`train_runs` calls that are training, or were when they stopped, in a checkpoint
+    ``folder`` (``execution.checkpoint``; the sweep's ``results/.<file>.checkpoints/``). A batch saves its state
+    as ``<key>.pt`` every :data:`CHECKPOINT_SECONDS`, keeps its rows in ``<key>.rows.json`` once it has
+    finished, and both are deleted when every batch of the call has finished.
+
+    One dict per batch: ``batch`` (the key: model and a hash of the batch's runs), ``model``, ``state``
+    ("training": a ``.pt`` state a repeated call continues from; "finished": rows waiting for the call's other
+    batches), ``runs``, ``stopped`` (runs stopped early), ``epochs`` (training steps done), ``minutes``
+    (training time so far) and ``saved`` (the file's modification time, seconds since the epoch). An absent
+    folder gives none."""
+    folder = Path(folder)
+    if not folder.is_dir():
+        return []
+    finished = {path.name.split(".")[0] for path in folder.glob("*.rows.json")}
+    batches = []
+    for path in sorted(folder.glob("*.pt")) + sorted(folder.glob("*.rows.json")):
+        key = path.name.split(".")[0]
+        if path.suffix == ".pt" and key in finished:  # its last state, kept until the call's batches all finish
+            continue
+        batch = {"batch": key, "model": key.rsplit("-", 1)[0], "saved": path.stat().st_mtime}
+        if path.suffix == ".pt":
+            loop = torch.load(path, map_location="cpu", weights_only=False)["loop"]
+            batch.update(state="training", runs=len(loop["stopped"]), stopped=int(loop["stopped"].sum()),
+                         epochs=int(loop["epoch"]), minutes=float(loop["seconds"]) / 60)
+        else:
+            part = json.loads(path.read_text())["rows"]
+            batch.update(state="finished", runs=len(part), stopped=len(part),
+                         epochs=max(int(r["epochs_run"]) for r in part),
+                         minutes=float(part[0]["batch_seconds"]) / 60)
+        batches.append(batch)
+    return batches
 
 
 def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, device, progress, desc,
