@@ -26,6 +26,7 @@ how a call runs (``Execution``) that :func:`audit` and the runners take.
 """
 from ._version import __version__
 
+from .core.covariates import covariate_folds, degree_folds, placebo_folds
 from .core.folds import (SPLIT_METHODS, fold_masks, fold_rounds, hpstrat_folds, make_folds, random_folds,
                          stratified_folds)
 from .core.homophily import homophily_bins, mean_homophily, node_homophily
@@ -49,6 +50,7 @@ def __getattr__(name):  # scikit-learn and torch_geometric load only when a spli
 
 
 __all__ = ["SPLIT_METHODS", "fold_masks", "fold_rounds", "hpstrat_folds", "make_folds", "random_folds",
-           "stratified_folds", "homophily_bins", "mean_homophily", "node_homophily", "fold_quality",
+           "stratified_folds", "covariate_folds", "degree_folds", "placebo_folds", "homophily_bins", "mean_homophily",
+           "node_homophily", "fold_quality",
            "friedman_test", "rank_methods", "rank_tables", "Protocol", "PAPER_PROTOCOL", "Execution",
            *_LAZY]

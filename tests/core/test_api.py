@@ -12,6 +12,7 @@ from hpstrat_lite import fold_quality, fold_rounds, hpstrat_folds, make_folds, n
 DATA_ARGUMENTS = {
     "fold_masks": ["folds"], "fold_rounds": ["folds"], "hpstrat_folds": ["homophily", "y"],
     "make_folds": ["method", "homophily", "y"], "random_folds": ["y"], "stratified_folds": ["y"],
+    "covariate_folds": ["covariate", "y"], "degree_folds": ["degree", "y"], "placebo_folds": ["y"],
     "homophily_bins": ["homophily"], "mean_homophily": ["homophily"],
     "node_homophily": ["edge_index", "y", "num_nodes"], "fold_quality": ["folds", "y", "homophily"],
     "quality_table": ["datasets"], "friedman_test": ["df", "value"], "rank_methods": ["df", "value"],

@@ -6,9 +6,9 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from hpstrat_lite import fold_quality, hpstrat_folds, make_folds, node_homophily
-from hpstrat_lite.core.covariates import (covariate_bins, covariate_folds, degree_folds, node_degree,
-                                          placebo_covariate, placebo_folds)
+from hpstrat_lite import (covariate_folds, degree_folds, fold_quality, hpstrat_folds, make_folds, node_homophily,
+                          placebo_folds)
+from hpstrat_lite.core.covariates import covariate_bins, node_degree, placebo_covariate
 from test_folds import graph_cases
 
 
