@@ -11,12 +11,14 @@ TORCH  := torch==2.13.0
 install: $(STAMP)
 
 # Every extra (pyg, studies, ray, reports, book) and the test tools, at the versions of constraints.txt.
-$(STAMP): pyproject.toml constraints.txt Makefile
+$(STAMP): pyproject.toml book/pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --upgrade pip
 	$(BIN)/python -m pip install -q $(TORCH)
 	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all,test,book]'
-	# MathJax for the offline book (copied into the built book's _static by tools/book.py)
+	# the book's side (claims, page tables, scorecard, plot style, the book runner): not in the wheel
+	$(BIN)/python -m pip install -q --no-deps -e book
+	# MathJax for the offline book (copied into the built book's _static by book/hpstrat_book/build.py)
 	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node mathjax@3
 	touch $(STAMP)
 
@@ -25,10 +27,10 @@ test: $(STAMP)
 
 # Re-executes only notebooks whose inputs changed; FORCE=1 re-executes everything from the data.
 book: $(STAMP)
-	$(BIN)/hpstrat book $(if $(FORCE),--force)
+	$(BIN)/python -m hpstrat_book.build $(if $(FORCE),--force)
 
 book-smoke: $(STAMP)
-	$(BIN)/hpstrat book --profile smoke
+	$(BIN)/python -m hpstrat_book.build --profile smoke
 
 # JupyterLab in notebooks/ with the .venv's own python3 kernel (the one the notebooks name); it prints its URL.
 lab: $(STAMP)

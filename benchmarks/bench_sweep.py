@@ -16,6 +16,7 @@ Usage::
 from __future__ import annotations
 
 import argparse
+from pathlib import Path
 import time
 
 import pandas as pd
@@ -26,9 +27,11 @@ from hpstrat_lite.core.folds import make_folds
 from hpstrat_lite.data.datasets import load_dataset
 from hpstrat_lite.engine.models import MODELS
 from hpstrat_lite.engine.train import train_runs
-from hpstrat_lite.rows import RESULTS_DIR, append_rows, code_version, read_rows
+from hpstrat_lite.rows import append_rows, code_version, read_rows
+
+RESULTS_DIR = Path(__file__).resolve().parents[1] / "results"  # the checkout's committed rows
 from hpstrat_lite.experiments.sweep import _labels_and_homophily, _run_masks
-from hpstrat_lite.reports.timing import PROJECTION_FILE
+from hpstrat_book.timing import PROJECTION_FILE
 from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
 BUDGET_MINUTES = 180

@@ -54,7 +54,7 @@ kill "$copier" 2>/dev/null
 
 $py - "$out" <<'EOF'
 import sys
-from hpstrat_lite.reports.hpstrat import sweep_wall_time
+from hpstrat_book.hpstrat import sweep_wall_time
 from hpstrat_lite.experiments.results import read_rows
 
 rows = read_rows(sys.argv[1])

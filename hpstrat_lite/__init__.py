@@ -19,7 +19,7 @@ the ones below it (import-linter holds the contract, ``[tool.importlinter]`` in 
       |           fold quality (SDD, CDD, CHD, W1); ranking and the Friedman test.  numpy only.
     rows, helpers the row store (reading rows loads no torch), model names, files, optional extras
 
-``cli`` is the ``hpstrat`` command; the book runner (papermill + Jupyter Book) is ``tools/book.py`` of the
+``cli`` is the ``hpstrat`` command; the book runner (papermill + Jupyter Book) is ``book/hpstrat_book/build.py`` of the
 source checkout, not part of the package. The paper's method (``core``) imports without torch; the names
 below are its public API, with the training protocol (``Protocol``, its paper instance ``PAPER_PROTOCOL``) and
 how a call runs (``Execution``) that :func:`audit` and the runners take.

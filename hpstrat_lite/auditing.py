@@ -51,7 +51,7 @@ from .core.quality import fold_quality
 from .experiments.probes import necessity
 from .experiments.sweep import COVARIATE_METHOD, check_sweep_protocol, run_experiment, split_folds
 from .protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
-from .reports.display import findings_box, format_number
+from ._format import findings_box, format_number
 from .rows import METRICS, key_value, read_rows, training_values
 from ._io import atomic_write
 from .core.ranking import rank_methods
@@ -389,7 +389,7 @@ class AuditResult:
         return f"{head} Mean ranks (1 = lowest spread): {ranking}. {self.best_model_line()}"
 
     def key_findings(self) -> str:
-        """The audit's "Key findings" box, in Markdown (:func:`hpstrat_lite.reports.display.findings_box`): the
+        """The audit's "Key findings" box, in Markdown (:func:`hpstrat_book.display.findings_box`): the
         Friedman verdict on the split methods' spreads, the measured cross-fold std of each method (mean over
         the models and split seeds), whether the best model changes, the models within noise of the majority
         baseline, and the methods with the lowest CHD and CDD."""
@@ -822,7 +822,7 @@ def load_audit(out, *, metric: str | None = None) -> AuditResult:
 
 
 #: The notebook :func:`render_report` executes (shipped with the package).
-REPORT_TEMPLATE = Path(__file__).resolve().parent / "reports" / "templates" / "audit_report.ipynb"
+REPORT_TEMPLATE = Path(__file__).resolve().parent / "templates" / "audit_report.ipynb"
 REPORT_FILE = "report.html"
 
 

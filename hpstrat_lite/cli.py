@@ -6,7 +6,6 @@
     hpstrat experiment --datasets Cora Texas --models GCN GAT --k 4 --seeds 0
     hpstrat experiment --datasets Cora Texas --executor ray --ray-address 10.0.0.1:6379   # on a Ray cluster
     hpstrat tune node --datasets Cora CiteSeer         # Part II: tuned MLP and GCN (also link, features)
-    hpstrat book [--profile smoke] [--force]           # execute notebooks, build the HTML book
     hpstrat audit --data graph.npz --models GCN mypkg.nets:make --k 4 --seeds 0 1 2 --out audit/
     hpstrat necessity --data graph.npz [--metric roc_auc]   # does the graph help? cheap estimates, a verdict
 
@@ -273,38 +272,6 @@ def _cmd_necessity(args) -> int:
 
 
 
-def book_runner(package_dir=None):
-    """The book runner module (``tools/book.py`` of the source checkout this package runs from), or ``None``
-    for an installed package: the runner reads and writes the repository's notebooks and pages, so it is not
-    part of the wheel. A checkout is a folder holding ``pyproject.toml`` and ``tools/book.py`` beside the
-    package."""
-    import importlib.util
-
-    repo = (Path(__file__).resolve().parent if package_dir is None else Path(package_dir)).parent
-    runner = repo / "tools" / "book.py"
-    if not (runner.is_file() and (repo / "pyproject.toml").is_file()):
-        return None
-    module = sys.modules.get("book")
-    if getattr(module, "__file__", None) != str(runner):
-        if str(runner.parent) not in sys.path:  # importable by name in the runner's worker processes too
-            sys.path.insert(0, str(runner.parent))
-        spec = importlib.util.spec_from_file_location("book", runner)
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["book"] = module
-        spec.loader.exec_module(module)
-    return module
-
-
-def _cmd_book(args) -> int:
-    runner = book_runner()
-    if runner is None:
-        print("hpstrat book: the book runner needs a source checkout of hpstrat_lite (tools/book.py); "
-              "clone the repository and run `make book` there.", file=sys.stderr)
-        return 2
-    runner.build_book(profile=args.profile, force=args.force, build=not args.no_build)
-    return 0
-
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="hpstrat", description="Homophily-aware stratified GNN evaluation.")
     parser.add_argument("--root", default=None, help="data root (default: $HPSTRAT_DATA or a cache folder)")
@@ -479,11 +446,6 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--seed", type=int, default=0)
     p.set_defaults(func=_cmd_necessity)
 
-    p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")
-    p.add_argument("--profile", default="full", help="parameter profile from the book config (full, smoke)")
-    p.add_argument("--force", action="store_true", help="re-execute every notebook, changed or not")
-    p.add_argument("--no-build", action="store_true", help="execute notebooks only, skip jupyter-book")
-    p.set_defaults(func=_cmd_book)
     return parser
 
 

@@ -1,4 +1,4 @@
-"""``python -m hpstrat_lite.reports.necessity ...``: an alias of ``hpstrat tune ...`` (Part II's runs)."""
+"""``python -m hpstrat_book.necessity ...``: an alias of ``hpstrat tune ...`` (Part II's runs)."""
 import sys
 
 from .cli import main

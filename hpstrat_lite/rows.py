@@ -24,28 +24,14 @@ from ._version import __version__
 from .protocol import PAPER_PROTOCOL
 
 
-def default_results_dir(package_dir=None) -> Path:
-    """Where runners write when no folder is given, never inside the installed package.
+def results_dir(folder=None) -> Path:
+    """Where a runner writes: ``folder`` when given, else ``results/`` in the current working directory, taken
+    at the call (never the installed package's folder nor a source checkout's tree).
 
-    1. ``$HPSTRAT_RESULTS`` when set;
-    2. else the repository's ``results/`` when the package runs from a source checkout (a folder holding
-       ``pyproject.toml`` and ``results/`` beside the package folder): the committed results the book reads;
-    3. else ``results/`` in the working directory (made absolute when this module is imported).
-
-    ``package_dir`` (the ``hpstrat_lite`` folder, default this package's) is for tests.
+    >>> results_dir("/tmp/mine")
+    PosixPath('/tmp/mine')
     """
-    env = os.environ.get("HPSTRAT_RESULTS", "").strip()
-    if env:
-        return Path(env).expanduser().resolve()
-    package_dir = Path(__file__).resolve().parent if package_dir is None else Path(package_dir)
-    checkout = package_dir.parent
-    if (checkout / "pyproject.toml").is_file() and (checkout / "results").is_dir():
-        return checkout / "results"
-    return Path.cwd() / "results"
-
-
-RESULTS_DIR = default_results_dir()
-"""Where runners write by default (:func:`default_results_dir`, taken when the library is imported)."""
+    return Path(folder) if folder is not None else Path.cwd() / "results"
 
 
 @functools.lru_cache(maxsize=None)
@@ -74,18 +60,6 @@ def code_version() -> str:
         return __version__
     return f"{__version__}+{commit}{'.dirty' if dirty else ''}"
 
-
-
-REPO = Path(__file__).resolve().parents[1]
-
-
-def resolve_path(path) -> Path:
-    """``path`` as given when it exists or is absolute, else relative to the repository root: a notebook
-    started from ``notebooks/`` (JupyterLab's folder) reads ``results/...`` as the book runner does."""
-    path = Path(path)
-    if path.is_absolute() or path.exists() or not (REPO / path).exists():
-        return path
-    return REPO / path
 
 
 def with_model_names(df: pd.DataFrame) -> pd.DataFrame:
@@ -117,12 +91,12 @@ def read_rows(path) -> pd.DataFrame:
 
     ``path`` may also be a list of files (say the seed-0 sweep and the seeds 1-5 sweep of one
     protocol): their rows, concatenated in order; missing files add none. A relative path is read from the
-    working directory, else from the repository root (:func:`resolve_path`). A last line without its
+    working directory. A last line without its
     newline (a writer killed mid-append, or one still writing) is not a row yet and is skipped."""
     if isinstance(path, (list, tuple)):
         frames = [f for f in (read_rows(p) for p in path) if not f.empty]
         return pd.concat(frames, ignore_index=True) if frames else pd.DataFrame()
-    path = resolve_path(path)
+    path = Path(path)
     if not path.exists():
         return pd.DataFrame()
     data = path.read_bytes()

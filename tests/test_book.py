@@ -6,9 +6,9 @@ from pathlib import Path
 
 import pytest
 
-from hpstrat_lite.cli import book_runner
+import hpstrat_book.build as book
 
-book = book_runner()  # tools/book.py of this checkout
+
 
 SMOKE_OUT = Path(__file__).resolve().parents[1] / "_build" / "smoke-test"  # same as tests/test_notebooks.py
 
@@ -134,7 +134,7 @@ def test_tag_for_reading_removes_parameters_and_folds_code():
 @pytest.mark.slow
 def test_front_page_opens_with_the_generated_findings(html):
     """The front page pastes the scorecard's findings: its sentences and its table of claims with verdicts."""
-    from hpstrat_lite.reports.verdicts import VERDICTS
+    from hpstrat_book.verdicts import VERDICTS
 
     page = (html / "book" / "intro.html").read_text()
     start = page.index('<section id="what-the-papers-claim')  # the section, not its entry in the page's contents

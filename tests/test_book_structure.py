@@ -10,9 +10,9 @@ import nbformat
 import pytest
 import yaml
 
-from hpstrat_lite.cli import book_runner
+import hpstrat_book.build as book
 
-book = book_runner()  # tools/book.py of this checkout
+
 
 REPO = Path(__file__).resolve().parents[1]
 
@@ -220,7 +220,7 @@ def test_every_chapter_opens_with_learning_objectives_prerequisites_and_its_quic
         assert 2 <= len(re.findall(r"^- ", block, re.M)) <= 4, f"{name}: 2-4 learning objectives"
         assert "**Prerequisites:**" in block and re.search(r"\{(ref|doc)\}`", block), f"{name}: no linked prerequisites"
         assert re.search(r"\*\*Quick run:\*\* (about|less than) \d+ minutes? .*2-core CPU", block), f"{name}: no quick-run time"
-        assert re.search(r"`python tools/book.py --profile smoke --no-build --only \w+`", block), name
+        assert re.search(r"`python -m hpstrat_book.build --profile smoke --no-build --only \w+`", block), name
     for stem, nb in _notebooks().items():  # in a notebook: a cell of its own, right after the title or key findings
         cells = [i for i, c in enumerate(nb.cells) if c.cell_type == "markdown" and _objectives(c.source)]
         if stem in {"01_method", "02_fold_metrics"}:  # per-dataset: on the chapter page, once
@@ -272,7 +272,7 @@ def test_suffix_labels_renames_figures_exercises_and_their_references_only():
 def test_suffix_labels_renames_a_numbered_table_in_its_output_and_the_references_to_it():
     import pandas as pd
 
-    from hpstrat_lite.reports.display import format_table
+    from hpstrat_book.display import format_table
 
     table = format_table(pd.DataFrame({"a": [1.0]}), caption="One row", name="tbl-a")
     code = nbformat.v4.new_code_cell("format_table(df, caption='One row', name='tbl-a')")
@@ -288,7 +288,7 @@ def test_suffix_labels_renames_a_numbered_table_in_its_output_and_the_references
 
 def _table_cells(nb):
     """``(cell, name, caption)`` of every code cell that shows a numbered table: a call with a ``name="tbl-..."``
-    keyword (:func:`hpstrat_lite.reports.display.format_table`, :func:`hpstrat_lite.reports.plots.book_table`); the
+    keyword (:func:`hpstrat_book.display.format_table`, :func:`hpstrat_book.plots.book_table`); the
     caption is the call's ``caption`` keyword as written (an f-string's literal parts)."""
     for cell in nb.cells:
         if cell.cell_type != "code":
@@ -362,7 +362,7 @@ def _as_rendered_page(stem: str, suffix=None):
     labels suffixed as the runner does for a shared notebook."""
     import pandas as pd
 
-    from hpstrat_lite.reports.display import format_table
+    from hpstrat_book.display import format_table
 
     nb = nbformat.read(REPO / "notebooks" / f"{stem}.ipynb", as_version=4)
     png = _png()

@@ -68,7 +68,7 @@ calls = {
     "fold_masks": lambda: fold_masks([0, 1, 2], k=3),
     "ray": lambda: ray_runtime().__enter__(),
     "studies": lambda: importlib.import_module("hpstrat_lite.experiments.studies"),
-    "regression": lambda: importlib.import_module("hpstrat_lite.reports.hpstrat").homophily_regression(
+    "regression": lambda: importlib.import_module("hpstrat_book.hpstrat").homophily_regression(
         pd.DataFrame({"test_homophily": [0.1, 0.5, 0.9], "test_acc": [0.2, 0.5, 0.8]})),
 }
 out = {}

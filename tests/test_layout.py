@@ -12,7 +12,7 @@ def test_part2_alias_runs_hpstrat_tune():
 
 
 def test_every_module_imports_first():
-    """A user may import any module first (``import hpstrat_lite.reports.baselines``): no import cycle
+    """A user may import any module first (``import hpstrat_book.baselines``): no import cycle
     depends on which module was imported before."""
     code = ("import importlib, pkgutil, sys, hpstrat_lite\n"
             "names = [m.name for m in pkgutil.walk_packages(hpstrat_lite.__path__, 'hpstrat_lite.')]\n"

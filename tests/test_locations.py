@@ -1,5 +1,5 @@
-"""Where files go: the default results folder lies outside the package, and the book runner is found only
-in a source checkout."""
+"""Where files go: runners write where they are told, else into results/ of the working directory; the book's
+runner and paths live on the book's side, outside the library's package."""
 import os
 import shutil
 import subprocess
@@ -7,61 +7,39 @@ import sys
 from pathlib import Path
 
 from conftest import REPO
-from hpstrat_lite.cli import book_runner, main
-from hpstrat_lite.rows import RESULTS_DIR, checkpoint_dir, default_results_dir
+from hpstrat_lite.rows import checkpoint_dir, results_dir
 
 
-def test_results_folder_is_the_variable_else_the_checkout_else_the_working_directory(tmp_path, monkeypatch):
-    monkeypatch.setenv("HPSTRAT_RESULTS", str(tmp_path / "mine"))
-    assert default_results_dir() == tmp_path / "mine"
-    monkeypatch.delenv("HPSTRAT_RESULTS")
-    checkout = tmp_path / "checkout"
-    (checkout / "hpstrat_lite").mkdir(parents=True)
-    (checkout / "results").mkdir()
-    (checkout / "pyproject.toml").write_text("")
-    assert default_results_dir(checkout / "hpstrat_lite") == checkout / "results"
-    site = tmp_path / "site-packages"
-    (site / "hpstrat_lite").mkdir(parents=True)
+def test_results_folder_is_the_argument_else_the_working_directory_at_the_call(tmp_path, monkeypatch):
+    assert results_dir(tmp_path / "mine") == tmp_path / "mine"
     monkeypatch.chdir(tmp_path)
-    assert default_results_dir(site / "hpstrat_lite") == tmp_path / "results"
-    (checkout / "results").rmdir()  # a checkout without results/ is not where results go
-    assert default_results_dir(checkout / "hpstrat_lite") == tmp_path / "results"
+    assert results_dir() == tmp_path / "results"
+    (tmp_path / "elsewhere").mkdir()
+    monkeypatch.chdir(tmp_path / "elsewhere")
+    assert results_dir() == tmp_path / "elsewhere" / "results"  # taken at the call, not at import
 
 
-def test_this_checkout_writes_into_its_results_folder():
-    if os.environ.get("HPSTRAT_RESULTS"):
-        assert RESULTS_DIR == Path(os.environ["HPSTRAT_RESULTS"]).expanduser().resolve()
-    else:
-        assert RESULTS_DIR == REPO / "results"
-
-
-def test_an_installed_package_writes_to_the_working_directory_and_has_no_book_runner(tmp_path):
+def test_an_installed_package_writes_to_the_working_directory_and_carries_no_book(tmp_path):
     """A copy of the package outside a checkout (as a wheel installs it): results go to ./results of the
-    working directory, and ``hpstrat book`` says in one line that it needs a source checkout."""
+    working directory, ``hpstrat book`` is not a command of the library, and the package has no book modules."""
     site, work = tmp_path / "site", tmp_path / "work"
     shutil.copytree(REPO / "hpstrat_lite", site / "hpstrat_lite", ignore=shutil.ignore_patterns("__pycache__"))
     work.mkdir()
     env = {k: v for k, v in os.environ.items() if k not in ("HPSTRAT_RESULTS", "PYTHONPATH")}
     env["PYTHONPATH"] = str(site)
-    probe = "from hpstrat_lite.rows import RESULTS_DIR; print(RESULTS_DIR)"
+    probe = "from hpstrat_lite.rows import results_dir; print(results_dir())"
     out = subprocess.run([sys.executable, "-c", probe], cwd=work, env=env, capture_output=True, text=True, check=True)
     assert Path(out.stdout.strip()) == work / "results"
     done = subprocess.run([sys.executable, "-m", "hpstrat_lite.cli", "book"], cwd=work, env=env,
                           capture_output=True, text=True)
-    assert done.returncode == 2 and done.stdout == ""
-    assert done.stderr.count("\n") == 1 and "needs a source checkout" in done.stderr
-    assert not (site / "hpstrat_lite" / "book.py").exists() and not (work / "results").exists()
+    assert done.returncode == 2 and "invalid choice: 'book'" in done.stderr
+    assert not (site / "hpstrat_lite" / "reports").exists() and not (work / "results").exists()
 
 
-def test_the_book_runner_of_a_checkout_is_found_and_runs_as_a_script(tmp_path, capsys, monkeypatch):
-    runner = book_runner()
-    assert Path(runner.__file__) == REPO / "tools" / "book.py" and runner.REPO == REPO
-    assert book_runner() is runner and callable(runner.build_book)
-    assert book_runner(tmp_path / "hpstrat_lite") is None
-    monkeypatch.setattr("hpstrat_lite.cli.book_runner", lambda: None)
-    assert main(["book", "--no-build"]) == 2
-    assert "needs a source checkout" in capsys.readouterr().err
-    done = subprocess.run([sys.executable, str(REPO / "tools" / "book.py"), "--help"], capture_output=True,
+def test_the_book_runner_lives_in_the_book_package_and_runs_as_a_module(tmp_path):
+    import hpstrat_book.build as runner
+    assert Path(runner.__file__) == REPO / "book" / "hpstrat_book" / "build.py" and runner.REPO == REPO
+    done = subprocess.run([sys.executable, "-m", "hpstrat_book.build", "--help"], capture_output=True,
                           text=True, cwd=tmp_path)
     assert done.returncode == 0 and "--profile" in done.stdout
 

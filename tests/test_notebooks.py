@@ -14,12 +14,12 @@ import pandas as pd
 import pytest
 import yaml
 
-from hpstrat_lite.cli import book_runner
-from hpstrat_lite.reports.plots import stratum_spread
+import hpstrat_book.build as book
+from hpstrat_book.plots import stratum_spread
 from conftest import bins_oracle
-from hpstrat_lite.reports import scorecard
+from hpstrat_book import scorecard
 
-book = book_runner()  # tools/book.py of this checkout
+
 
 PART2_PREFIXES = ("06_", "06b_", "07_", "08_", "09_")  # Part II chapters train and tune models
 
@@ -89,7 +89,7 @@ def test_committed_toc_is_generated_from_the_config_and_its_pages_exist():
     jobs = book.plan("full", cfg)
     text = (REPO / "_toc.yml").read_text()
     assert text == book.TOC_HEADER + yaml.safe_dump(book.toc(jobs, cfg), sort_keys=False, allow_unicode=True), \
-        "_toc.yml is out of date: run `python tools/book.py --toc`"
+        "_toc.yml is out of date: run `python -m hpstrat_book.build --toc`"
     files = [cfg["root"]] + [e["file"] for part in book.toc(jobs, cfg)["parts"] for ch in part["chapters"]
                              for e in [ch] + ch.get("sections", [])]
     missing = [f for f in files if not any((REPO / f"{f}{ext}").exists() for ext in (".md", ".ipynb"))]
@@ -281,7 +281,7 @@ def test_stratum_spread_reports_hpstrat_dealing():
 
 def test_fold_homophily_table_agrees_with_chd_and_metric_summary_with_the_rows():
     from hpstrat_lite import fold_quality, make_folds
-    from hpstrat_lite.reports.plots import fold_homophily_table, metric_summary
+    from hpstrat_book.plots import fold_homophily_table, metric_summary
 
     rng = np.random.default_rng(3)
     h, y = rng.beta(2, 5, 300), rng.integers(0, 3, 300)

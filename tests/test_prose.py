@@ -6,7 +6,7 @@ from pathlib import Path
 import nbformat
 import pytest
 
-from hpstrat_lite.reports.paper_values import paper_figures
+from hpstrat_book.paper_values import paper_figures
 
 REPO = Path(__file__).resolve().parents[1]
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
@@ -53,4 +53,4 @@ def test_the_scan_finds_a_typed_figure_and_passes_papers_values_settings_and_glu
 def test_no_measured_figure_is_typed_in_prose(name, text):
     bad = typed_figures(text, paper_figures() | SETTINGS)
     assert not bad, (f"{name} types the figure(s) {bad}: compute them in a code cell, glue them "
-                     "({glue:text}), or quote a paper value from hpstrat_lite.reports.paper_values")
+                     "({glue:text}), or quote a paper value from hpstrat_book.paper_values")

@@ -9,7 +9,7 @@ import hpstrat_lite.engine.train as train_module
 from hpstrat_lite import fold_masks, random_folds
 from hpstrat_lite.experiments import necessity as runners
 from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
-from hpstrat_lite.reports.timing import project_remaining  # noqa: F401 (the scaling the tool uses)
+from hpstrat_book.timing import project_remaining  # noqa: F401 (the scaling the tool uses)
 from experiments.test_experiment import _runs
 from conftest import mirror_has
 from engine.test_train import _toy_graph

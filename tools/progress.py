@@ -23,12 +23,13 @@ from hpstrat_lite.data.datasets import available_datasets
 from hpstrat_lite.engine.train import checkpoint_batches
 from hpstrat_lite.experiments.necessity import (LINK_BUDGETS, LINK_DATASETS, NODE_BUDGETS, NODE_DATASETS, WS_DATASETS,
                                                 _check_datasets, _check_models, results_file)
-from hpstrat_lite.rows import RESULTS_DIR, checkpoint_dir, read_rows
+from hpstrat_book.paths import RESULTS as RESULTS_DIR, read_rows
+from hpstrat_lite.rows import checkpoint_dir
 from hpstrat_lite.experiments.sweep import default_results_path
 from hpstrat_lite.experiments.tuning import RESULT_COLUMNS
-from hpstrat_lite.reports.necessity_tables import _model_family, _rows
-from hpstrat_lite.reports.progress import feature_study_coverage
-from hpstrat_lite.reports.timing import PROJECTION_FILE, _run_counts, project_remaining
+from hpstrat_book.necessity_tables import _model_family, _rows
+from hpstrat_book.progress import feature_study_coverage
+from hpstrat_book.timing import PROJECTION_FILE, _run_counts, project_remaining
 
 
 def protocol_files(k: int, results_dir=None) -> list[Path]:

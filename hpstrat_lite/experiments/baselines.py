@@ -30,7 +30,7 @@ from ..engine.linkpred import (HGCN_SPLIT, LINK_PROTOCOL, EdgeSplit, degree_prod
                                feature_cosine_scores, pair_auc, run_link_prediction, shuffle_feature_rows)
 from ..protocol import Execution, Protocol
 from .plan import BASELINES
-from ..rows import RESULTS_DIR, append_rows, code_version, read_rows
+from ..rows import results_dir as _results_dir, append_rows, code_version, read_rows
 
 __all__ = ["BASELINES", "SPLITS", "BASELINE_COLUMNS", "baseline_scores", "tuned_params", "run_link_baselines"]
 
@@ -126,7 +126,7 @@ def run_link_baselines(datasets, *, baselines=BASELINES, n_eval=5, protocol="edg
         raise ValueError(f"baselines must be a non-empty sequence from {BASELINES}, got {tuple(baselines)!r}")
     check_choice(protocol, "protocol", SPLITS)
     check_int(n_eval, "n_eval")
-    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
+    folder = _results_dir(results_dir)
     path = folder / "part2_link_baselines.csv"
     link_rows = folder / "part2_link.csv" if link_rows is None else link_rows
     fractions = SPLITS[protocol]

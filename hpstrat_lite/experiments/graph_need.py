@@ -25,7 +25,7 @@ from ..core.folds import fold_masks, hpstrat_folds
 from ..core.homophily import node_homophily
 from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .probes import REDUCED_DIM, necessity
-from .results import RESULTS_DIR, append_rows, code_version, read_rows
+from .results import results_dir, append_rows, code_version, read_rows
 from ..rows import TRAINING_COLUMNS, key_value, training_values, with_training_columns
 from .sweep import run_seed
 
@@ -68,7 +68,7 @@ def run_estimates(datasets, *, k: int = 4, seed: int = 0, metric: str = "accurac
                   log=print):
     """Compute (or resume) :func:`necessity` on each dataset and append its estimates to ``out``
     (default ``results/necessity_estimates.csv``); returns the file's rows."""
-    out = RESULTS_DIR / ESTIMATES_FILE if out is None else out
+    out = results_dir() / ESTIMATES_FILE if out is None else out
     version, host = code_version(), host_name("cpu")
     for name in datasets:
         done = read_rows(out)
@@ -108,7 +108,7 @@ def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = C
     if protocol.n_bins != CSBM_PROTOCOL.n_bins:
         raise ValueError(f"protocol.n_bins={protocol.n_bins!r}: run_csbm_grid uses B = {CSBM_PROTOCOL.n_bins} bins "
                          "(its rows do not record n_bins).")
-    out = RESULTS_DIR / CSBM_FILE if out is None else out
+    out = results_dir() / CSBM_FILE if out is None else out
     k, max_epochs, patience = check_k(protocol.k, n), protocol.max_epochs, protocol.patience
     check_int(graph_seed, "graph_seed", 0)
     version, host = code_version(), host_name("cpu")

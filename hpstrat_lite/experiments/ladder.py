@@ -11,7 +11,7 @@ read-out of a node's features has :math:`\\mathrm{SNR} = \\sqrt{\\mu F / n} = \\
 :func:`run_csbm_ladder` trains the sweep's models under the split methods on several graphs of every
 (n, lam) cell with :func:`hpstrat_lite.experiments.sweep.run_experiment` (resumable, one row per run, the
 code version and the protocol in each row); each graph's name holds its knobs (:func:`ladder_graph_name`,
-read back by :func:`ladder_knobs`). :func:`hpstrat_lite.reports.controls.ladder_tests` reads the rows.
+read back by :func:`ladder_knobs`). :func:`hpstrat_book.controls.ladder_tests` reads the rows.
 """
 from __future__ import annotations
 
@@ -25,7 +25,7 @@ import pandas as pd
 from ..core._validate import check_int, check_real
 from ..protocol import Execution, Protocol
 from .graph_need import CSBM_PROTOCOL
-from .results import RESULTS_DIR
+from .results import results_dir
 from .sweep import run_experiment
 
 LADDER_FILE = "controls_csbm_ladder.csv"
@@ -130,7 +130,7 @@ def run_csbm_ladder(lams: Iterable[float] = LADDER_LAMS, *, sizes: Iterable[int]
     graphs = [ladder_graph(n, lam, graph_seed=g, design=design) for n in sizes for lam in lams for g in graph_seeds]
     if not graphs:
         raise ValueError("the ladder needs at least one size, one lam and one graph seed.")
-    out = RESULTS_DIR / LADDER_FILE if out is None else out
+    out = results_dir() / LADDER_FILE if out is None else out
     execution = Execution(device="cpu", progress=True) if execution is None else execution
     return run_experiment(graphs, models=list(models), seeds=seeds, methods=list(methods), protocol=protocol,
                           out=out, execution=execution)

@@ -11,7 +11,7 @@ import numpy as np
 import pandas as pd
 
 from ..core._validate import check_choice, check_int
-from ..rows import RESULTS_DIR
+from ..rows import results_dir as _results_dir
 
 #: The gamma values of the WS1000_gamma family in the paper.
 WS_GAMMAS = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -85,7 +85,7 @@ def default_storage(results_dir=None):
     """``sqlite:///<results folder>/part2_studies.db``: the Optuna storage ``hpstrat tune`` keeps its
     studies in unless ``--storage`` names another (a ``postgresql://`` or ``mysql://`` URL for studies
     shared by several machines)."""
-    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
+    folder = _results_dir(results_dir)
     return f"sqlite:///{(folder / STUDIES_FILE).resolve()}"
 
 
@@ -95,7 +95,7 @@ def results_file(task, *, results_dir=None):
     (:data:`RESULTS_FILES`), in ``results_dir`` (default ``$HPSTRAT_RESULTS`` or the checkout's
     ``results/``)."""
     check_choice(task, "task", RESULTS_FILES)
-    folder = RESULTS_DIR if results_dir is None else Path(results_dir)
+    folder = _results_dir(results_dir)
     return folder / RESULTS_FILES[task]
 
 

@@ -25,7 +25,7 @@ from ..core.homophily import node_homophily
 from .._host import host_name
 from .executors import check_executor, run_pairs_on_ray
 from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
-from ..rows import (RESULTS_DIR, TRAINING_COLUMNS, append_rows, check_protocol, checkpoint_dir, code_version, key_value,
+from ..rows import (results_dir, TRAINING_COLUMNS, append_rows, check_protocol, checkpoint_dir, code_version, key_value,
                     read_rows, training_values, with_training_columns)
 from .._names import MODELS
 from ..core.covariates import covariate_folds, node_degree
@@ -73,7 +73,7 @@ def default_results_path(k: int, seeds, *, max_epochs: int = 1000, patience: int
         value = "none" if field == "feature_norm" and training.get(field) is None else training.get(field, paper[field])
         if key_value(value) != key_value(paper[field]):
             tag += f"_{short}{value:g}" if isinstance(value, float) else f"_{short}{value}"
-    return RESULTS_DIR / f"gnn_k{k}_{tag}.csv"
+    return results_dir() / f"gnn_k{k}_{tag}.csv"
 
 
 def run_seed(seed: int, fold: int) -> int:

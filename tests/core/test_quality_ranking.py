@@ -99,7 +99,7 @@ def _sweep_rows(accs, epochs, seconds=6.0):
 
 
 def test_rerun_comparison_matches_runs_and_compares_ranks():
-    from hpstrat_lite.reports.hpstrat import rerun_comparison
+    from hpstrat_book.hpstrat import rerun_comparison
 
     committed = _sweep_rows({"hpstrat": [0.80, 0.80, 0.81, 0.80], "stratified": [0.78, 0.82, 0.80, 0.80],
                              "random": [0.75, 0.85, 0.80, 0.80]}, epochs=50)

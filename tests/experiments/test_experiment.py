@@ -9,9 +9,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.reports.hpstrat import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
+from hpstrat_book.hpstrat import best_model_changes, cross_fold_std, rank_summary, std_reduction_share, sweep_cost
 from hpstrat_lite.experiments.sweep import RUN_KEY, run_experiment
-from hpstrat_lite.reports.timing import project_remaining
+from hpstrat_book.timing import project_remaining
 from hpstrat_lite._host import host_cpu
 from hpstrat_lite.rows import TRAINING_COLUMNS, read_rows
 from hpstrat_lite import PAPER_PROTOCOL, Execution
@@ -167,7 +167,7 @@ def test_any_protocol_trains_and_its_rows_record_every_field(data_root, tmp_path
         run_experiment("Texas", protocol=PAPER_PROTOCOL.replace(max_epochs=2, patience=None), **grid)
     assert len(calls) == 1 and len(read_rows(out)) == 4
     # the default file names what differs from the paper
-    monkeypatch.setattr(sweep, "RESULTS_DIR", tmp_path)
+    monkeypatch.chdir(tmp_path)
     assert sweep.default_results_path(4, [0], lr=0.005).name == "gnn_k4_seed0_lr0.005.csv"
     assert sweep.default_results_path(4, [0], max_epochs=20, patience=20, hidden=32, feature_norm="row",
                                       dropout=0.2).name == "gnn_k4_seed0_e20_p20_h32_do0.2_fnrow.csv"
@@ -248,7 +248,7 @@ def test_analysis_rejects_empty_rows():
 
 
 def test_homophily_regression_recovers_a_known_slope():
-    from hpstrat_lite.reports.hpstrat import homophily_regression, regression_table
+    from hpstrat_book.hpstrat import homophily_regression, regression_table
 
     rng = np.random.default_rng(0)
     h = rng.uniform(0.2, 0.8, 200)
@@ -323,7 +323,7 @@ def test_project_sweep_time_bounds_and_resumes(data_root, tmp_path):
 
 
 def test_projection_history_sums_each_measurement_in_order():
-    from hpstrat_lite.reports.timing import projection_history
+    from hpstrat_book.timing import projection_history
 
     projection = pd.DataFrame({
         "dataset": ["A", "B", "A", "B", "A"], "model": "GCN", "low_min": [1.0, 2.0, 4.0, 8.0, 16.0],
@@ -378,7 +378,7 @@ def _runs(dataset, model, k, seeds, folds=None, methods=("random", "stratified",
 
 
 def test_sweep_wall_time_reconstructs_the_command_span():
-    from hpstrat_lite.reports.hpstrat import sweep_wall_time
+    from hpstrat_book.hpstrat import sweep_wall_time
 
     # batch 1: 2 runs, 10 s each, done at 12:00:20; batch 2: 2 runs, 30 s each, done at 12:01:30
     # (60 s of training in the 70 s since the previous stamp: 10 s untracked); batch 3: 1 run of 5 s
@@ -411,7 +411,7 @@ def test_sweep_wall_time_reconstructs_the_command_span():
 
 
 def test_retimed_wall_time_swaps_the_retimed_pairs_training():
-    from hpstrat_lite.reports.hpstrat import retimed_wall_time
+    from hpstrat_book.hpstrat import retimed_wall_time
 
     # the sweep of test_sweep_wall_time_reconstructs_the_command_span (95 s of wall time), plus run keys;
     # pair d1 / B (two runs of 30 s, disturbed) trained again alone in 12 s each
@@ -555,12 +555,12 @@ def test_a_quick_run_of_another_protocol_leaves_committed_results_untouched(data
     committed_rows = sweep.run_experiment(["Texas"], models=["MLP"], out=copy, execution=QUIET)
     assert loaded == [] and copy.read_bytes() == before and len(committed_rows) == len(read_rows(committed))
     monkeypatch.undo()
-    monkeypatch.setattr(sweep, "RESULTS_DIR", tmp_path)
+    monkeypatch.chdir(tmp_path)  # a runner's default folder is results/ of the working directory
     assert sweep.default_results_path(4, [0], max_epochs=20, patience=20).name == "gnn_k4_seed0_e20_p20.csv"
     assert sweep.default_results_path(4, [0]).name == "gnn_k4_seed0.csv"
     rows = sweep.run_experiment(["Texas"], models=["MLP"], methods=["random"],
                                 protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5), execution=QUIET)
-    assert (tmp_path / "gnn_k4_seed0_e5_p5.csv").exists() and len(rows) == 4
+    assert (tmp_path / "results" / "gnn_k4_seed0_e5_p5.csv").exists() and len(rows) == 4
     assert copy.read_bytes() == before
 
 

@@ -407,7 +407,7 @@ def test_startup_trials_are_a_seeded_random_search():
 
 
 def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
-    from hpstrat_lite.reports.necessity import summarize
+    from hpstrat_book.necessity import summarize
 
     calls = []
     monkeypatch.setattr(tuning, "train_runs", _fake_engine(calls))

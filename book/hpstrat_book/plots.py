@@ -15,10 +15,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from .._extras import require
-from ..core.homophily import homophily_bins, mean_homophily
+from hpstrat_lite._extras import require
+from hpstrat_lite.core.homophily import homophily_bins, mean_homophily
 from .display import column_kind, findings_box, format_mean_std, format_number, format_table
-from ..experiments.plan import NODE_DATASETS
+from hpstrat_lite.experiments.plan import NODE_DATASETS
 from .necessity_tables import _as_summary, _pct
 from .paper_values import PAPER_LINK, PAPER_NODE
 
@@ -120,12 +120,12 @@ def _legend_below(fig, handles=None, labels=None, *, ncol: int = 3):
 
 def book_table(df, *, digits: int = 1, hide_index: bool = False, caption: str | None = None,
                name: str | None = None):
-    """A table as the book shows it (:func:`hpstrat_lite.reports.display.format_table`): ``digits`` decimals
+    """A table as the book shows it (:func:`hpstrat_book.display.format_table`): ``digits`` decimals
     for measured values, homophily with 2 decimals, p-values (columns named ``p`` or ``p ...`` / ``... p``)
     with two significant digits, whole numbers (trial counts, seeds) without decimals, no ``-0.0``, and
     ``n/a`` for a missing value. Returns a pandas ``Styler`` (the frame is unchanged); with a ``name``
     (``tbl-...``) and a ``caption``, a numbered, captioned table
-    (:class:`~hpstrat_lite.reports.display.NumberedTable`, "Table N" in the book, {numref}`name` in prose)."""
+    (:class:`~hpstrat_book.display.NumberedTable`, "Table N" in the book, {numref}`name` in prose)."""
 
     kinds = {}
     for col in df.columns:
@@ -372,7 +372,7 @@ def metric_summary(table: pd.DataFrame, *, metrics=("sdd", "cdd", "chd", "w1"), 
     """``mean ± std`` over seeds of each metric (HpStrat Appendix D layout), one row per ``by`` group.
 
     The mean has 3 significant digits and the std the same decimals
-    (:func:`hpstrat_lite.reports.display.format_mean_std`); ``digits`` fixes the decimals of both instead."""
+    (:func:`hpstrat_book.display.format_mean_std`); ``digits`` fixes the decimals of both instead."""
 
     by = list(by)
     if "method" in by:  # methods in the book's order, not alphabetical
@@ -483,7 +483,7 @@ def bins_sensitivity(table: pd.DataFrame, *, metrics=("chd", "cdd", "w1"), basel
 def cross_fold_std_plot(std: pd.DataFrame):
     """Cross-fold std of test accuracy for each model and split method (HpStrat Section 5.2).
 
-    ``std`` is :func:`hpstrat_lite.reports.hpstrat.cross_fold_std` output. One group per model: small dots are
+    ``std`` is :func:`hpstrat_book.hpstrat.cross_fold_std` output. One group per model: small dots are
     the datasets, the large marker with a bar is the mean over the datasets of that model. Lower is a
     more stable protocol.
     """
@@ -541,7 +541,7 @@ def mean_rank_plot(per_model: pd.DataFrame, global_mean: pd.Series, *, paper: di
 
 def homophily_scatter(rows: pd.DataFrame, fit: dict, *, title: str | None = None, ax=None, legend: bool = True):
     """Test accuracy against the test fold's mean node homophily, one dot per run, with the OLS line
-    and its 95 % confidence band (``fit`` is :func:`hpstrat_lite.reports.hpstrat.homophily_regression` output).
+    and its 95 % confidence band (``fit`` is :func:`hpstrat_book.hpstrat.homophily_regression` output).
     The slope (accuracy points per unit of homophily), p-value and R^2 are in the title."""
     fig = None
     if ax is None:
@@ -569,7 +569,7 @@ def homophily_scatter(rows: pd.DataFrame, fit: dict, *, title: str | None = None
 
 def homophily_scatter_grid(rows: pd.DataFrame, fits: dict, *, ncols: int = 2):
     """:func:`homophily_scatter` for every (dataset, model) pair of ``rows``, one legend below;
-    ``fits`` maps each pair to its :func:`hpstrat_lite.reports.hpstrat.homophily_regression` output."""
+    ``fits`` maps each pair to its :func:`hpstrat_book.hpstrat.homophily_regression` output."""
     pairs = list(fits)
     ncols = min(ncols, len(pairs))
     nrows = -(-len(pairs) // ncols)
@@ -690,7 +690,7 @@ def plot_feature_study(table, *, datasets=None, ncols=2):
 
 def paired_differences_plot(block_std: pd.DataFrame, comparisons):
     """Per-block differences of the cross-fold std, one strip per comparison ``(a, b)``: a - b in accuracy
-    points for every (dataset, model, seed) block (:func:`hpstrat_lite.reports.controls.block_std`), with
+    points for every (dataset, model, seed) block (:func:`hpstrat_book.controls.block_std`), with
     the median as a black bar. Below zero: ``a`` gives the smaller spread on that block."""
     fig, ax = _subplots(figsize=(BOOK_WIDTH, 3.4))
     rng = np.random.default_rng(0)  # jitter only, for legibility
@@ -709,7 +709,7 @@ def paired_differences_plot(block_std: pd.DataFrame, comparisons):
 
 def effect_by_graph_plot(by_graph: dict, homophily, *, alpha: float = 0.05):
     """Each graph's effect size, graphs ordered by homophily, one series per comparison: ``by_graph`` maps a
-    comparison ``(a, b)`` to its :func:`hpstrat_lite.reports.controls.paired_tests_by_graph` table. The y axis
+    comparison ``(a, b)`` to its :func:`hpstrat_book.controls.paired_tests_by_graph` table. The y axis
     is the rank-biserial r of a vs b over the graph's (model, seed) blocks (below 0: a smaller); a filled
     marker is a graph where the Holm-adjusted p is below ``alpha``, an open one a graph where it is not. The
     colour is ``b``'s method colour; the tick labels give each graph's mean node homophily."""
@@ -738,7 +738,7 @@ def effect_by_graph_plot(by_graph: dict, homophily, *, alpha: float = 0.05):
 
 
 def ladder_plot(tests: dict, *, comparisons=None, alpha: float = 0.05):
-    """The homophily ladder (:func:`hpstrat_lite.reports.controls.ladder_tests`): one panel per comparison
+    """The homophily ladder (:func:`hpstrat_book.controls.ladder_tests`): one panel per comparison
     (a, b), each cell's rank-biserial r of a vs b over its (graph, model, seed) blocks (below 0: a smaller)
     against the cell's measured mean node homophily, one line per number of nodes (darker: larger). A filled
     marker is a cell where the Holm-adjusted p (over the cells) is below ``alpha``. The colour is ``b``'s
@@ -810,7 +810,7 @@ def split_spread_plot(std: pd.DataFrame, *, title: str | None = None):
 def minutes_by_dataset_plot(minutes: pd.DataFrame):
     """Training minutes per dataset (rows of ``minutes``, log x-axis) on each machine (columns, a marker shape
     each, in greys: machines are neither split methods nor models), e.g.
-    :func:`hpstrat_lite.reports.timing.minutes_per_dataset` output."""
+    :func:`hpstrat_book.timing.minutes_per_dataset` output."""
     from matplotlib.ticker import FuncFormatter
 
     if minutes.empty:

@@ -1,11 +1,11 @@
 """Part II tables ("Does the graph matter?"): result rows -> the paper's tables, beside its numbers.
 
-The chapters read these through :mod:`hpstrat_lite.reports.necessity`, which adds the claims.
+The chapters read these through :mod:`hpstrat_book.necessity`, which adds the claims.
 
 :func:`summarize` reduces the runners' rows (one per trial and evaluation run) to one line per study;
 :func:`node_table`, :func:`part1_table`, :func:`link_table`, :func:`ws_gamma_table` and
 :func:`feature_study_table` build the chapters' tables (the paper-protocol, baseline and budget tables are
-in :mod:`hpstrat_lite.reports.baselines`); :data:`PAPER_NODE` and :data:`PAPER_LINK` hold
+in :mod:`hpstrat_book.baselines`); :data:`PAPER_NODE` and :data:`PAPER_LINK` hold
 the paper's reported numbers, each labelled with its table. Every table carries the split protocol and
 the trial budget its numbers come from.
 """
@@ -16,12 +16,13 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_int
-from .._names import MODELS
-from ..experiments.plan import (FEATURE_COUNTS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS, results_file,
+from hpstrat_lite.core._validate import check_int
+from hpstrat_lite._names import MODELS
+from hpstrat_lite.experiments.plan import (FEATURE_COUNTS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS, results_file,
                                 with_column_defaults)
-from ..experiments.sweep import default_results_path
-from ..rows import model_name, read_rows, with_model_names
+from hpstrat_lite.experiments.sweep import default_results_path
+from hpstrat_lite.rows import model_name, with_model_names
+from .paths import RESULTS, read_rows
 from .paper_values import PAPER_LINK, PAPER_NODE, PAPER_WS_GAMMA
 
 
@@ -41,7 +42,7 @@ def _paper_value(table, dataset, model):
 
 def _rows(rows, task):
     if rows is None:
-        rows = results_file(task, results_dir=None)
+        rows = results_file(task, results_dir=RESULTS)
     if isinstance(rows, (str, Path)):
         rows = read_rows(rows)  # model names already in their one spelling
     elif rows is not None:
@@ -273,7 +274,7 @@ def part1_table(part1_rows=None, node_rows=None, *, datasets=NODE_DATASETS, k=5,
     """
     summary = _as_summary(node_rows, "node")
     if part1_rows is None:
-        part1_rows = default_results_path(k, [seed])
+        part1_rows = RESULTS / default_results_path(k, [seed]).name
     p1 = part1_rows if isinstance(part1_rows, pd.DataFrame) else read_rows(part1_rows)
     cells = pd.DataFrame(columns=["dataset", "model", "mean", "std"])
     if not p1.empty:
@@ -434,8 +435,8 @@ def ws_summary(gammas=(None,) + WS_GAMMAS, *, seed=0):
         One row per gamma: ``dataset, gamma, nodes, edges, mean_degree, parent_corr, edge_cos,
         nonedge_cos``.
     """
-    from ..engine.linkpred import sample_negative_pairs
-    from ..data.synthetic import make_ws1000, ws_features
+    from hpstrat_lite.engine.linkpred import sample_negative_pairs
+    from hpstrat_lite.data.synthetic import make_ws1000, ws_features
 
     out = []
     for g in gammas:
@@ -570,7 +571,7 @@ def _vs_paper(mean, std, n, paper):
 
 def _baseline_rows(rows):
     if rows is None:
-        rows = results_file("link_baselines")
+        rows = results_file("link_baselines", results_dir=RESULTS)
     return read_rows(rows) if isinstance(rows, (str, Path)) else rows
 
 

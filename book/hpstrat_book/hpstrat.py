@@ -10,9 +10,10 @@ from __future__ import annotations
 
 import pandas as pd
 
-from .._extras import require
-from ..core.ranking import friedman_test, rank_methods, rank_tables
-from ..rows import read_rows, score_column
+from hpstrat_lite._extras import require
+from hpstrat_lite.core.ranking import friedman_test, rank_methods, rank_tables
+from hpstrat_lite.rows import score_column
+from .paths import read_rows
 from .paper_values import PAPER_APPENDIX_B_R2, PAPER_GLOBAL_MEAN_RANK, PAPER_HPSTRAT_FIRST_DATASETS  # noqa: F401
 
 RUN_ID = ["dataset", "model", "method", "k", "seed", "fold"]  # one run across results files of one protocol
@@ -70,7 +71,7 @@ def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accura
     """Appendix E: the best model (highest mean of the test ``metric`` over folds) of each dataset under each
     split method, and whether its name differs between methods (``changes``).
 
-    A different name is not yet a change: :func:`hpstrat_lite.reports.verdicts.best_model_changes` adds the
+    A different name is not yet a change: :func:`hpstrat_book.verdicts.best_model_changes` adds the
     rule the book's verdicts use (the winner's margin beyond its cross-seed spread, ``established``)."""
     std = cross_fold_std(rows, models=models, metric=metric)
     best = std.loc[std.groupby(["dataset", "method"])["mean"].idxmax(), ["dataset", "method", "model"]]

@@ -1,4 +1,4 @@
-"""The GNN chapter's loading and timing reports (hpstrat_lite.reports.hpstrat / .timing) on the committed rows."""
+"""The GNN chapter's loading and timing reports (hpstrat_book.hpstrat / .timing) on the committed rows."""
 from pathlib import Path
 
 import matplotlib
@@ -10,8 +10,8 @@ import pytest
 from hpstrat_lite.rows import read_rows
 from matplotlib.colors import to_hex
 
-from hpstrat_lite.reports import plots, timing
-from hpstrat_lite.reports.hpstrat import protocol_line, protocol_rows, random_split_rows
+from hpstrat_book import plots, timing
+from hpstrat_book.hpstrat import protocol_line, protocol_rows, random_split_rows
 
 RESULTS = Path(__file__).resolve().parents[2] / "results"
 
@@ -69,8 +69,8 @@ def test_stability_tests_on_a_clear_and_a_null_effect():
     inconclusive."""
     import numpy as np
 
-    from hpstrat_lite.reports.hpstrat import stability_tests, stability_verdict
-    from hpstrat_lite.reports.scorecard import stability_claims
+    from hpstrat_book.hpstrat import stability_tests, stability_verdict
+    from hpstrat_book.scorecard import stability_claims
 
     rng = np.random.default_rng(0)
     rows = []

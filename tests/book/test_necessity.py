@@ -1,4 +1,4 @@
-"""Part II runners, table builders, claims and figures (hpstrat_lite.reports.necessity), on tiny inputs."""
+"""Part II runners, table builders, claims and figures (hpstrat_book.necessity), on tiny inputs."""
 import json
 
 import matplotlib
@@ -16,10 +16,10 @@ from hpstrat_lite.protocol import Execution
 from conftest import mirror_has
 from hpstrat_lite.experiments import necessity as runners
 from hpstrat_lite.experiments import plan
-from hpstrat_lite.reports import necessity as tables
-from hpstrat_lite.reports import plots
-from hpstrat_lite.reports import progress
-from hpstrat_lite.reports import scorecard
+from hpstrat_book import necessity as tables
+from hpstrat_book import plots
+from hpstrat_book import progress
+from hpstrat_book import scorecard
 from hpstrat_lite.cli import main as _cli_main
 
 
@@ -605,7 +605,7 @@ def test_link_baseline_table_reads_baseline_rows():
 
 
 def test_readings_are_written_from_the_numbers():
-    from hpstrat_lite.reports import readings
+    from hpstrat_book import readings
 
     # Cora: our GCN equals the paper's 81.3 (within noise), our MLP (59 on the public split) is lower than 69.4
     rows = _frame(_rows("Cora", "MLP", [[0.58], [0.59], [0.60], [0.59], [0.59]], protocol="planetoid", k=1,
@@ -622,7 +622,7 @@ def test_readings_are_written_from_the_numbers():
 
 
 def test_graph_free_reading_states_each_controls_share():
-    from hpstrat_lite.reports import readings
+    from hpstrat_book import readings
 
     base = pd.DataFrame([{"dataset": "Facebook", "baseline": b, "protocol": "edge split 70/10/20", "eval_seed": s,
                           "val": v, "test": v} for b, v in (("degree product", 0.80), ("shuffled-feature MLP", 0.65))
@@ -634,7 +634,7 @@ def test_graph_free_reading_states_each_controls_share():
 
 
 def test_closing_readings_sort_datasets_by_gap_and_test():
-    from hpstrat_lite.reports import readings
+    from hpstrat_book import readings
 
     node = _frame(*[_rows(d, m, [[v], [v + 0.01], [v - 0.01]]) for d, vals in (
         ("Computers", (0.90, 0.905)), ("Cora", (0.70, 0.85)), ("CS", (0.95, 0.90)))
@@ -658,7 +658,7 @@ def test_claim_rules_set_the_thresholds_of_the_claims():
     strict = tables.part2_claims(empty, empty, empty, rules=tables.ClaimRules(gap=5.0, alpha=0.01), **no_rows)
     assert "more than 2 points" in default.iloc[1]["claim"] and "more than 5 points" in strict.iloc[1]["claim"]
     assert "Welch p < 0.01" in strict.iloc[1]["rule"] and "Welch p < 0.05" in default.iloc[1]["rule"]
-    with pytest.raises(ValueError, match=r"rules must be a hpstrat_lite.reports.necessity.ClaimRules; got dict"):
+    with pytest.raises(ValueError, match=r"rules must be a hpstrat_book.necessity.ClaimRules; got dict"):
         tables.part2_claims(empty, empty, empty, rules={"gap": 5.0})
 
 

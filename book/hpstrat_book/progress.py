@@ -4,9 +4,9 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_int
+from hpstrat_lite.core._validate import check_int
 
-from ..experiments.plan import FEATURE_BUDGET, FEATURE_STEPS, feature_subsets
+from hpstrat_lite.experiments.plan import FEATURE_BUDGET, FEATURE_STEPS, feature_subsets
 from .necessity_tables import _as_summary, _rows, feature_study_table, full_feature_count, summarize
 
 def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(FEATURE_STEPS),

@@ -1,9 +1,9 @@
 """Part II ("Does the graph matter?"): the paper's claims checked on our rows, and the chapters' tables.
 
 :func:`part2_claims` sits above the tables it reads: the study summaries and the paper's tables
-(:mod:`hpstrat_lite.reports.necessity_tables`), the paper-protocol, baseline and budget tables
-(:mod:`hpstrat_lite.reports.baselines`) and the feature-study coverage (:mod:`hpstrat_lite.reports.progress`).
-The chapters read every Part II table from this module (``from hpstrat_lite.reports import necessity as
+(:mod:`hpstrat_book.necessity_tables`), the paper-protocol, baseline and budget tables
+(:mod:`hpstrat_book.baselines`) and the feature-study coverage (:mod:`hpstrat_book.progress`).
+The chapters read every Part II table from this module (``from hpstrat_book import necessity as
 tables``); :data:`PAPER_NODE`, :data:`PAPER_LINK` and :data:`PAPER_WS_GAMMA` hold the paper's numbers.
 """
 from __future__ import annotations
@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from ..experiments.plan import FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS
+from hpstrat_lite.experiments.plan import FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS
 from .baselines import (budget_curve, graph_free_share, hgcn_link_table,
                         identical_configurations, link_baseline_table, protocol_claims, protocol_table,
                         ws_gamma_comparison)
@@ -112,12 +112,12 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
         ``claim``, ``source`` (paper section / table), ``paper`` (the paper's numbers, :data:`PAPER_NODE`,
         :data:`PAPER_LINK`, or its words where its text gives none), ``rule`` (the test and threshold),
         ``evidence`` (our numbers), ``missing`` (datasets or gammas without numbers yet), ``chapter``
-        (the notebook that shows it), ``verdict`` (:data:`hpstrat_lite.reports.verdicts.VERDICTS`).
+        (the notebook that shows it), ``verdict`` (:data:`hpstrat_book.verdicts.VERDICTS`).
     """
     from scipy.stats import spearmanr
 
     if not isinstance(rules, ClaimRules):
-        raise ValueError(f"rules must be a hpstrat_lite.reports.necessity.ClaimRules; got {type(rules).__name__}.")
+        raise ValueError(f"rules must be a hpstrat_book.necessity.ClaimRules; got {type(rules).__name__}.")
     close, gap, chance, level_margin, alpha = rules.close, rules.gap, rules.chance, rules.level_margin, rules.alpha
     node = _as_summary(node_rows, "node")
     link = _as_summary(link_rows, "link")

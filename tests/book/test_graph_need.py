@@ -2,7 +2,7 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.reports.graph_need import (csbm_gaps, estimates, part1_gaps, recommended, spearman_interval,
+from hpstrat_book.graph_need import (csbm_gaps, estimates, part1_gaps, recommended, spearman_interval,
                                              validation, verdict_agreement)
 
 
@@ -81,7 +81,7 @@ def test_csbm_gaps_keep_two_protocols_of_one_setting_apart():
 
 
 def test_trust_reading_names_the_recommended_estimate_and_failures():
-    from hpstrat_lite.reports.graph_need import trust_reading
+    from hpstrat_book.graph_need import trust_reading
 
     v = pd.DataFrame({"estimate": ["probe_gain", "edge_homophily"], "spearman": [0.9, 0.1], "low": [0.6, -0.3],
                       "high": [1.0, 0.5], "sign_agreement": [1.0, 0.25], "n_significant": [4, 4]})
@@ -91,7 +91,7 @@ def test_trust_reading_names_the_recommended_estimate_and_failures():
 
 
 def test_study_seconds_sum_the_first_trials_and_ratios_divide():
-    from hpstrat_lite.reports.graph_need import cost_ratios, mlp_study_seconds
+    from hpstrat_book.graph_need import cost_ratios, mlp_study_seconds
 
     trials = pd.DataFrame({"phase": "trial", "model": "MLP", "dataset": "G", "protocol": "hpstrat",
                            "trial": np.arange(40), "seconds": 2.0, "host": "h"})
@@ -106,7 +106,7 @@ def test_study_seconds_sum_the_first_trials_and_ratios_divide():
 
 
 def test_spearman_p_is_exact_on_few_pairs_and_nan_without_variation():
-    from hpstrat_lite.reports.graph_need import spearman_p
+    from hpstrat_book.graph_need import spearman_p
 
     x = np.arange(6.0)
     assert spearman_p(x, x ** 2) == pytest.approx(2 / 720)  # one pairing of 6! on each side is as extreme
@@ -133,7 +133,7 @@ def _sets(rng):
 
 
 def test_need_findings_count_verdicts_rank_the_gaps_and_read_the_grid():
-    from hpstrat_lite.reports.graph_need import need_findings, rank_verdict
+    from hpstrat_book.graph_need import need_findings, rank_verdict
 
     sets = _sets(np.random.default_rng(0))
     scores = {name: validation(t, n_boot=200) for name, t in sets.items()}

@@ -10,8 +10,8 @@ A claim of a paper, checked on our numbers, gets exactly one of :data:`VERDICTS`
 - ``holds by construction``: the claim follows from how a method is built (e.g. every split method deals
   nodes round-robin, so fold sizes tie); it is checked, but counted apart, never as a reproduction.
 
-This module sits below the tables that use it (:mod:`hpstrat_lite.reports.scorecard`,
-:mod:`hpstrat_lite.reports.necessity`) and reads no results file.
+This module sits below the tables that use it (:mod:`hpstrat_book.scorecard`,
+:mod:`hpstrat_book.necessity`) and reads no results file.
 """
 from __future__ import annotations
 
@@ -20,7 +20,7 @@ from collections.abc import Mapping
 import numpy as np
 import pandas as pd
 
-from ..rows import score_column
+from hpstrat_lite.rows import score_column
 
 AGREES, DISAGREES, INCONCLUSIVE, BY_CONSTRUCTION = "agrees", "disagrees", "inconclusive", "holds by construction"
 #: The closed set of verdicts a claim can get.

@@ -13,9 +13,10 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.folds import ALL_METHODS
-from ..experiments.ladder import LADDER_METHODS, ladder_knobs, with_ladder_knobs
-from ..rows import read_rows, score_column
+from hpstrat_lite.core.folds import ALL_METHODS
+from hpstrat_lite.experiments.ladder import LADDER_METHODS, ladder_knobs, with_ladder_knobs
+from hpstrat_lite.rows import score_column
+from .paths import read_rows
 from .display import format_number
 from .hpstrat import MIN_TEST_PAIRS, paired_verdict, signed_rank_test
 
@@ -90,7 +91,7 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
     (:func:`block_std`).
 
     Each comparison (a, b) is a two-sided Wilcoxon signed-rank test of the paired stds with its rank-biserial
-    r (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`); the comparisons are one family, so their
+    r (:func:`hpstrat_book.hpstrat.signed_rank_test`); the comparisons are one family, so their
     p-values are Holm-adjusted (:func:`holm`) and the verdict is read from the adjusted p: "a smaller" /
     "a larger" when it is below ``alpha``, else "inconclusive" (also with too few non-zero differences for a
     test).
@@ -135,7 +136,7 @@ def _pairwise_tests(wide: pd.DataFrame, comparisons, alpha: float) -> pd.DataFra
 def paired_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "placebo", alpha: float = 0.05,
                            methods=ALL_METHODS, metric: str = "accuracy") -> pd.DataFrame:
     """One comparison (a, b) of :func:`control_tests` on each graph alone: a two-sided Wilcoxon signed-rank test
-    over that graph's (model, seed) blocks (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`), the graphs'
+    over that graph's (model, seed) blocks (:func:`hpstrat_book.hpstrat.signed_rank_test`), the graphs'
     p-values Holm-adjusted as one family (:func:`holm`), the verdict read from the adjusted p.
 
     Returns one row per dataset (the blocks with all ``methods``, as in :func:`control_tests`): ``dataset``,
@@ -393,7 +394,7 @@ def trend_sentences(by_graph: dict, trends: pd.DataFrame, *, alpha: float = 0.05
 def control_claims(tests: dict, *, alpha: float = 0.05, with_trends: bool = True) -> pd.DataFrame:
     """This book's own claims about the controls, in the scorecard's columns (``section``, ``claim``,
     ``paper``, ``rule``, ``ours``, ``verdict``, ``chapter``): the statement, the rule, our figure and a verdict
-    from :data:`hpstrat_lite.reports.verdicts.VERDICTS`: *agrees* when the test supports the statement at
+    from :data:`hpstrat_book.verdicts.VERDICTS`: *agrees* when the test supports the statement at
     Holm p < ``alpha``, *disagrees* when it is significant the other way, else *inconclusive*. With
     ``with_trends`` and trends in ``tests``, also the homophily trends (:func:`trend_claims`) on these rows,
     where they were found; the scorecard leaves them out and judges the trend on held-out rows
@@ -574,8 +575,8 @@ def graph_properties(datasets, *, root=None) -> pd.DataFrame:
     """Mean node homophily (HpStrat Table 1's column, isolated nodes excluded) and number of nodes of each
     graph, indexed by dataset; a graph whose raw files are missing is left out. Each graph is loaded once per
     process and data root (:func:`hpstrat_lite.data.graphs.dataset_summary`)."""
-    from ..data.datasets import data_root
-    from ..data.graphs import dataset_summary
+    from hpstrat_lite.data.datasets import data_root
+    from hpstrat_lite.data.graphs import dataset_summary
 
     where, names = str(data_root(root)), list(dict.fromkeys(datasets))
     todo = [d for d in names if (d, where) not in _GRAPH_PROPERTIES]

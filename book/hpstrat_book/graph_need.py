@@ -7,7 +7,7 @@ Measured gaps (points, test accuracy x 100), each with a two-sided p-value:
   paired over the (seed, fold) runs they share (paired t-test). Picking the best GNN on the test scores
   flatters it; GCN minus MLP does not pick.
 - Part II (:func:`part2_gaps`): the tuned GCN minus the tuned MLP (HpStrat k = 5 studies), Welch's t-test
-  over evaluation seeds (:func:`hpstrat_lite.reports.necessity.welch_p`).
+  over evaluation seeds (:func:`hpstrat_book.necessity.welch_p`).
 - cSBM grid (:func:`csbm_gaps`): GCN minus MLP on each setting, paired t-test over its k folds.
 
 :func:`validation` scores every estimate against a set of gaps: Spearman's rank correlation with a
@@ -21,11 +21,11 @@ from __future__ import annotations
 import numpy as np
 import pandas as pd
 
-from ..core.graph_measures import LABEL_MEASURES
-from ..experiments.graph_need import CSBM_FILE, ESTIMATES_FILE
-from ..experiments.probes import ESTIMATES, VERDICTS
-from ..experiments.results import RESULTS_DIR, read_rows
-from ..rows import TRAINING_COLUMNS
+from hpstrat_lite.core.graph_measures import LABEL_MEASURES
+from hpstrat_lite.experiments.graph_need import CSBM_FILE, ESTIMATES_FILE
+from hpstrat_lite.experiments.probes import ESTIMATES, VERDICTS
+from .paths import RESULTS as RESULTS_DIR, read_rows
+from hpstrat_lite.rows import TRAINING_COLUMNS
 from .display import findings_box, format_number
 from .necessity_tables import _sample_std, summarize, welch_p
 from .plots import BOOK_WIDTH, NEUTRAL_COLOR, _plt

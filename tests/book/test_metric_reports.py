@@ -4,9 +4,9 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.reports import verdicts
-from hpstrat_lite.reports.controls import block_std, control_tests
-from hpstrat_lite.reports.hpstrat import (best_model_changes, cross_fold_std, rank_summary, regression_table,
+from hpstrat_book import verdicts
+from hpstrat_book.controls import block_std, control_tests
+from hpstrat_book.hpstrat import (best_model_changes, cross_fold_std, rank_summary, regression_table,
                                           stability_tests, std_reduction_share)
 from hpstrat_lite.rows import score_column
 

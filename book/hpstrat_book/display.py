@@ -37,7 +37,7 @@ every "Key findings" box and the front page's findings through :func:`key_findin
 :func:`findings_table`.
 
 A claims table is a frame with (some of) the columns ``section, claim, paper, rule, ours / evidence,
-verdict`` (:func:`hpstrat_lite.reports.scorecard.scorecard`, :func:`hpstrat_lite.reports.necessity.part2_claims`).
+verdict`` (:func:`hpstrat_book.scorecard.scorecard`, :func:`hpstrat_book.necessity.part2_claims`).
 Shown here: no index column, no cut cell (a pandas ``Styler`` renders every character; long text wraps),
 lists written as words, each verdict in bold.
 """
@@ -53,63 +53,9 @@ import pandas as pd
 
 from .verdicts import BY_CONSTRUCTION, VERDICTS
 
-#: The kinds of value and how many decimals (``"d"``) or significant digits (``"s"``) each keeps.
-KINDS = {"homophily": ("d", 2), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
-         "integer": ("d", 0), "share": ("%", 0), "text": None, "code": None}
-NA = "n/a"
+from hpstrat_lite._format import KINDS, NA, _check_kind, findings_box, format_number  # noqa: F401  (one rule set)
+
 _METRIC_NAMES = ("sdd", "cdd", "chd", "w1")
-
-
-def _check_kind(kind):
-    if isinstance(kind, bool) or not (kind in KINDS or (isinstance(kind, numbers.Integral) and 0 <= kind <= 12)):
-        raise ValueError(f"kind={kind!r} is not a kind of value; use one of {sorted(KINDS)} or a number of "
-                         "decimals from 0 to 12.")
-    return kind
-
-
-def format_number(value, *, kind="metric") -> str:
-    """``value`` as a string by the rule of ``kind`` (see the module docstring).
-
-    Examples
-    --------
-    >>> [format_number(v, kind="homophily") for v in (0.825158, -0.0004, float("nan"))]
-    ['0.83', '0.00', 'n/a']
-    >>> format_number(0.000123456, kind="p"), format_number(12.2825, kind="metric"), format_number(8.0, kind="integer")
-    ('0.00012', '12.3', '8')
-    """
-    _check_kind(kind)
-    if kind in ("text", "code") or isinstance(value, str):
-        return str(value)
-    if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT:
-        return NA
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
-    try:
-        x = float(value)
-    except (TypeError, ValueError):
-        return str(value)
-    if math.isnan(x):
-        return NA
-    if math.isinf(x):
-        return "∞" if x > 0 else "-∞"
-    mode, n = ("d", kind) if not isinstance(kind, str) else KINDS[kind]
-    if mode == "s":
-        if x == 0:
-            return "0"
-        if kind == "p":
-            text = f"{x:.{n}g}"
-        elif abs(x) < 1e-3:  # never more than 4 decimals: 0.000123 -> 1.23e-04
-            text = f"{x:.{n - 1}e}"
-        else:  # fixed point with n significant digits, at least 0 decimals
-            decimals = max(0, n - 1 - math.floor(math.log10(abs(x))))
-            text = f"{x:.{decimals}f}"
-    elif mode == "%":
-        text = f"{x:.{n}%}"
-    else:
-        text = f"{x:.{n}f}"
-    if text.startswith("-") and float(text.rstrip("%")) == 0:  # -0.00 -> 0.00
-        text = text[1:]
-    return text
 
 
 def format_mean_std(mean, std, *, kind="metric") -> str:
@@ -395,7 +341,7 @@ def _link(chapter, base: str) -> str:
 
 
 def verdict_counts(claims: pd.DataFrame) -> dict:
-    """How many claims got each verdict of :data:`hpstrat_lite.reports.verdicts.VERDICTS` (zeros included)."""
+    """How many claims got each verdict of :data:`hpstrat_book.verdicts.VERDICTS` (zeros included)."""
     counts = claims["verdict"].value_counts()
     return {v: int(counts.get(v, 0)) for v in VERDICTS}
 
@@ -409,16 +355,6 @@ def counts_sentence(claims: pd.DataFrame, *, what: str = "claims") -> str:
     if c[BY_CONSTRUCTION]:
         text += f"; {c[BY_CONSTRUCTION]} more hold by construction (counted apart)"
     return text + "."
-
-
-def findings_box(bullets, *, source: str = "this page's rows", closing: str | None = None) -> str:
-    """A "Key findings" box as Markdown: the heading says what the bullets are computed from (``source``), one
-    bullet per finding (an empty list says there is none yet), then an optional ``closing`` line."""
-    bullets = [str(b) for b in bullets]
-    if not bullets:
-        return f"**Key findings.** Nothing is computed from {source} yet."
-    lines = [f"**Key findings** (computed from {source}):", "", *(f"- {b}" for b in bullets)]
-    return "\n".join(lines + (["", closing] if closing else []))
 
 
 def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int = 6,
@@ -490,7 +426,7 @@ def _p_of(row) -> str:
 def findings_sentences(part1: pd.DataFrame, part2: pd.DataFrame) -> str:
     """Two or three sentences, in Markdown, that say what this reproduction found: the verdict counts of each
     paper (:func:`counts_sentence`) and the central claim of each, read from the scorecard rows
-    (:func:`hpstrat_lite.reports.scorecard.scorecard`, :func:`hpstrat_lite.reports.scorecard.part2_scorecard`)."""
+    (:func:`hpstrat_book.scorecard.scorecard`, :func:`hpstrat_book.scorecard.part2_scorecard`)."""
     out = [f"**HpStrat** (Part I): {counts_sentence(part1)}"]
     central = []
     for protocol in ("k = 4, seed 0", "k = 5, seed 0", "k = 4, seeds 0-5"):

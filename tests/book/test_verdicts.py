@@ -4,8 +4,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.reports import scorecard, verdicts
-from hpstrat_lite.reports.verdicts import VERDICTS, best_model_changes, ordering_verdict
+from hpstrat_book import scorecard, verdicts
+from hpstrat_book.verdicts import VERDICTS, best_model_changes, ordering_verdict
 
 
 def sweep(spread, *, datasets=("A", "B", "C"), models=("GCN", "GAT"), seed=0, k=4):
@@ -136,5 +136,5 @@ def test_the_scorecard_reads_the_result_files_it_is_given(data_root, tmp_path):
     not_run = card[card["ours"].str.startswith("not run")]
     assert set(not_run["verdict"]) == {verdicts.INCONCLUSIVE}
     assert {"gnn.csv", "b.csv", "k5.csv", "seeds.csv"} <= {c.rpartition(" ")[2] for c in not_run["claim"]}
-    with pytest.raises(ValueError, match=r"files must be a hpstrat_lite.reports.scorecard.Part1Files; got dict"):
+    with pytest.raises(ValueError, match=r"files must be a hpstrat_book.scorecard.Part1Files; got dict"):
         scorecard.scorecard(["Texas"], root=data_root, files={"gnn": "x.csv"})

@@ -9,7 +9,7 @@ import pytest
 from matplotlib.colors import to_hex
 
 from hpstrat_lite.core.folds import CONTROL_METHODS, SPLIT_METHODS, make_folds
-from hpstrat_lite.reports import plots
+from hpstrat_book import plots
 
 matplotlib.use("Agg")
 
@@ -132,7 +132,7 @@ def test_cross_fold_std_and_audit_figures_use_the_method_colours():
 
 
 def test_mlp_vs_gcn_uses_the_model_colours_and_shows_the_papers_values():
-    from hpstrat_lite.reports.paper_values import PAPER_LINK
+    from hpstrat_book.paper_values import PAPER_LINK
 
     summary = pd.DataFrame([{"dataset": "Facebook", "model": m, "test_mean": v, "test_std": 0.01, "n_trials": 3,
                              "num_features": 10, "protocol": "edge split", "n_eval": 3}

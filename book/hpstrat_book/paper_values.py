@@ -1,13 +1,13 @@
 """The reference numbers of the two papers: constants quoted from their tables and text, never computed.
 
 Part I, "Not All Nodes Are Created Equal" (HpStrat): :data:`PAPER_GLOBAL_MEAN_RANK`,
-:data:`PAPER_HPSTRAT_FIRST_DATASETS`, :data:`PAPER_APPENDIX_B_R2` (:mod:`hpstrat_lite.reports.hpstrat` reads
+:data:`PAPER_HPSTRAT_FIRST_DATASETS`, :data:`PAPER_APPENDIX_B_R2` (:mod:`hpstrat_book.hpstrat` reads
 them). Part II, "Revisiting the Necessity of Graph Learning and Common Graph Benchmarks" (Katsman, Lou and
 Gilbert, 2024): :data:`PAPER`, :data:`PAPER_NODE`, :data:`PAPER_LINK`, :data:`PAPER_WS_GAMMA`
-(:mod:`hpstrat_lite.reports.necessity` re-exports them)."""
+(:mod:`hpstrat_book.necessity` re-exports them)."""
 from __future__ import annotations
 
-from ..experiments.plan import WS_GAMMAS
+from hpstrat_lite.experiments.plan import WS_GAMMAS
 
 PAPER_GLOBAL_MEAN_RANK = {"hpstrat": 1.49, "stratified": 2.20, "random": 2.31}
 """HpStrat paper, Section 5.2: global mean rank of each split method over 15 datasets x 7 models."""

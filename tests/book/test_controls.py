@@ -3,10 +3,10 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.reports.controls import (block_std, complete_blocks, control_claims, control_reading,
+from hpstrat_book.controls import (block_std, complete_blocks, control_claims, control_reading,
                                            control_tests, paired_tests_by_graph, effect_homophily_correlation,
                                            holm, homophily_trends, trends_table)
-from hpstrat_lite.reports.hpstrat import signed_rank_test
+from hpstrat_book.hpstrat import signed_rank_test
 
 METHODS = ("random", "stratified", "hpstrat", "degree", "placebo")
 
@@ -130,7 +130,7 @@ def test_no_trend_is_inconclusive_and_few_graphs_give_no_test():
 
 
 def test_effect_by_graph_plot_orders_graphs_by_homophily():
-    from hpstrat_lite.reports import plots
+    from hpstrat_book import plots
 
     rows, homophily = _rows_with_gain_growing_with_homophily(5)
     tests = control_tests(rows, homophily={g: 1 - h for g, h in homophily.items()})
@@ -199,7 +199,7 @@ def test_missing_methods_say_so():
 def test_split_method_trends_on_the_committed_six_seed_sweep(data_root):
     """Real rows and graphs: every graph of the six-seed sweep gets its per-graph tests, its homophily and a
     trend row per comparison; the claims follow the trend verdicts."""
-    from hpstrat_lite.reports.controls import split_trends_from_files, trend_claims
+    from hpstrat_book.controls import split_trends_from_files, trend_claims
 
     out = split_trends_from_files(seeds=range(6), root=data_root)
     by_graph, trends = out["by_graph"], out["trends"]
@@ -215,7 +215,7 @@ def test_split_method_trends_on_the_committed_six_seed_sweep(data_root):
 
 
 def test_partial_spearman_removes_a_shared_driver_and_keeps_a_direct_link():
-    from hpstrat_lite.reports.controls import partial_spearman
+    from hpstrat_book.controls import partial_spearman
 
     rng = np.random.default_rng(0)
     z = rng.normal(size=60)
@@ -249,7 +249,7 @@ def test_size_that_explains_the_trend_makes_the_claim_inconclusive():
 
 
 def test_trend_by_seed_reads_each_seed_alone():
-    from hpstrat_lite.reports.controls import split_method_trends, trend_by_seed
+    from hpstrat_book.controls import split_method_trends, trend_by_seed
 
     rows, homophily = _rows_with_gain_growing_with_homophily()
     rows = rows[rows["method"].isin(["random", "stratified", "hpstrat"])]
@@ -261,7 +261,7 @@ def test_trend_by_seed_reads_each_seed_alone():
 
 
 def test_held_out_claims_test_the_trend_on_rows_not_used_to_find_it(data_root, tmp_path):
-    from hpstrat_lite.reports.controls import HELD_OUT, held_out_claims, held_out_reading
+    from hpstrat_book.controls import HELD_OUT, held_out_claims, held_out_reading
 
     held_out = held_out_claims(root=data_root)
     assert len(held_out) == len(HELD_OUT) and held_out["claim"].str.contains("held-out split seeds 3-5").any()
@@ -274,7 +274,7 @@ def test_held_out_claims_test_the_trend_on_rows_not_used_to_find_it(data_root, t
 
 
 def test_held_out_reading_names_what_the_trend_rests_on():
-    from hpstrat_lite.reports.controls import held_out_reading
+    from hpstrat_book.controls import held_out_reading
 
     rows = pd.DataFrame({"claim": ["x grows (GNNs, a)", "x grows (GNNs, b)", "x grows (GNNs, c)"],
                          "verdict": ["inconclusive", "agrees", "inconclusive"], "blocks": [10, 10, 10],
@@ -312,7 +312,7 @@ def make_ladder_rows(spread_of, sizes=(100, 200, 400), lams=(-1.5, -0.75, 0.0, 0
 def test_ladder_finds_an_effect_that_follows_homophily_not_size():
     """HpStrat's spread shrinks with homophily at every size: the trend with homophily holds with size held
     fixed, the one with size does not, and the reading says homophily moves it."""
-    from hpstrat_lite.reports.controls import (ladder_claims, ladder_reading, ladder_table, ladder_tests,
+    from hpstrat_book.controls import (ladder_claims, ladder_reading, ladder_table, ladder_tests,
                                                ladder_trends_table)
 
     rows = make_ladder_rows(lambda method, n, h: 5 * (1.1 - h) if method == "hpstrat" else 5.0)
@@ -338,7 +338,7 @@ def test_ladder_finds_an_effect_that_follows_homophily_not_size():
 
 
 def test_ladder_finds_an_effect_that_follows_size_not_homophily():
-    from hpstrat_lite.reports.controls import ladder_claims, ladder_reading, ladder_tests
+    from hpstrat_book.controls import ladder_claims, ladder_reading, ladder_tests
 
     rows = make_ladder_rows(lambda method, n, h: 5 * 100 / n if method == "hpstrat" else 2.5, seed=1)
     tests = ladder_tests(rows)
@@ -350,7 +350,7 @@ def test_ladder_finds_an_effect_that_follows_size_not_homophily():
 
 
 def test_ladder_accuracy_per_homophily_level():
-    from hpstrat_lite.reports.controls import ladder_accuracy
+    from hpstrat_book.controls import ladder_accuracy
 
     rows = make_ladder_rows(lambda method, n, h: 0.0, sizes=(100, 200), lams=(-1.5, 1.5))
     rows.loc[(rows["model"] == "GCN") & rows["dataset"].str.contains("lam1.5"), "test_acc"] = 0.9
@@ -361,7 +361,7 @@ def test_ladder_accuracy_per_homophily_level():
 
 
 def test_balance_table_per_family():
-    from hpstrat_lite.reports.controls import balance_table
+    from hpstrat_book.controls import balance_table
 
     def q(hp, st):
         return pd.DataFrame({"method": ["hpstrat", "stratified", "placebo", "random"] * 2,
@@ -374,7 +374,7 @@ def test_balance_table_per_family():
 
 
 def test_ladder_of_one_model_and_bad_rows():
-    from hpstrat_lite.reports.controls import ladder_tests
+    from hpstrat_book.controls import ladder_tests
 
     rows = make_ladder_rows(lambda method, n, h: 4.0, sizes=(100, 200), lams=(0.0, 1.5), seed=2)
     assert ladder_tests(rows, models=["GCN"])["blocks"] == 4 * 2 * 3
@@ -385,8 +385,8 @@ def test_ladder_of_one_model_and_bad_rows():
 
 
 def test_ladder_plot_has_a_panel_per_comparison_and_a_line_per_size():
-    from hpstrat_lite.reports import plots
-    from hpstrat_lite.reports.controls import ladder_tests
+    from hpstrat_book import plots
+    from hpstrat_book.controls import ladder_tests
 
     tests = ladder_tests(make_ladder_rows(lambda method, n, h: 5 * (1.1 - h) if method == "hpstrat" else 5.0))
     fig = plots.ladder_plot(tests)
@@ -398,12 +398,12 @@ def test_ladder_plot_has_a_panel_per_comparison_and_a_line_per_size():
 
 def test_graph_properties_load_each_graph_once(data_root, monkeypatch):
     import hpstrat_lite.data.graphs as graphs
-    from hpstrat_lite.reports.controls import graph_properties
+    from hpstrat_book.controls import graph_properties
 
     calls = []
     summary = graphs.dataset_summary
     monkeypatch.setattr(graphs, "dataset_summary", lambda names, **kw: calls.append(list(names)) or summary(names, **kw))
-    monkeypatch.setattr("hpstrat_lite.reports.controls._GRAPH_PROPERTIES", {})
+    monkeypatch.setattr("hpstrat_book.controls._GRAPH_PROPERTIES", {})
     first = graph_properties(["Texas", "Cornell", "PubMed"], root=data_root)
     assert list(first.index) == ["Texas", "Cornell"]  # PubMed's raw files are not in the mirror
     assert first.loc["Texas", "nodes"] == 183 and 0 < first.loc["Texas", "homophily"] < 0.2

@@ -17,14 +17,14 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._extras import require
-from ..core.folds import SPLIT_METHODS
-from ..rows import RESULTS_DIR, read_rows
+from hpstrat_lite._extras import require
+from hpstrat_lite.core.folds import SPLIT_METHODS
+from .paths import RESULTS as RESULTS_DIR, read_rows
 from .display import findings_box, format_number
 from .hpstrat import (PAPER_GLOBAL_MEAN_RANK, rank_summary, rerun_comparison, retimed_wall_time, sweep_cost,
                       sweep_wall_time)
-from ..experiments.sweep import default_results_path
-from ..protocol import PAPER_PROTOCOL
+from hpstrat_lite.experiments.sweep import default_results_path
+from hpstrat_lite.protocol import PAPER_PROTOCOL
 
 #: The time the full k = 4, seed 0 sweep should take on the project's 2-core CPU machine (minutes).
 BUDGET_MIN = 180
@@ -94,7 +94,7 @@ def sweep_command(rows: pd.DataFrame, *, out=None) -> str:
         cmd += " --device cuda"
     if out is not None:
         kwargs = {c: int(rows[c].iloc[0]) for c in ("max_epochs", "patience", "n_bins") if c in rows}
-        default = default_results_path(int(ks[0]), sorted(int(x) for x in rows["seed"].unique()), **kwargs)
+        default = RESULTS_DIR / default_results_path(int(ks[0]), sorted(int(x) for x in rows["seed"].unique()), **kwargs).name
         if Path(out).name != Path(default).name:
             cmd += f" --out results/{Path(out).name}"
     return cmd
@@ -103,7 +103,7 @@ def sweep_command(rows: pd.DataFrame, *, out=None) -> str:
 def full_rerun_table(timed_files) -> pd.DataFrame:
     """Each whole sweep trained again as one command (one results file per command and machine): the
     ``hardware`` (:func:`hardware_label`), the ``command`` (:func:`sweep_command`), ``runs``, ``wall time (min)``
-    (the command's running time read back from its rows, :func:`~hpstrat_lite.reports.hpstrat.sweep_wall_time`;
+    (the command's running time read back from its rows, :func:`~hpstrat_book.hpstrat.sweep_wall_time`;
     a command stopped and started again counts its running time only) and ``training (min)`` (the part spent
     training; the rest is loading data, making folds and writing rows). Fastest first."""
 
@@ -121,7 +121,7 @@ def full_rerun_table(timed_files) -> pd.DataFrame:
 def recorded_cost_table(results_files: dict) -> pd.DataFrame:
     """The training time each committed results file records: ``results_files`` maps a description (the
     protocol) to a file or list of files. One row each: ``hardware``, ``command`` (:func:`sweep_command`),
-    ``runs`` and ``training (h)``, the sum of the rows' ``seconds`` (:func:`~hpstrat_lite.reports.hpstrat.sweep_cost`:
+    ``runs`` and ``training (h)``, the sum of the rows' ``seconds`` (:func:`~hpstrat_book.hpstrat.sweep_cost`:
     each batch's wall time once; data loading left out). Such a file may have been trained in several
     sittings, so this is training time, not the wall time of one command."""
 
@@ -173,7 +173,7 @@ def minutes_per_dataset(timed_files) -> pd.DataFrame:
 
 def rerun_findings(reruns: pd.DataFrame | None, *, ranks: pd.DataFrame | None = None,
                    recorded: pd.DataFrame | None = None) -> str:
-    """The appendix's "Key findings" box (:func:`~hpstrat_lite.reports.display.findings_box`), from its tables:
+    """The appendix's "Key findings" box (:func:`~hpstrat_book.display.findings_box`), from its tables:
     ``reruns`` (:func:`full_rerun_table`; None or empty when no timed rerun is committed): the wall time of a
     full rerun from the fastest to the slowest machine and the share of it spent training; ``ranks``
     (:func:`rerun_rank_table`): the largest difference of a rerun's global mean rank from the committed one, set
@@ -280,7 +280,7 @@ def projection_report(rows: pd.DataFrame, all_rows: pd.DataFrame, projection: pd
 
 def rerun_report(committed: pd.DataFrame, rerun_rows: pd.DataFrame, projection: pd.DataFrame) -> list:
     """One dataset's pairs trained again with today's engine, beside the committed rows and the projection
-    (:func:`~hpstrat_lite.reports.hpstrat.rerun_comparison`)."""
+    (:func:`~hpstrat_book.hpstrat.rerun_comparison`)."""
     check = rerun_comparison(committed, rerun_rows, projection=projection)
     timed, low, high = check["timed (min)"].sum(), check["projected low"].sum(), check["projected high"].sum()
     moved = check.loc[~check["same ranks"], "model"].tolist()
@@ -351,7 +351,7 @@ def _per_dataset(check, on_gpu):
 def timed_sweep_report(timed_rows: pd.DataFrame, committed: pd.DataFrame, projection: pd.DataFrame, *,
                        k: int = 4, seeds=(0,)) -> tuple[list, dict]:
     """One timed command (a whole sweep trained again as one command, its rows in ``timed_rows``): its wall
-    time (:func:`~hpstrat_lite.reports.hpstrat.sweep_wall_time`) against the budget and the projection,
+    time (:func:`~hpstrat_book.hpstrat.sweep_wall_time`) against the budget and the projection,
     per-dataset minutes, and the global mean ranks of its rows beside the committed ones. Returns the report
     items and the wall-time summary."""
 
@@ -389,7 +389,7 @@ def timed_sweep_report(timed_rows: pd.DataFrame, committed: pd.DataFrame, projec
 def timed_sweeps_report(timed_files, committed: pd.DataFrame, projection: pd.DataFrame, *, k: int = 4,
                         seeds=(0,)) -> list:
     """Every timed command (one ``timed_k4_seed0*.csv`` file each) with :func:`timed_sweep_report`, the pairs of
-    a file trained again alone (``re<file>``, :func:`~hpstrat_lite.reports.hpstrat.retimed_wall_time`), then
+    a file trained again alone (``re<file>``, :func:`~hpstrat_book.hpstrat.retimed_wall_time`), then
     the commands side by side and a figure of the training minutes per dataset on each machine."""
 
     items, spans, tables = [], {}, {}

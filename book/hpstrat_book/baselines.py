@@ -3,18 +3,19 @@
 The paper ("Revisiting the Necessity of Graph Learning and Common Graph Benchmarks") copies its GNN numbers
 from work on 20 / 30 nodes per class and the public Planetoid split (Tables 1-2), and reads its MLP's link
 prediction scores (Tables 3-4, Figure 2) as what features alone can do. These tables put the paper's values
-(:data:`hpstrat_lite.reports.necessity.PAPER_NODE`, ``PAPER_LINK``, ``PAPER_WS_GAMMA``) beside ours on its
+(:data:`hpstrat_book.necessity.PAPER_NODE`, ``PAPER_LINK``, ``PAPER_WS_GAMMA``) beside ours on its
 protocols (:func:`protocol_table`, :func:`hgcn_link_table`), beside trivial controls
 (:func:`link_baseline_table`, :func:`graph_free_share`, :func:`ws_gamma_comparison`), and show how the best
 validation score moves with the trial budget (:func:`budget_curve`, :func:`identical_configurations`).
-:func:`protocol_claims` adds claims 7-9 to :func:`hpstrat_lite.reports.necessity.part2_claims`.
+:func:`protocol_claims` adds claims 7-9 to :func:`hpstrat_book.necessity.part2_claims`.
 """
 from __future__ import annotations
 
 import numpy as np
 import pandas as pd
 
-from ..experiments.plan import BASELINES, LINK_DATASETS, NODE_DATASETS, NODE_PROTOCOLS, WS_GAMMAS, results_file
+from .paths import RESULTS
+from hpstrat_lite.experiments.plan import BASELINES, LINK_DATASETS, NODE_DATASETS, NODE_PROTOCOLS, WS_GAMMAS, results_file
 from .necessity_tables import (_as_summary, _baseline_rows, _cell, _fmt, _int, _model_family, _paper_value, _rows,
                                _vs_paper, link_table)
 from .paper_values import PAPER_LINK, PAPER_NODE, PAPER_WS_GAMMA
@@ -22,8 +23,8 @@ from .verdicts import verdict
 
 def protocol_claims(protocol_rows, hgcn_rows, baseline_rows, link, close):
     """Claims 7-9 of :func:`part2_claims`: the paper's numbers on the paper's protocols."""
-    prot = _as_summary(protocol_rows if protocol_rows is not None else results_file("node_protocols"), "node")
-    hgcn = _as_summary(hgcn_rows if hgcn_rows is not None else results_file("link_hgcn"), "link")
+    prot = _as_summary(protocol_rows if protocol_rows is not None else results_file("node_protocols", results_dir=RESULTS), "node")
+    hgcn = _as_summary(hgcn_rows if hgcn_rows is not None else results_file("link_hgcn", results_dir=RESULTS), "link")
     base = _baseline_rows(baseline_rows)
     rows = []
     for m, label in (("GCN", "GCN (copied from prior work)"), ("MLP", "tuned MLP")):
@@ -107,7 +108,7 @@ def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing
         paper, 5 trials each), ``GCN (ours)``, ``GCN (paper)``, ``p GCN``, ``trials MLP/GCN``, ``MLP (HpStrat
         60/20/20)``, ``GCN (HpStrat 60/20/20)``, ``note``. Accuracy in %.
     """
-    summary = _as_summary(rows if rows is not None else results_file("node_protocols"), "node")
+    summary = _as_summary(rows if rows is not None else results_file("node_protocols", results_dir=RESULTS), "node")
     book = _as_summary(book_rows, "node")
     book = book[book["protocol"] == "hpstrat"] if not book.empty else book
     out = []
@@ -145,7 +146,7 @@ def budget_curve(rows=None, *, dataset="Cora", protocol=None, task="node_protoco
     pandas.DataFrame
         ``model, protocol, sampler_seed, n_trials, trials, val, best_val, incumbent_test``.
     """
-    df = _rows(rows if rows is not None else results_file(task), "node")
+    df = _rows(rows if rows is not None else results_file(task, results_dir=RESULTS), "node")
     cols = ["model", "protocol", "sampler_seed", "n_trials", "trials", "val", "best_val", "incumbent_test"]
     if df is None or df.empty:
         return pd.DataFrame(columns=cols)
@@ -252,7 +253,7 @@ def hgcn_link_table(rows=None, *, datasets=LINK_DATASETS):
     selected ``feature_norm`` and Welch p-values of ours against the paper's."""
     import json
 
-    summary = _as_summary(rows if rows is not None else results_file("link_hgcn"), "link")
+    summary = _as_summary(rows if rows is not None else results_file("link_hgcn", results_dir=RESULTS), "link")
     t = link_table(summary, datasets=datasets, models=("MLP", "GCN"))
     for m in ("MLP", "GCN"):
         norms, ps = [], []

@@ -13,11 +13,11 @@ from pathlib import Path
 
 import pandas as pd
 
-from .._names import MODELS
-from ..core.folds import SPLIT_METHODS
-from ..core.ranking import rank_methods
-from ..experiments.plan import N_EVAL, results_file
-from ..rows import read_rows
+from hpstrat_lite._names import MODELS
+from hpstrat_lite.core.folds import SPLIT_METHODS
+from hpstrat_lite.core.ranking import rank_methods
+from hpstrat_lite.experiments.plan import N_EVAL, results_file
+from .paths import RESULTS, read_rows
 from .hpstrat import (RUN_ID, complete_pairs, cross_fold_std, rank_summary, regression_table,
                       signed_rank_test, stability_tests)
 from .necessity import part2_claims
@@ -117,7 +117,7 @@ def bins_table(graphs, *, bins=(2, 3, 5, 10, 20, 50), k: int = 4, seeds=range(10
     ``graphs`` are dataset names or loaded ``Data``. Random and class-stratified folds do not depend on B:
     they are computed once and carry ``n_bins`` = NaN. Returns :func:`quality_table` rows.
     """
-    from ..data.quality import quality_table
+    from hpstrat_lite.data.quality import quality_table
 
     hp = [quality_table(graphs, k=k, seeds=seeds, n_bins=b, methods=["hpstrat"]) for b in bins]
     ref = quality_table(graphs, k=k, seeds=seeds, methods=["random", "stratified"]).assign(n_bins=float("nan"))
@@ -196,7 +196,7 @@ def rerun_variants(committed, reruns) -> dict:
     """The committed sweep as each rerun saw it: ``{name: rows}``.
 
     ``reruns`` maps a name to the rows of a rerun of the same protocol. Runs are matched on (dataset, model,
-    method, k, seed, fold) (:data:`hpstrat_lite.reports.hpstrat.RUN_ID`): a rerun's runs replace the committed
+    method, k, seed, fold) (:data:`hpstrat_book.hpstrat.RUN_ID`): a rerun's runs replace the committed
     ones, the committed runs it lacks are kept, so a rerun of a few pairs changes only those pairs.
     """
     out = {}
@@ -218,8 +218,8 @@ def _gnn_rows(rows):
 
 def _paired_p(wide, a: str, b: str) -> float:
     """Two-sided Wilcoxon signed-rank p-value of the paired columns ``a`` and ``b``
-    (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`: NaN with fewer than
-    :data:`hpstrat_lite.reports.hpstrat.MIN_TEST_PAIRS` non-zero differences)."""
+    (:func:`hpstrat_book.hpstrat.signed_rank_test`: NaN with fewer than
+    :data:`hpstrat_book.hpstrat.MIN_TEST_PAIRS` non-zero differences)."""
     return signed_rank_test(wide[a], wide[b])["p_value"]
 
 
@@ -260,7 +260,7 @@ def gnn_claims(rows, *, datasets=None, reruns=None, alpha: float = ALPHA) -> "pd
     pairs are used (:func:`complete_pairs`; the MLP reference is not ranked, as in the paper). ``datasets``:
     the datasets the sweep should cover, to name the missing ones. ``reruns``: ``{name: rows}`` of committed
     reruns of the same protocol (:func:`rerun_variants`). Each claim is an ordering or a count, judged by
-    :func:`hpstrat_lite.reports.verdicts.ordering_verdict`:
+    :func:`hpstrat_book.verdicts.ordering_verdict`:
 
     - Table 3, global order HpStrat < class-stratified < random: the mean ranks in that order and a paired
       two-sided Wilcoxon test of the cross-fold stds below ``alpha`` for each adjacent pair;
@@ -335,7 +335,7 @@ PAPER_BEST_MODEL_CHANGES = (8, 15)
 def appendix_e_claims(rows, *, alpha: float = ALPHA) -> "pd.DataFrame":
     """Scorecard row for Appendix E: the best model of a dataset changes with the split method.
 
-    A change counts only when it is established by :func:`hpstrat_lite.reports.verdicts.best_model_changes`
+    A change counts only when it is established by :func:`hpstrat_book.verdicts.best_model_changes`
     (under every method the best model's margin over the other methods' best exceeds its cross-seed std), on
     the complete (dataset, GNN) pairs of a multi-seed sweep. Our count is compared with the paper's 8 of 15
     by Fisher's exact test (one-sided: ours lower): *disagrees* when p < ``alpha``, *agrees* when not and
@@ -376,7 +376,7 @@ def appendix_b_claims(rows) -> "pd.DataFrame":
 
     ``rows`` are :func:`run_experiment` rows of many random splits. Two rows: the slope is significant on
     at least two pairs (agree) and the R^2 of the significant pairs lies in the paper's range
-    :data:`hpstrat_lite.reports.hpstrat.PAPER_APPENDIX_B_R2` (agree only when every one does; inconclusive
+    :data:`hpstrat_book.hpstrat.PAPER_APPENDIX_B_R2` (agree only when every one does; inconclusive
     with no significant pair).
     """
     table = regression_table(rows)
@@ -430,7 +430,7 @@ def gnn_k5_claims(rows, *, datasets=None) -> "pd.DataFrame":
 def gnn_seeds_claims(rows, *, datasets=None) -> "pd.DataFrame":
     """Scorecard row for the k = 4 protocol over several split seeds (seeds 0..5): the std
     of each (dataset, GNN, method) is averaged over seeds before ranking
-    (:func:`hpstrat_lite.reports.hpstrat.cross_fold_std`), on the pairs that have every seed
+    (:func:`hpstrat_book.hpstrat.cross_fold_std`), on the pairs that have every seed
     (:func:`complete_pairs`). Does the main text's order hold?"""
     seeds = sorted(int(s) for s in rows["seed"].unique()) if not rows.empty else []
     label = f"over split seeds {seeds[0]}-{seeds[-1]}" if len(seeds) > 1 else "over split seeds"
@@ -441,7 +441,7 @@ def gnn_seeds_claims(rows, *, datasets=None) -> "pd.DataFrame":
 def stability_claims(rows, *, protocol: str = "k = 4, seed 0", reruns=None, alpha: float = ALPHA) -> "pd.DataFrame":
     """Scorecard rows for the paper's central claim (Section 5.2): HpStrat's cross-fold std of test accuracy is
     smaller than class-stratified's and random k-fold's. One row per other method, from the paired Wilcoxon
-    signed-rank test over the complete (dataset, GNN) pairs (:func:`hpstrat_lite.reports.hpstrat.stability_tests`),
+    signed-rank test over the complete (dataset, GNN) pairs (:func:`hpstrat_book.hpstrat.stability_tests`),
     with its p-value and effect size (rank-biserial r). The claim holds on a sweep when HpStrat is
     significantly smaller (p < ``alpha``); *agrees* when it holds on ``rows`` and on every rerun
     (``reruns``: ``{name: rows}`` of the same protocol), *disagrees* when HpStrat is significantly larger
@@ -510,8 +510,8 @@ def unavailable_datasets(root=None):
     """The HpStrat datasets whose raw files are not under the data root, with the reason
     (:func:`hpstrat_lite.data.graphs.dataset_summary` status, the data root's path shown as
     ``<data root>``). Nothing is downloaded."""
-    from ..data.datasets import HPSTRAT_DATASETS, available_datasets, data_root
-    from ..data.graphs import dataset_summary
+    from hpstrat_lite.data.datasets import HPSTRAT_DATASETS, available_datasets, data_root
+    from hpstrat_lite.data.graphs import dataset_summary
 
     have = set(available_datasets(root))
     missing = [d for d in HPSTRAT_DATASETS if d not in have]
@@ -563,13 +563,13 @@ def scorecard(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, bins=(
     Returns
     -------
     pandas.DataFrame with columns ``section``, ``claim``, ``paper``, ``rule``, ``ours``, ``verdict``
-    (one of :data:`hpstrat_lite.reports.verdicts.VERDICTS`), ``chapter`` (the notebook that shows it).
+    (one of :data:`hpstrat_book.verdicts.VERDICTS`), ``chapter`` (the notebook that shows it).
     """
-    from ..data.datasets import load_dataset
-    from ..data.quality import quality_table
+    from hpstrat_lite.data.datasets import load_dataset
+    from hpstrat_lite.data.quality import quality_table
 
     if not isinstance(files, Part1Files):
-        raise ValueError(f"files must be a hpstrat_lite.reports.scorecard.Part1Files; got {type(files).__name__}.")
+        raise ValueError(f"files must be a hpstrat_book.scorecard.Part1Files; got {type(files).__name__}.")
     graphs = [load_dataset(d, root=root, sparse_features=True) for d in datasets]  # folds only: no dense x
     quality = quality_table(graphs, k=k, seeds=seeds, n_bins=n_bins)
     gnn_results, appendix_b_results, gnn_k5_results = files.gnn, files.appendix_b, files.gnn_k5
@@ -601,7 +601,7 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     unless absolute. A missing file counts as no rows.
     """
 
-    files = [results_file(task) if path is None else _repo_path(path)
+    files = [results_file(task, results_dir=RESULTS) if path is None else _repo_path(path)
              for task, path in (("node", node_results), ("link", link_results), ("features", feature_results))]
     claims = part2_claims(*files, min_eval=N_EVAL)  # a feature point counts once fully evaluated
     ours = [ev + (f" (not yet: {', '.join(miss)})" if ev and miss else "") if ev else
@@ -617,7 +617,7 @@ def protocol_reconciliation(protocols, *, alpha: float = ALPHA) -> "pd.DataFrame
 
     One row per protocol: complete (dataset, GNN) ``pairs``; against class-stratified and against random
     k-fold the median std difference (points), the paired Wilcoxon p-value and the rank-biserial r
-    (:func:`hpstrat_lite.reports.hpstrat.stability_tests`) with its verdict word; the Friedman p-value and
+    (:func:`hpstrat_book.hpstrat.stability_tests`) with its verdict word; the Friedman p-value and
     Kendall's W of the three methods.
     """
     out = []

@@ -2,14 +2,15 @@
 
 Each function reads the same rows as the table it comments on and returns Markdown, so that a rerun on
 other results rewrites the reading with the table. Comparisons with the paper carry Welch's p-value
-(:func:`hpstrat_lite.reports.necessity.welch_p`, ours over the evaluation seeds against the paper's 5
+(:func:`hpstrat_book.necessity.welch_p`, ours over the evaluation seeds against the paper's 5
 trials); a difference with ``p >= alpha`` is reported as not established.
 """
 from __future__ import annotations
 
 import numpy as np
 
-from ..experiments.plan import LINK_DATASETS, NODE_DATASETS, results_file
+from .paths import RESULTS
+from hpstrat_lite.experiments.plan import LINK_DATASETS, NODE_DATASETS, results_file
 from .baselines import budget_curve, graph_free_share
 from .necessity_tables import _as_summary, _baseline_rows, _cell, _sample_std, _vs_paper, welch_p, ws_gamma_table
 from .paper_values import PAPER_LINK, PAPER_NODE
@@ -49,13 +50,13 @@ def _sorted_clauses(parts):
 
 
 def protocol_reading(rows=None, *, book_rows=None, datasets=NODE_DATASETS, alpha=0.05) -> str:
-    """Chapter 6: what the paper's splits reproduce (:func:`hpstrat_lite.reports.baselines.protocol_table`'s numbers).
+    """Chapter 6: what the paper's splits reproduce (:func:`hpstrat_book.baselines.protocol_table`'s numbers).
 
     For each model, the datasets where ours on the paper's split equals the paper's value (Welch
     ``p >= alpha``), is lower or is higher; then, for the MLP, whether the paper's value lies between ours
     on its split and ours on the 60/20/20 HpStrat folds (the split of the paper's MLP is not stated).
     """
-    summary = _as_summary(rows if rows is not None else results_file("node_protocols"), "node")
+    summary = _as_summary(rows if rows is not None else results_file("node_protocols", results_dir=RESULTS), "node")
     book = _as_summary(book_rows, "node")
     book = book[book["protocol"] == "hpstrat"] if not book.empty else book
     lines = []
@@ -81,7 +82,7 @@ def protocol_reading(rows=None, *, book_rows=None, datasets=NODE_DATASETS, alpha
 
 def budget_reading(rows=None, *, dataset="Cora", protocol="planetoid", at=10, task="node_protocols") -> str:
     """Chapter 6: how much the best validation accuracy moved after ``at`` trials, per model (from
-    :func:`hpstrat_lite.reports.baselines.budget_curve` of the rows, by default those of ``task``'s file)."""
+    :func:`hpstrat_book.baselines.budget_curve` of the rows, by default those of ``task``'s file)."""
     curve = budget_curve(rows, dataset=dataset, protocol=protocol, task=task)
     if curve.empty:
         return f"No {protocol} trials of {dataset} in the results yet."
@@ -104,7 +105,7 @@ def budget_reading(rows=None, *, dataset="Cora", protocol="planetoid", at=10, ta
 
 def graph_free_reading(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASETS) -> str:
     """Chapter 9: the share of the tuned MLP's margin over chance that the controls without the
-    node's own features reach (:func:`hpstrat_lite.reports.baselines.graph_free_share`)."""
+    node's own features reach (:func:`hpstrat_book.baselines.graph_free_share`)."""
     share = graph_free_share(baseline_rows, link_rows, datasets=datasets).set_index("dataset")
     parts = []
     for ds, r in share.iterrows():
@@ -128,7 +129,7 @@ def graph_free_reading(baseline_rows=None, link_rows=None, *, datasets=LINK_DATA
 
 def hgcn_reading(rows=None, *, datasets=LINK_DATASETS, alpha=0.05) -> str:
     """Chapter 9: the HGCN-style pipeline's MLP and GCN against the paper's Table 4."""
-    summary = _as_summary(rows if rows is not None else results_file("link_hgcn"), "link")
+    summary = _as_summary(rows if rows is not None else results_file("link_hgcn", results_dir=RESULTS), "link")
     run = [ds for ds in datasets if np.isfinite(_cell(summary, ds, "MLP")[0])]
     if not run:
         return "The HGCN-style pipeline has no rows yet."
@@ -225,7 +226,7 @@ def link_reading(rows=None, *, datasets=LINK_DATASETS, gap=2.0, alpha=0.05) -> s
     """Chapter 9's closing reading: per dataset the GCN's margin over the tuned MLP (ROC AUC x 100) with
     Welch's p-value, sorted into "GCN clearly ahead" (more than ``gap`` points, p < ``alpha``), "MLP ahead"
     (negative margin, p < ``alpha``) and "within the noise or under ``gap``", beside the paper's margin."""
-    summary = _as_summary(rows if rows is not None else results_file("link"), "link")
+    summary = _as_summary(rows if rows is not None else results_file("link", results_dir=RESULTS), "link")
     gaps = _gaps(summary, datasets)
     if not gaps:
         return "No link-prediction dataset has both a tuned MLP and a tuned GCN yet."

@@ -5,8 +5,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.reports.display import column_kind, format_frame, format_number, format_table
-from hpstrat_lite.reports.plots import book_table
+from hpstrat_book.display import column_kind, format_frame, format_number, format_table
+from hpstrat_book.plots import book_table
 
 
 @pytest.mark.parametrize("value, kind, shown", [
@@ -135,7 +135,7 @@ def test_book_table_keeps_its_digits_and_follows_the_kinds():
 
 
 def test_mean_std_shares_the_means_decimals():
-    from hpstrat_lite.reports.display import format_mean_std
+    from hpstrat_book.display import format_mean_std
 
     assert format_mean_std(12.28250, 0.41875) == "12.3 ± 0.4"
     assert format_mean_std(0.000412, 0.0000333) == "4.12e-04 ± 3.33e-05"
@@ -144,7 +144,7 @@ def test_mean_std_shares_the_means_decimals():
 
 
 def test_metric_summary_rounds_to_three_significant_digits():
-    from hpstrat_lite.reports.plots import metric_summary
+    from hpstrat_book.plots import metric_summary
 
     rows = pd.DataFrame({"dataset": "A", "method": ["hpstrat", "hpstrat", "random", "random"],
                          "cdd": [12.1, 12.4565, 30.0, 31.0]})
@@ -161,7 +161,7 @@ import nbformat
 import pandas as pd
 import pytest
 
-from hpstrat_lite.reports import display
+from hpstrat_book import display
 
 REPO = Path(__file__).resolve().parents[2]
 LONG = "tuned MLP within 2 points of GCN on Computers, Photo, CS, Physics " * 4
