@@ -25,7 +25,7 @@ import torch
 from hpstrat_lite.data.datasets import load_dataset
 from hpstrat_lite._host import host_cpu
 from hpstrat_lite.engine.train import train_runs
-from hpstrat_lite.experiments.tuning import protocol_masks
+from hpstrat_book.part2.tuning import protocol_masks
 from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
 

@@ -33,7 +33,7 @@ from hpstrat_lite.data.datasets import load_dataset
 from hpstrat_lite.engine.models import BF16_CPU_FLAGS, native_bfloat16
 from hpstrat_lite._host import cpu_flags
 from hpstrat_lite.engine.train import train_runs
-from hpstrat_lite.experiments.tuning import protocol_masks
+from hpstrat_book.part2.tuning import protocol_masks
 from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 
 #: (hidden, num_layers) of each timed case: Part II's tuned width, and Part I's protocol.

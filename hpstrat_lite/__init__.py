@@ -5,22 +5,21 @@ the ones below it (import-linter holds the contract, ``[tool.importlinter]`` in 
 
     audit, cli    facades: one graph's audit (``from hpstrat_lite import audit``), the ``hpstrat`` command
       |
-    reports/      rows -> tables, tests, claims and figures: Part I (hpstrat, controls), Part II (necessity,
-      |           above its tables in necessity_tables, baselines, progress; graph_need), the scorecard, plots
-    experiments/  runners that write result rows under results/: the HpStrat sweep (sweep), Optuna tuning
-      |           (tuning), Part II's studies (necessity) and their plan (plan), the cheap graph-need
-      |           estimates (probes: ``necessity()``) and their rows (graph_need), HpStrat's controls on
-      |           synthetic graphs of set homophily and size (ladder)
-    engine/       batched GNN training: sparse operators, per-run randomness, models, kernels,
-      |           the training loop, link prediction
+    stats         the evaluation statistics, each written once (cross-fold spread, Friedman, pairwise
+      |           post-hoc tests, paired tests, Spearman, Holm), typed results; numpy / scipy only
+    experiments/  runners that write result rows where they are told: the HpStrat sweep (sweep), the cheap
+      |           graph-need estimates (probes: ``necessity()``) and their rows (graph_need), HpStrat's
+      |           controls on synthetic graphs of set homophily and size (ladder)
+    engine/       batched GNN training: sparse operators, per-run randomness, models, kernels, the training loop
     data/         raw dataset files -> undirected simple graph (PyG ``Data``, normalize); synthetic
       |           Watts-Strogatz graphs; fold quality on whole datasets (quality_table)
     core/         node homophily, covariate bins -> folds (random, stratified, HpStrat, controls) -> rounds;
-      |           fold quality (SDD, CDD, CHD, W1); ranking and the Friedman test.  numpy only.
+      |           fold quality (SDD, CDD, CHD, W1); ranking.  numpy only.
     rows, helpers the row store (reading rows loads no torch), model names, files, optional extras
 
-``cli`` is the ``hpstrat`` command; the book runner (papermill + Jupyter Book) is ``book/hpstrat_book/build.py`` of the
-source checkout, not part of the package. The paper's method (``core``) imports without torch; the names
+The book's side (its tables, claims, scorecard, plot style, the book runner, and Part II's reproduction
+runners) is the ``hpstrat_book`` package in ``book/`` of the source checkout, not part of this package.
+``cli`` is the ``hpstrat`` command. The paper's method (``core``) imports without torch; the names
 below are its public API, with the training protocol (``Protocol``, its paper instance ``PAPER_PROTOCOL``) and
 how a call runs (``Execution``) that :func:`audit` and the runners take.
 """

@@ -67,7 +67,7 @@ calls = {
     "engine": lambda: importlib.import_module("hpstrat_lite.engine.models"),
     "fold_masks": lambda: fold_masks([0, 1, 2], k=3),
     "ray": lambda: ray_runtime().__enter__(),
-    "studies": lambda: importlib.import_module("hpstrat_lite.experiments.studies"),
+    "studies": lambda: importlib.import_module("hpstrat_book.part2.studies"),
     "regression": lambda: importlib.import_module("hpstrat_book.hpstrat").homophily_regression(
         pd.DataFrame({"test_homophily": [0.1, 0.5, 0.9], "test_acc": [0.2, 0.5, 0.8]})),
 }

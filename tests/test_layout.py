@@ -3,12 +3,12 @@ import subprocess
 import sys
 
 
-def test_part2_alias_runs_hpstrat_tune():
-    """``python -m hpstrat_lite.part2 ...`` is ``hpstrat tune ...``."""
-    done = subprocess.run([sys.executable, "-m", "hpstrat_lite.part2", "node", "--datasets", "Coraa"],
+def test_part2_runs_from_a_shell_with_a_one_line_error():
+    """``python -m hpstrat_book.part2 tune ...`` refuses an unknown dataset in one line."""
+    done = subprocess.run([sys.executable, "-m", "hpstrat_book.part2", "tune", "node", "--datasets", "Coraa"],
                           capture_output=True, text=True)
     assert done.returncode == 2
-    assert done.stderr.startswith("hpstrat tune node: error: name='Coraa' is not a known dataset")
+    assert done.stderr.startswith("python -m hpstrat_book.part2 tune node: error: name='Coraa' is not a known dataset")
 
 
 def test_every_module_imports_first():
@@ -26,4 +26,4 @@ def test_every_module_imports_first():
             "        bad.append(f'{name}: {e}')\n"
             "print(len(names)); print('\\n'.join(bad))\n")
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout.split("\n")
-    assert int(out[0]) > 40 and [line for line in out[1:] if line] == []
+    assert int(out[0]) > 30 and [line for line in out[1:] if line] == []

@@ -7,7 +7,7 @@ import pytest
 
 import hpstrat_lite.engine.train as train_module
 from hpstrat_lite import fold_masks, random_folds
-from hpstrat_lite.experiments import necessity as runners
+from hpstrat_book.part2 import necessity as runners
 from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
 from hpstrat_book.timing import project_remaining  # noqa: F401 (the scaling the tool uses)
 from experiments.test_experiment import _runs
@@ -123,7 +123,7 @@ def test_study_progress_counts_trials_and_evaluation_runs(monkeypatch, data_root
     assert p.loc[("CiteSeer", "MLP"), ["eval runs", "status"]].tolist() == ["2/4", "evaluating"]
     assert p.loc[("CiteSeer", "MLP"), "command"].endswith("--datasets CiteSeer --models MLP --eval-batch 1")
     assert p.loc[("CiteSeer", "GCN"), "status"] == "not started"
-    assert p.loc[("CiteSeer", "GCN"), "command"] == "hpstrat tune node --datasets CiteSeer --models GCN"
+    assert p.loc[("CiteSeer", "GCN"), "command"] == "python -m hpstrat_book.part2 tune node --datasets CiteSeer --models GCN"
     if not mirror_has("PubMed"):
         assert p.loc[("PubMed", "MLP"), "status"] == "raw files absent"
     link = _frame(_rows("WS1000", "MLP-dot", [[0.5]] * 5, task="link", k=1, protocol="edge split 70/10/20",
@@ -141,10 +141,10 @@ def test_command_line_progress_lists_what_is_left(tmp_path, capsys, data_root):
     assert progress.main(["studies", "--results-dir", str(tmp_path)]) == 0
     out = capsys.readouterr().out
     assert "node: 1 of 14 studies done" in out and "link: 0 of 18 studies done" in out
-    assert "hpstrat tune node --datasets Cora --models GCN" in out
+    assert "python -m hpstrat_book.part2 tune node --datasets Cora --models GCN" in out
     assert "--datasets Cora --models MLP" not in out
     # feature studies not started: a command for each dataset whose raw files are here, none for PubMed
-    assert "hpstrat tune features --datasets Computers\n" in out
+    assert "python -m hpstrat_book.part2 tune features --datasets Computers\n" in out
     assert "features --datasets PubMed" not in out
     # a partial feature study: the command that resumes it, with the hours its own points project
     feats = _frame(*[_rows("Cora", m, [[0.7] * 5] * 5, num_features=200) for m in ("MLP", "GCN")])

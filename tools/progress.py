@@ -8,7 +8,7 @@ model), scales the measured projection (``results/sweep_projection.csv``, writte
 ``benchmarks/bench_sweep.py``) by the runs left, lists the batches in flight (their checkpoints beside the results
 file: epochs trained, runs stopped early) and prints the ``hpstrat experiment`` commands that finish it.
 ``studies`` prints each Part II study's trials and evaluation runs, the feature study's coverage and the
-``hpstrat tune`` commands that finish them. Every command it prints resumes where its run stopped.
+``python -m hpstrat_book.part2 tune`` commands that finish them. Every command it prints resumes where its run stopped.
 """
 from __future__ import annotations
 
@@ -21,12 +21,12 @@ import pandas as pd
 from hpstrat_lite.core.folds import SPLIT_METHODS
 from hpstrat_lite.data.datasets import available_datasets
 from hpstrat_lite.engine.train import checkpoint_batches
-from hpstrat_lite.experiments.necessity import (LINK_BUDGETS, LINK_DATASETS, NODE_BUDGETS, NODE_DATASETS, WS_DATASETS,
+from hpstrat_book.part2.necessity import (LINK_BUDGETS, LINK_DATASETS, NODE_BUDGETS, NODE_DATASETS, WS_DATASETS,
                                                 _check_datasets, _check_models, results_file)
 from hpstrat_book.paths import RESULTS as RESULTS_DIR, read_rows
 from hpstrat_lite.rows import checkpoint_dir
 from hpstrat_lite.experiments.sweep import default_results_path
-from hpstrat_lite.experiments.tuning import RESULT_COLUMNS
+from hpstrat_book.part2.tuning import RESULT_COLUMNS
 from hpstrat_book.necessity_tables import _model_family, _rows
 from hpstrat_book.progress import feature_study_coverage
 from hpstrat_book.timing import PROJECTION_FILE, _run_counts, project_remaining
@@ -195,7 +195,7 @@ def study_progress(task="node", rows=None, datasets=None, models=("MLP", "GCN"),
             out.append({"dataset": ds, "model": m, "trials": f"{min(trials, budget)}/{budget}",
                         "eval runs": f"{runs}/{expected}", "status": status,
                         "command": "" if status == "done" else
-                        f"hpstrat tune {task} --datasets {ds} --models {m}"
+                        f"python -m hpstrat_book.part2 tune {task} --datasets {ds} --models {m}"
                         # only the evaluation left: land it seed by seed (a large graph's takes hours)
                         + (" --eval-batch 1" if task == "node" and status == "evaluating" else "")})
     return pd.DataFrame(out)
@@ -262,7 +262,7 @@ def studies_status(results_dir, n_eval) -> int:
     todo = cov["status"].str.startswith("partial") | ((cov["status"] == "not run") & cov["dataset"].isin(present))
     for ds, hours in cov.loc[todo, ["dataset", "projected (h)"]].itertuples(index=False):
         estimate = f"  # about {hours:.1f} h left here" if pd.notna(hours) else ""
-        commands.append(f"hpstrat tune features --datasets {ds}{estimate}")
+        commands.append(f"python -m hpstrat_book.part2 tune features --datasets {ds}{estimate}")
     print("to finish (each resumes where it stopped):" if commands else "nothing left to run.")
     for c in commands:
         print(" ", c)

@@ -15,7 +15,7 @@ import numpy as np
 import pandas as pd
 
 from .paths import RESULTS
-from hpstrat_lite.experiments.plan import BASELINES, LINK_DATASETS, NODE_DATASETS, NODE_PROTOCOLS, WS_GAMMAS, results_file
+from hpstrat_book.part2.plan import BASELINES, LINK_DATASETS, NODE_DATASETS, NODE_PROTOCOLS, WS_GAMMAS, results_file
 from .necessity_tables import (_as_summary, _baseline_rows, _cell, _fmt, _int, _model_family, _paper_value, _rows,
                                _vs_paper, link_table)
 from .paper_values import PAPER_LINK, PAPER_NODE, PAPER_WS_GAMMA
@@ -89,12 +89,12 @@ def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing
 
     The paper copies its GNN numbers from work that used 20 training / 30 validation nodes per class
     (Amazon, Coauthor; Shchur et al. 2018) and the public Planetoid split (Cora, CiteSeer, PubMed)
-    (:data:`hpstrat_lite.experiments.protocols.NODE_PROTOCOLS`); it does not state its MLP's split.
+    (:data:`hpstrat_book.part2.protocols.NODE_PROTOCOLS`); it does not state its MLP's split.
 
     Parameters
     ----------
     rows : DataFrame, path or None
-        Rows of :func:`hpstrat_lite.experiments.necessity.run_node_protocols` (default
+        Rows of :func:`hpstrat_book.part2.necessity.run_node_protocols` (default
         ``results/part2_node_protocols.csv``) or their :func:`summarize` output.
     book_rows : DataFrame, path or None
         Chapter 6's HpStrat rows (default ``results/part2_node.csv``), shown for comparison.
@@ -248,7 +248,7 @@ def graph_free_share(baseline_rows=None, link_rows=None, *, datasets=LINK_DATASE
 
 def hgcn_link_table(rows=None, *, datasets=LINK_DATASETS):
     """Table 4 in the HGCN-style pipeline (85 / 5 / 10 edges, Fermi-Dirac decoder; rows of
-    :func:`hpstrat_lite.experiments.necessity.run_hgcn_link_benchmarks`, default
+    :func:`hpstrat_book.part2.necessity.run_hgcn_link_benchmarks`, default
     ``results/part2_link_hgcn.csv``), ours beside the paper's: :func:`link_table`'s layout plus each
     selected ``feature_norm`` and Welch p-values of ours against the paper's."""
     import json

@@ -13,7 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
-from hpstrat_lite.experiments.plan import FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS
+from hpstrat_book.part2.plan import FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS
 from .baselines import (budget_curve, graph_free_share, hgcn_link_table,
                         identical_configurations, link_baseline_table, protocol_claims, protocol_table,
                         ws_gamma_comparison)
@@ -83,7 +83,7 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     6. Feature study: on every studied dataset the GCN - MLP gap at the smallest feature subset
        is larger than at the full feature set (the MLP catches up as features are added). A
        dataset is judged once both models reach its full feature count
-       (:data:`hpstrat_lite.experiments.tuning.FEATURE_COUNTS`; other datasets: their largest subset); a
+       (:data:`hpstrat_book.part2.tuning.FEATURE_COUNTS`; other datasets: their largest subset); a
        partial study is shown in ``evidence`` as "not judged" and stays in ``missing``. A point
        counts once ``min_eval`` evaluation seeds have landed (:func:`feature_study_table`).
 

@@ -18,7 +18,7 @@ import pandas as pd
 
 from hpstrat_lite.core._validate import check_int
 from hpstrat_lite._names import MODELS
-from hpstrat_lite.experiments.plan import (FEATURE_COUNTS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS, results_file,
+from hpstrat_book.part2.plan import (FEATURE_COUNTS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS, results_file,
                                 with_column_defaults)
 from hpstrat_lite.experiments.sweep import default_results_path
 from hpstrat_lite.rows import model_name, with_model_names
@@ -63,7 +63,7 @@ def summarize(rows=None, *, task="node"):
     with a trial budget ``n_trials``. Its evaluation rows (``phase = "eval"``) hold the test score
     of the best configuration per evaluation seed and round; a seed's score is its mean over
     rounds (HpStrat: the k folds), and the study's score is the mean and the sample standard
-    deviation (ddof = 1) over seeds, as :func:`hpstrat_lite.experiments.tuning.tune_node_classifier` returns. When a
+    deviation (ddof = 1) over seeds, as :func:`hpstrat_book.part2.tuning.tune_node_classifier` returns. When a
     study was run with several budgets, the largest budget is kept; with both precisions at that
     budget, the float32 one.
 
@@ -435,7 +435,7 @@ def ws_summary(gammas=(None,) + WS_GAMMAS, *, seed=0):
         One row per gamma: ``dataset, gamma, nodes, edges, mean_degree, parent_corr, edge_cos,
         nonedge_cos``.
     """
-    from hpstrat_lite.engine.linkpred import sample_negative_pairs
+    from hpstrat_book.part2.linkpred import sample_negative_pairs
     from hpstrat_lite.data.synthetic import make_ws1000, ws_features
 
     out = []
@@ -576,6 +576,6 @@ def _baseline_rows(rows):
 
 
 def full_feature_count(dataset, *seen) -> int:
-    """The full feature count of ``dataset``: :data:`hpstrat_lite.experiments.tuning.FEATURE_COUNTS` where it is
+    """The full feature count of ``dataset``: :data:`hpstrat_book.part2.tuning.FEATURE_COUNTS` where it is
     known, else the largest of the feature counts ``seen`` in its rows."""
     return max(FEATURE_COUNTS.get(dataset, 0), *(int(n) for n in seen))

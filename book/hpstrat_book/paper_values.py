@@ -7,7 +7,7 @@ Gilbert, 2024): :data:`PAPER`, :data:`PAPER_NODE`, :data:`PAPER_LINK`, :data:`PA
 (:mod:`hpstrat_book.necessity` re-exports them)."""
 from __future__ import annotations
 
-from hpstrat_lite.experiments.plan import WS_GAMMAS
+from hpstrat_book.part2.plan import WS_GAMMAS
 
 PAPER_GLOBAL_MEAN_RANK = {"hpstrat": 1.49, "stratified": 2.20, "random": 2.31}
 """HpStrat paper, Section 5.2: global mean rank of each split method over 15 datasets x 7 models."""

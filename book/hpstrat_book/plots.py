@@ -18,7 +18,7 @@ import pandas as pd
 from hpstrat_lite._extras import require
 from hpstrat_lite.core.homophily import homophily_bins, mean_homophily
 from .display import column_kind, findings_box, format_mean_std, format_number, format_table
-from hpstrat_lite.experiments.plan import NODE_DATASETS
+from hpstrat_book.part2.plan import NODE_DATASETS
 from .necessity_tables import _as_summary, _pct
 from .paper_values import PAPER_LINK, PAPER_NODE
 

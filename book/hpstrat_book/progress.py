@@ -6,7 +6,7 @@ import pandas as pd
 
 from hpstrat_lite.core._validate import check_int
 
-from hpstrat_lite.experiments.plan import FEATURE_BUDGET, FEATURE_STEPS, feature_subsets
+from hpstrat_book.part2.plan import FEATURE_BUDGET, FEATURE_STEPS, feature_subsets
 from .necessity_tables import _as_summary, _rows, feature_study_table, full_feature_count, summarize
 
 def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(FEATURE_STEPS),
@@ -17,12 +17,12 @@ def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(
     A studied dataset (rows in ``feature_rows``, default ``results/part2_features.csv``) shows its
     increment (smallest subset), points (subsets with an evaluated point), the trials and evaluation
     seeds of its points, and its status: "complete" when every model of ``models`` has every subset
-    ``s, 2s, ..., F`` (``F`` the feature count: :data:`hpstrat_lite.experiments.tuning.FEATURE_COUNTS` where
+    ``s, 2s, ..., F`` (``F`` the feature count: :data:`hpstrat_book.part2.tuning.FEATURE_COUNTS` where
     known, else the largest subset of its rows or of chapter 6's full-feature tuning), else "partial" with the points
     per model (e.g. ``MLP 7/7, GCN 2/7``).
     A point counts once ``min_eval`` evaluation seeds have landed; a point with fewer is named in the
     status as still evaluating (e.g. ``evaluating GCN 200 (1/5 seeds)``).
-    For one not studied, the paper's increment (:data:`hpstrat_lite.experiments.tuning.FEATURE_STEPS`) and, when
+    For one not studied, the paper's increment (:data:`hpstrat_book.part2.tuning.FEATURE_STEPS`) and, when
     chapter 6 finished tuning both its MLP and its GCN (``node_rows``, default
     ``results/part2_node.csv``), an estimate from the recorded ``seconds`` of that tuning on the full
     features: one point costs, per model, ``budget`` (default :data:`FEATURE_BUDGET`, the feature

@@ -10,7 +10,7 @@ from __future__ import annotations
 import numpy as np
 
 from .paths import RESULTS
-from hpstrat_lite.experiments.plan import LINK_DATASETS, NODE_DATASETS, results_file
+from hpstrat_book.part2.plan import LINK_DATASETS, NODE_DATASETS, results_file
 from .baselines import budget_curve, graph_free_share
 from .necessity_tables import _as_summary, _baseline_rows, _cell, _sample_std, _vs_paper, welch_p, ws_gamma_table
 from .paper_values import PAPER_LINK, PAPER_NODE

@@ -16,7 +16,7 @@ import pandas as pd
 from hpstrat_lite._names import MODELS
 from hpstrat_lite.core.folds import SPLIT_METHODS
 from hpstrat_lite.core.ranking import rank_methods
-from hpstrat_lite.experiments.plan import N_EVAL, results_file
+from hpstrat_book.part2.plan import N_EVAL, results_file
 from .paths import RESULTS, read_rows
 from .hpstrat import (RUN_ID, complete_pairs, cross_fold_std, rank_summary, regression_table,
                       signed_rank_test, stability_tests)
@@ -596,7 +596,7 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     its text has none), ``rule``, ``ours`` (our numbers, and the datasets not run yet), ``verdict`` (judged on
     the datasets that have numbers; ``inconclusive`` without any), ``chapter``.
 
-    ``None`` reads the Part II runner's own file (:func:`hpstrat_lite.experiments.necessity.results_file`: the
+    ``None`` reads the Part II runner's own file (:func:`hpstrat_book.part2.necessity.results_file`: the
     ``results/part2_*.csv`` that chapters 6-9 read); other paths are relative to the repository
     unless absolute. A missing file counts as no rows.
     """

@@ -10,17 +10,17 @@ import pytest
 import torch
 
 from hpstrat_lite.rows import read_rows
-from hpstrat_lite.experiments.tuning import RESULT_COLUMNS, Search
+from hpstrat_book.part2.tuning import RESULT_COLUMNS, Search
 from hpstrat_lite.protocol import Execution
 
 from conftest import mirror_has
-from hpstrat_lite.experiments import necessity as runners
-from hpstrat_lite.experiments import plan
+from hpstrat_book.part2 import necessity as runners
+from hpstrat_book.part2 import plan
 from hpstrat_book import necessity as tables
 from hpstrat_book import plots
 from hpstrat_book import progress
 from hpstrat_book import scorecard
-from hpstrat_lite.cli import main as _cli_main
+from hpstrat_book.part2.__main__ import main as _cli_main
 
 
 def _tune_main(argv):
@@ -449,7 +449,7 @@ def test_bad_inputs_name_the_argument(tmp_path):
             run(datasets, **models, execution="cpu")
         with pytest.raises(ValueError, match=r"protocol must be a hpstrat_lite.protocol.Protocol .*got dict"):
             run(datasets, **models, protocol={"max_epochs": 3})
-        with pytest.raises(ValueError, match=r"search must be a hpstrat_lite.experiments.search.Search .*got int"):
+        with pytest.raises(ValueError, match=r"search must be a hpstrat_book.part2.search.Search .*got int"):
             run(datasets, **models, search=3)
         with pytest.raises(ValueError, match=r"search.n_eval must be an integer >= 1; got 0\."):
             run(datasets, **models, search=Search(n_eval=0))
@@ -510,7 +510,7 @@ def test_command_line_runs_the_papers_protocols_and_the_link_baselines(tmp_path)
     (["link", "--datasets", "WS1000", "--precision", "bfloat16"], "--precision applies to node and features"),
     (["node", "--datasets", "Cora", "WS1000"], "'WS1000' is a synthetic link-prediction graph without node labels"),
     (["features", "--datasets", "WS1000_0.4"], "'WS1000_0.4' is a synthetic link-prediction graph without node"),
-    (["node", "--datasets", "Cora", "--protocol", "planetoid"], "use 'hpstrat tune node-protocols'"),
+    (["node", "--datasets", "Cora", "--protocol", "planetoid"], "use 'python -m hpstrat_book.part2 tune node-protocols'"),
     (["node-protocols", "--datasets", "WS1000"], "'WS1000' is a synthetic link-prediction graph without node labels"),
 ])
 def test_command_line_rejects_bad_arguments_before_training(tmp_path, capsys, argv, message):
@@ -667,8 +667,8 @@ def test_runners_pass_protocol_search_and_execution_to_each_study(monkeypatch, t
     budget and the runner's space, the sampler seed of its own where the runner gives one, and the execution."""
     from types import SimpleNamespace
 
-    from hpstrat_lite.engine.linkpred import HGCN_SPLIT
-    from hpstrat_lite.experiments.tuning import study_sampler_seed
+    from hpstrat_book.part2.linkpred import HGCN_SPLIT
+    from hpstrat_book.part2.tuning import study_sampler_seed
 
     seen = []
 
@@ -707,7 +707,7 @@ def test_default_runner_arguments_resume_the_committed_studies(monkeypatch, tmp_
     """The runners' defaults recognise the committed rows: a rerun of a finished study trains nothing."""
     import shutil
 
-    from hpstrat_lite.experiments import tuning
+    from hpstrat_book.part2 import tuning
 
     def no_training(*args, **kwargs):
         raise AssertionError("a committed study was trained again")

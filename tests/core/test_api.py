@@ -141,7 +141,7 @@ def test_one_name_per_model_across_both_parts(tmp_path):
     import pandas as pd
 
     from hpstrat_lite.engine.models import MODELS
-    from hpstrat_lite.experiments.necessity import _check_models
+    from hpstrat_book.part2.necessity import _check_models
     from hpstrat_lite.rows import model_name, read_rows
 
     assert [model_name(m.lower()) for m in MODELS] == list(MODELS)

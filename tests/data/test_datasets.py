@@ -322,7 +322,7 @@ def test_mirror_dataset_counts_and_graph_form(name, loaded):
 def test_feature_study_counts_are_the_checked_feature_counts():
     """tuning.FEATURE_COUNTS (when a feature study is complete) agrees with EXPECTED, which
     test_mirror_dataset_counts_and_graph_form checks against the raw files."""
-    from hpstrat_lite.experiments.tuning import FEATURE_COUNTS, FEATURE_STEPS
+    from hpstrat_book.part2.tuning import FEATURE_COUNTS, FEATURE_STEPS
 
     assert set(FEATURE_COUNTS) == set(FEATURE_STEPS)
     assert FEATURE_COUNTS == {name: EXPECTED[name][2] for name in FEATURE_COUNTS}

@@ -3,7 +3,7 @@ import numpy as np
 import pytest
 import torch
 
-from hpstrat_lite.experiments.plan import WS_GAMMAS
+from hpstrat_book.part2.plan import WS_GAMMAS
 from hpstrat_lite.data.synthetic import bfs_parents, load_ws, make_ws1000, save_ws, watts_strogatz_graph, ws_features
 
 

@@ -4,7 +4,7 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-from hpstrat_lite.engine.linkpred import (LINK_PROTOCOL, EdgeSplit, edge_split, gcn_adjacency, run_link_prediction,
+from hpstrat_book.part2.linkpred import (LINK_PROTOCOL, EdgeSplit, edge_split, gcn_adjacency, run_link_prediction,
                                           sample_negative_pairs)
 from hpstrat_lite.data.synthetic import watts_strogatz_graph
 from hpstrat_lite.protocol import Execution
@@ -208,7 +208,7 @@ def test_run_link_prediction_bad_inputs(kwargs, match):
 def test_link_prediction_trains_with_freed_memory_reused_and_the_same_numbers(monkeypatch):
     # the training loop runs inside train.reuse_freed_memory (glibc keeps freed activations mapped),
     # and where the memory comes from does not change a number
-    from hpstrat_lite.engine import linkpred
+    from hpstrat_book.part2 import linkpred
     from hpstrat_lite.engine import train
 
     data = _sbm()
@@ -239,7 +239,7 @@ def test_shuffle_feature_rows_permutes_rows_only():
     import torch
     from torch_geometric.data import Data
 
-    from hpstrat_lite.engine.linkpred import shuffle_feature_rows
+    from hpstrat_book.part2.linkpred import shuffle_feature_rows
 
     x = torch.arange(20, dtype=torch.float32).reshape(5, 4)
     data = Data(x=x, edge_index=torch.tensor([[0, 1], [1, 0]]), num_nodes=5)
@@ -254,7 +254,7 @@ def test_shuffle_feature_rows_permutes_rows_only():
 def test_trivial_baselines_on_a_tiny_graph_with_a_known_answer():
     import numpy as np
 
-    from hpstrat_lite.engine.linkpred import degree_product_scores, feature_cosine_scores, pair_auc, signed_rowsum
+    from hpstrat_book.part2.linkpred import degree_product_scores, feature_cosine_scores, pair_auc, signed_rowsum
 
     # star 0-1, 0-2, 0-3 on the training graph: degrees 3, 1, 1, 1, 0
     train = np.array([[0, 0, 0], [1, 2, 3]])
@@ -273,7 +273,7 @@ def test_trivial_baselines_on_a_tiny_graph_with_a_known_answer():
 
 def test_fermi_dirac_decoder_and_hgcn_split():
     from hpstrat_lite.data.synthetic import make_ws1000
-    from hpstrat_lite.engine.linkpred import HGCN_SPLIT, run_link_prediction
+    from hpstrat_book.part2.linkpred import HGCN_SPLIT, run_link_prediction
 
     data = make_ws1000(1.0, seed=0)
     r = run_link_prediction(data, encoder="mlp", seed=0, split=HGCN_SPLIT, decoder="fd", out=16,

@@ -134,7 +134,7 @@ _SHARED_STUDY = r"""
 import sys, time
 import numpy as np, torch
 from torch_geometric.data import Data
-import hpstrat_lite.experiments.tuning as tuning
+import hpstrat_book.part2.tuning as tuning
 
 CALLS = []
 
@@ -193,7 +193,7 @@ def test_two_processes_share_one_sqlite_study(tmp_path):
 
 
 def test_storage_url_and_study_name():
-    from hpstrat_lite.experiments.studies import storage_url, study_name
+    from hpstrat_book.part2.studies import storage_url, study_name
 
     assert storage_url("postgresql+psycopg2://u:p@h/db") == "postgresql+psycopg2://u:p@h/db"
     assert storage_url("studies.db").startswith("sqlite:////")
@@ -206,7 +206,7 @@ def test_storage_url_and_study_name():
 
 
 def test_cli_refuses_a_bad_storage_before_loading_anything(capsys):
-    from hpstrat_lite.cli import main
+    from hpstrat_book.part2.__main__ import main
 
     assert main(["tune", "node", "--datasets", "Cora", "--storage", "redis://h"]) == 2
     assert "the URL scheme must be one of ('sqlite', 'postgresql', 'mysql')" in capsys.readouterr().err

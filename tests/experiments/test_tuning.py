@@ -8,10 +8,10 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-import hpstrat_lite.experiments.tuning as tuning
+import hpstrat_book.part2.tuning as tuning
 from hpstrat_lite.protocol import Execution, Protocol
-from hpstrat_lite.engine.linkpred import EdgeSplit
-from hpstrat_lite.experiments.tuning import (FEATURE_STEPS, SEARCH_SPACE, TUNING_PROTOCOL, Search, feature_subsets,
+from hpstrat_book.part2.linkpred import EdgeSplit
+from hpstrat_book.part2.tuning import (FEATURE_STEPS, SEARCH_SPACE, TUNING_PROTOCOL, Search, feature_subsets,
                                              protocol_masks, random_split_masks, subset_features, tune,
                                              tune_link_predictor, tune_node_classifier)
 from hpstrat_lite.experiments import necessity as runners
@@ -300,7 +300,7 @@ def test_run_feature_study_writes_the_feature_study_file(monkeypatch, data_root,
                                       r"for the runners\); got 0."),
     (dict(search=Search(n_trials={"toy": 2})), r"search.n_trials must be an integer >= 1 .*got \{'toy': 2\}"),
     (dict(search=Search(n_trials=2, n_eval=0)), "search.n_eval must be an integer >= 1; got 0."),
-    (dict(search={"n_trials": 2}), r"search must be a hpstrat_lite.experiments.search.Search .*got dict"),
+    (dict(search={"n_trials": 2}), r"search must be a hpstrat_book.part2.search.Search .*got dict"),
     (dict(protocol="hpstrat"), r"protocol must be a hpstrat_lite.protocol.Protocol .*got str"),
     (dict(execution="cpu"), r"execution must be a hpstrat_lite.protocol.Execution .*got str"),
     (dict(execution=Execution(eval_batch=0)), "execution.eval_batch must be None or an integer >= 1; got 0."),
@@ -315,7 +315,7 @@ def test_bad_inputs(monkeypatch, kwargs, match):
 def test_bad_inputs_other_helpers():
     with pytest.raises(ValueError, match="encoder must be one of"):
         tune_link_predictor(_graph(), encoder="random", search=Search(n_trials=1))
-    with pytest.raises(ValueError, match=r"split must be a hpstrat_lite.engine.linkpred.EdgeSplit .*got tuple"):
+    with pytest.raises(ValueError, match=r"split must be a hpstrat_book.part2.linkpred.EdgeSplit .*got tuple"):
         tune_link_predictor(_graph(), encoder="mlp", split=(0.05, 0.1))
     with pytest.raises(ValueError, match="step must be an integer >= 1"):
         feature_subsets(10, 0)
@@ -443,7 +443,7 @@ def test_precision_is_passed_on_recorded_and_keyed(monkeypatch, tmp_path):
 def test_per_class_split_counts():
     import numpy as np
 
-    from hpstrat_lite.experiments.tuning import per_class_split_masks
+    from hpstrat_book.part2.tuning import per_class_split_masks
 
     y = np.repeat([0, 1, 2], [100, 60, 55])
     tr, va, te = per_class_split_masks(y, [0, 1])
@@ -459,8 +459,8 @@ def test_planetoid_public_split_sizes():
     import pytest
 
     from hpstrat_lite import available_datasets
-    from hpstrat_lite.experiments.protocols import public_split, with_public_split
-    from hpstrat_lite.experiments.tuning import protocol_masks
+    from hpstrat_book.part2.protocols import public_split, with_public_split
+    from hpstrat_book.part2.tuning import protocol_masks
 
     if "Cora" not in available_datasets():
         pytest.skip("Cora's raw files are not in the data root")
@@ -481,7 +481,7 @@ def test_sampler_seed_differs_per_dataset_and_model(tmp_path):
     from torch_geometric.data import Data
     import torch
 
-    from hpstrat_lite.experiments.tuning import study_sampler_seed, tune_node_classifier
+    from hpstrat_book.part2.tuning import study_sampler_seed, tune_node_classifier
 
     seeds = {study_sampler_seed(d, m) for d in ("Cora", "CiteSeer", "Photo") for m in ("mlp", "gcn")}
     assert len(seeds) == 6 and study_sampler_seed("Cora", "MLP") == study_sampler_seed("Cora", "mlp")
@@ -530,7 +530,7 @@ def test_protocol_search_and_execution_reach_the_runs_rows_and_study_name(monkey
 
 def test_study_settings_of_the_default_protocols_are_those_of_the_committed_studies():
     # the stored studies' names (book/distributed.md) carry max_epochs and n_bins only
-    from hpstrat_lite.experiments.necessity import LINK_SPACE, LINK_STUDY_PROTOCOL, NODE_SPACE, NODE_STUDY_PROTOCOL
+    from hpstrat_book.part2.necessity import LINK_SPACE, LINK_STUDY_PROTOCOL, NODE_SPACE, NODE_STUDY_PROTOCOL
 
     assert tuning._study_settings(NODE_STUDY_PROTOCOL, NODE_SPACE, ("max_epochs", "n_bins")) == {
         "max_epochs": 500, "n_bins": 10}

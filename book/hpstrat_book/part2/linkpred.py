@@ -24,7 +24,7 @@ A ``random`` baseline scores every pair uniformly at random (ROC AUC about 0.5).
 
 The training protocol is a :class:`hpstrat_lite.protocol.Protocol`; :data:`LINK_PROTOCOL` is the default of
 one untuned link predictor (the tuned studies draw ``lr``, ``hidden``... per trial,
-:mod:`hpstrat_lite.experiments.tuning`). The edge split fractions are an :class:`EdgeSplit`.
+:mod:`hpstrat_book.part2.tuning`). The edge split fractions are an :class:`EdgeSplit`.
 
 The HGCN-style pipeline that the paper's supplementary code builds on (its sweep file lives in
 ``graphdatasets_hgcn/``, paper Appendix C) is :data:`HGCN_SPLIT` (85 / 5 / 10 edge split), the
@@ -48,11 +48,11 @@ import torch
 import torch.nn.functional as F
 from sklearn.metrics import roc_auc_score
 
-from ..core._validate import check_choice, check_int, check_real, check_training_fields
-from ..core.homophily import simple_undirected_pairs
-from ..protocol import Execution, Protocol, check_protocol_value
-from .train import Features, reuse_freed_memory
-from .operators import gcn_operator
+from hpstrat_lite.core._validate import check_choice, check_int, check_real, check_training_fields
+from hpstrat_lite.core.homophily import simple_undirected_pairs
+from hpstrat_lite.protocol import Execution, Protocol, check_protocol_value
+from hpstrat_lite.engine.train import Features, reuse_freed_memory
+from hpstrat_lite.engine.operators import gcn_operator
 
 __all__ = [
     "ENCODERS",

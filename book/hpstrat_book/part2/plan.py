@@ -1,7 +1,7 @@
 """The plan of the Part II studies: datasets, trial budgets, feature steps, result files and their columns.
 
-Plain values and small functions without torch or Optuna: the runners (:mod:`hpstrat_lite.experiments.necessity`,
-:mod:`hpstrat_lite.experiments.tuning`) train by them, and the reports read rows by them without loading the engine.
+Plain values and small functions without torch or Optuna: the runners (:mod:`hpstrat_book.part2.necessity`,
+:mod:`hpstrat_book.part2.tuning`) train by them, and the reports read rows by them without loading the engine.
 """
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pandas as pd
 
-from ..core._validate import check_choice, check_int
-from ..rows import results_dir as _results_dir
+from hpstrat_lite.core._validate import check_choice, check_int
+from hpstrat_lite.rows import results_dir as _results_dir
 
 #: The gamma values of the WS1000_gamma family in the paper.
 WS_GAMMAS = (0.2, 0.4, 0.6, 0.8, 1.0)
@@ -82,7 +82,7 @@ STUDIES_FILE = "part2_studies.db"
 
 
 def default_storage(results_dir=None):
-    """``sqlite:///<results folder>/part2_studies.db``: the Optuna storage ``hpstrat tune`` keeps its
+    """``sqlite:///<results folder>/part2_studies.db``: the Optuna storage ``python -m hpstrat_book.part2 tune`` keeps its
     studies in unless ``--storage`` names another (a ``postgresql://`` or ``mysql://`` URL for studies
     shared by several machines)."""
     folder = _results_dir(results_dir)

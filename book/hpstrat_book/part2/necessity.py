@@ -1,7 +1,7 @@
 """Part II runners ("Does the graph matter?"): tuned MLP and GCN studies that write result rows.
 
 Katsman, Lou and Gilbert (2024), "Revisiting the Necessity of Graph Learning and Common Graph
-Benchmarks". The runners tune with :mod:`hpstrat_lite.experiments.tuning` (Optuna TPE, selection on
+Benchmarks". The runners tune with :mod:`hpstrat_book.part2.tuning` (Optuna TPE, selection on
 validation only, the best configuration evaluated on ``n_eval = 5`` seeds) and append rows under
 ``results/`` (``part2_node.csv``, ``part2_link.csv``, ``part2_features.csv``), resumable:
 
@@ -13,16 +13,16 @@ validation only, the best configuration evaluated on ``n_eval = 5`` seeds) and a
   numbers the paper copies; rows in ``part2_node_protocols.csv``) and :func:`run_hgcn_link_benchmarks`
   (HGCN-style link prediction: 85 / 5 / 10 edges, Fermi-Dirac decoder, signed row-sum normalisation
   in the search space; rows in ``part2_link_hgcn.csv``);
-- trivial link baselines: :func:`hpstrat_lite.experiments.baselines.run_link_baselines`
+- trivial link baselines: :func:`hpstrat_book.part2.baselines.run_link_baselines`
   (``part2_link_baselines.csv``).
 
 Every runner takes the same few values: the training ``protocol`` (a :class:`hpstrat_lite.protocol.Protocol`;
 :data:`NODE_STUDY_PROTOCOL` and :data:`LINK_STUDY_PROTOCOL` are the book's), the ``search`` (a
-:class:`hpstrat_lite.experiments.search.Search`: trial budget, evaluation seeds, space, storage, sampler seed;
+:class:`hpstrat_book.part2.search.Search`: trial budget, evaluation seeds, space, storage, sampler seed;
 its ``None`` fields are the runner's: budgets :data:`NODE_BUDGETS` / :data:`LINK_BUDGETS`..., spaces
 :data:`NODE_SPACE` / :data:`LINK_SPACE`...) and the ``execution`` (a :class:`hpstrat_lite.protocol.Execution`:
 device, CPU threads, precision, evaluation batches). From a shell:
-``hpstrat tune node|link|features --datasets ...`` (see :mod:`hpstrat_lite.cli`).
+``python -m hpstrat_book.part2 tune node|link|features --datasets ...`` (see :mod:`hpstrat_lite.cli`).
 """
 from __future__ import annotations
 
@@ -35,25 +35,25 @@ from pathlib import Path
 
 import pandas as pd
 
-from ..core._validate import check_int
-from ..engine.models import check_precision
-from .._host import host_cpu
-from ..protocol import Execution, Protocol, check_protocol_value
-from ..rows import append_rows, code_version, model_name, read_rows
+from hpstrat_lite.core._validate import check_int
+from hpstrat_lite.engine.models import check_precision
+from hpstrat_lite._host import host_cpu
+from hpstrat_lite.protocol import Execution, Protocol, check_protocol_value
+from hpstrat_lite.rows import append_rows, code_version, model_name, read_rows
 
 with warnings.catch_warnings():  # tqdm.auto (imported by optuna) warns in a kernel without widgets
     warnings.filterwarnings("ignore", message=".*IProgress not found.*")
     from .tuning import (SEARCH_SPACE, TUNING_PROTOCOL, feature_study, tune_link_predictor,
                          tune_node_classifier)
 from .search import Search, check_search
-from ..engine.linkpred import HGCN_SPLIT, EdgeSplit, run_link_prediction
+from .linkpred import HGCN_SPLIT, EdgeSplit, run_link_prediction
 from .plan import (FEATURE_BUDGET, FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS, RESULT_COLUMNS, RESULTS_FILES, WS_DATASETS,
                    results_file)
-from ..data.datasets import get_spec, load_dataset
-from ..engine.runs import torch_threads as _torch_threads
+from hpstrat_lite.data.datasets import get_spec, load_dataset
+from hpstrat_lite.engine.runs import torch_threads as _torch_threads
 from .protocols import paper_protocol, with_public_split
 from .tuning import study_sampler_seed
-from ..data.synthetic import make_ws1000
+from hpstrat_lite.data.synthetic import make_ws1000
 
 
 # ----------------------------------------------------------------------------------------------
@@ -76,17 +76,17 @@ LINK_DEFAULT_MAX_EPOCHS = 400
 #: Epoch budget of the node-classification runs.
 NODE_MAX_EPOCHS = 500
 #: Training protocol of the book's node-classification studies (chapters 6 and 7, the paper's Section 3
-#: Tables 1-2, Section 4 and Appendix A): :data:`hpstrat_lite.experiments.tuning.TUNING_PROTOCOL` (HpStrat
+#: Tables 1-2, Section 4 and Appendix A): :data:`hpstrat_book.part2.tuning.TUNING_PROTOCOL` (HpStrat
 #: folds with k = 5, B = 10) with at most :data:`NODE_MAX_EPOCHS` epochs; each trial draws the rest. The paper
 #: states neither its split nor its epochs.
 NODE_STUDY_PROTOCOL = TUNING_PROTOCOL.replace(max_epochs=NODE_MAX_EPOCHS)
 #: Training protocol of the book's link-prediction studies (chapters 8 and 9, the paper's Sections 5-6
-#: Tables 3-4 and Figure 2): :data:`hpstrat_lite.experiments.tuning.TUNING_PROTOCOL` with at most
+#: Tables 3-4 and Figure 2): :data:`hpstrat_book.part2.tuning.TUNING_PROTOCOL` with at most
 #: :data:`LINK_DEFAULT_MAX_EPOCHS` epochs, fewer for the datasets of :data:`LINK_MAX_EPOCHS` (the runners'
 #: ``protocol=None``); ``k`` and ``n_bins`` do not apply.
 LINK_STUDY_PROTOCOL = TUNING_PROTOCOL.replace(max_epochs=LINK_DEFAULT_MAX_EPOCHS)
 
-#: Link-prediction search space: :data:`hpstrat_lite.experiments.tuning.SEARCH_SPACE` with shorter patience
+#: Link-prediction search space: :data:`hpstrat_book.part2.tuning.SEARCH_SPACE` with shorter patience
 #: (link predictors peak on validation ROC AUC after a few dozen epochs).
 LINK_SPACE = {**SEARCH_SPACE, "patience": ("cat", (20, 50, 100))}
 #: Node-classification search space: the default one with patience {50, 100}.
@@ -171,7 +171,7 @@ def run_tuning(dataset: str, *, task: str = "node", model: str = "MLP", results_
         Key of :data:`RESULTS_FILES` to write to (default ``task``).
     **kwargs
         Passed to the tuner: ``search``, ``protocol``, ``seed``, ``execution``; ``split`` (a split protocol
-        name for node classification, an :class:`~hpstrat_lite.engine.linkpred.EdgeSplit` for link
+        name for node classification, an :class:`~hpstrat_book.part2.linkpred.EdgeSplit` for link
         prediction), ``decoder`` (link prediction).
 
     Returns
@@ -193,7 +193,7 @@ def run_tuning(dataset: str, *, task: str = "node", model: str = "MLP", results_
 def run_feature_study(dataset: str, *, model: str = "MLP", step: int | None = None,
                       results_dir: str | Path | None = None, root: str | Path | None = None, **kwargs) -> pd.DataFrame:
     """:func:`feature_study` on a named dataset, rows in ``results/part2_features.csv`` (the file
-    chapter 7 and :func:`hpstrat_lite.experiments.necessity.run_feature_studies` read and write); ``kwargs``
+    chapter 7 and :func:`hpstrat_book.part2.necessity.run_feature_studies` read and write); ``kwargs``
     (``split``, ``search``, ``protocol``, ``seed``, ``execution``) go to :func:`feature_study`."""
     data = load_part2_dataset(dataset, root=root)
     return feature_study(data, model=model, step=step, results=results_file("features", results_dir=results_dir),
@@ -203,7 +203,7 @@ def run_feature_study(dataset: str, *, model: str = "MLP", step: int | None = No
 # Runners
 # ----------------------------------------------------------------------------------------------
 
-#: Result files of Part II (:data:`hpstrat_lite.experiments.plan.RESULTS_FILES`): chapter 6 (node), chapters 8-9
+#: Result files of Part II (:data:`hpstrat_book.part2.plan.RESULTS_FILES`): chapter 6 (node), chapters 8-9
 #: (link), chapter 7 (features).
 PART2_FILES = RESULTS_FILES
 
@@ -334,8 +334,8 @@ def run_node_benchmarks(datasets: Sequence[str] = NODE_DATASETS, *, models: Sequ
         ``n_trials``: an int, a dict per dataset, or None for :data:`NODE_BUDGETS`; ``n_eval`` evaluation
         seeds of the best configuration (5); ``space`` (None: :data:`NODE_SPACE`); ``storage``, an Optuna RDB
         storage of the searches (``sqlite:///...``, ``postgresql://...``, ``mysql://...``;
-        :func:`hpstrat_lite.experiments.plan.default_storage` is the one ``hpstrat tune`` uses), shared by
-        every process given the same one (:func:`hpstrat_lite.experiments.studies.tune_shared`), or None:
+        :func:`hpstrat_book.part2.plan.default_storage` is the one ``python -m hpstrat_book.part2 tune`` uses), shared by
+        every process given the same one (:func:`hpstrat_book.part2.studies.tune_shared`), or None:
         each search lives in memory and resumes from the results file; ``sampler_seed`` (None: the seed).
     protocol : Protocol
         The protocol every trial starts from (default :data:`NODE_STUDY_PROTOCOL`: k = 5, at most 500 epochs).
@@ -345,7 +345,7 @@ def run_node_benchmarks(datasets: Sequence[str] = NODE_DATASETS, *, models: Sequ
         ``device``; ``num_threads`` (an int sets torch's CPU threads during the runs and restores them
         afterwards; ``"auto"`` / None leave them); ``precision`` (``"bfloat16"``: mixed-precision training,
         faster on CPUs with AMX, recorded in each row); ``eval_batch`` (evaluation seeds per training batch,
-        default all; see :func:`hpstrat_lite.experiments.tuning.tune_node_classifier`).
+        default all; see :func:`hpstrat_book.part2.tuning.tune_node_classifier`).
     log : callable, optional
         Progress messages (e.g. ``print``).
 
@@ -377,7 +377,7 @@ def run_random_baseline(dataset: str, *, n_eval: int = 5, split: EdgeSplit = Edg
     """Random link scores on ``n_eval`` edge splits (Table 3's "random" row); rows to the results.
 
     Evaluation seed s splits the edges with seed s (fractions ``split``, default 70 / 10 / 20) and scores
-    every pair uniformly at random (:func:`hpstrat_lite.engine.linkpred.run_link_prediction` with
+    every pair uniformly at random (:func:`hpstrat_book.part2.linkpred.run_link_prediction` with
     ``encoder="random"``). Rows already in the results file are not recomputed.
 
     Returns
@@ -479,8 +479,8 @@ def run_feature_studies(datasets: Sequence[str] = ("Cora", "CiteSeer"), *, model
                         log: Callable[[str], None] | None = None) -> pd.DataFrame:
     """The feature-subset study (chapter 7, paper Section 4 and Appendix A, Figures 1 and 3) for several datasets.
 
-    For each dataset and model, :func:`hpstrat_lite.experiments.tuning.feature_study`: nested prefixes of
-    the feature columns in the paper's increments (:data:`hpstrat_lite.experiments.plan.FEATURE_STEPS`, or
+    For each dataset and model, :func:`hpstrat_book.part2.tuning.feature_study`: nested prefixes of
+    the feature columns in the paper's increments (:data:`hpstrat_book.part2.plan.FEATURE_STEPS`, or
     ``steps[dataset]``), each tuned with ``search.n_trials`` trials (None: :data:`FEATURE_BUDGET`; a dict per
     dataset) and evaluated on ``search.n_eval`` seeds; with ``search.storage`` each subset's search is a stored
     study of its own. Rows go to ``results/part2_features.csv`` (``num_features`` tells the subsets apart).
@@ -525,10 +525,10 @@ def run_node_protocols(datasets: Sequence[str] = PROTOCOL_DATASETS, *, models: S
     """Tune MLP and GCN on the paper's node-classification splits (paper Section 3, Tables 1 and 2).
 
     ``split=None`` runs each dataset on the split of the GNN numbers the paper copies
-    (:data:`hpstrat_lite.experiments.plan.NODE_PROTOCOLS`: ``"per_class"``, 20 / 30 nodes per class,
+    (:data:`hpstrat_book.part2.plan.NODE_PROTOCOLS`: ``"per_class"``, 20 / 30 nodes per class,
     on Amazon and Coauthor; ``"planetoid"``, the public split, on Cora, CiteSeer and PubMed); a name
     forces one split for all. Every (dataset, model) gets a TPE sampler seed of its own
-    (:func:`hpstrat_lite.experiments.tuning.study_sampler_seed`) unless ``search.sampler_seed`` names one.
+    (:func:`hpstrat_book.part2.tuning.study_sampler_seed`) unless ``search.sampler_seed`` names one.
     Rows go to ``results/part2_node_protocols.csv`` (resumable). Budgets default to
     :data:`PROTOCOL_BUDGETS`; other arguments as in :func:`run_node_benchmarks`.
 
@@ -566,7 +566,7 @@ def run_hgcn_link_benchmarks(datasets: Sequence[str] = LINK_DATASETS, *, encoder
     """Tune MLP and GCN link predictors in the HGCN-style pipeline (paper Table 4's setting).
 
     The paper's supplementary code is built on HGCN (Chami et al., 2019; paper Appendix C names
-    ``graphdatasets_hgcn/``): 85 / 5 / 10 edge split (:data:`hpstrat_lite.engine.linkpred.HGCN_SPLIT`),
+    ``graphdatasets_hgcn/``): 85 / 5 / 10 edge split (:data:`hpstrat_book.part2.linkpred.HGCN_SPLIT`),
     Fermi-Dirac distance decoder, feature normalisation searched over :data:`HGCN_LINK_SPACE` (with
     HGCN's signed row-sum; ``search.space`` replaces it). Each (dataset, encoder) gets its own sampler seed
     unless ``search.sampler_seed`` names one; rows go to ``results/part2_link_hgcn.csv`` (resumable).

@@ -5,13 +5,13 @@ prediction that reading needs controls: the same nodes appear in training and te
 learn node identities, and the graph's degrees alone rank edges above random pairs. Three baselines, on
 exactly the edge splits of the tuned studies (evaluation seed s = the split of seed s):
 
-- ``"feature cosine"``: ``cos(x_u, x_v)``, no training (:func:`hpstrat_lite.engine.linkpred.feature_cosine_scores`);
+- ``"feature cosine"``: ``cos(x_u, x_v)``, no training (:func:`hpstrat_book.part2.linkpred.feature_cosine_scores`);
 - ``"feature cosine, signed row-sum"``: the same after HGCN's default feature normalisation
-  (:func:`hpstrat_lite.engine.linkpred.signed_rowsum`; flips the sign of rows with a negative sum);
+  (:func:`hpstrat_book.part2.linkpred.signed_rowsum`; flips the sign of rows with a negative sum);
 - ``"degree product"``: ``deg(u) deg(v)`` on the training edges only, no feature
-  (:func:`hpstrat_lite.engine.linkpred.degree_product_scores`);
+  (:func:`hpstrat_book.part2.linkpred.degree_product_scores`);
 - ``"shuffled-feature MLP"``: the tuned MLP's configuration trained on features whose rows are permuted
-  across nodes (:func:`hpstrat_lite.engine.linkpred.shuffle_feature_rows`, permutation seed ``1000 + s``):
+  across nodes (:func:`hpstrat_book.part2.linkpred.shuffle_feature_rows`, permutation seed ``1000 + s``):
   the rows keep their values but no longer describe their node, only identify it.
 
 :func:`run_link_baselines` appends one row per (dataset, baseline, protocol, evaluation seed) to
@@ -24,13 +24,13 @@ import time
 from pathlib import Path
 
 
-from .._host import host_cpu
-from ..core._validate import check_choice, check_int
-from ..engine.linkpred import (HGCN_SPLIT, LINK_PROTOCOL, EdgeSplit, degree_product_scores, edge_split,
+from hpstrat_lite._host import host_cpu
+from hpstrat_lite.core._validate import check_choice, check_int
+from .linkpred import (HGCN_SPLIT, LINK_PROTOCOL, EdgeSplit, degree_product_scores, edge_split,
                                feature_cosine_scores, pair_auc, run_link_prediction, shuffle_feature_rows)
-from ..protocol import Execution, Protocol
+from hpstrat_lite.protocol import Execution, Protocol
 from .plan import BASELINES
-from ..rows import results_dir as _results_dir, append_rows, code_version, read_rows
+from hpstrat_lite.rows import results_dir as _results_dir, append_rows, code_version, read_rows
 
 __all__ = ["BASELINES", "SPLITS", "BASELINE_COLUMNS", "baseline_scores", "tuned_params", "run_link_baselines"]
 

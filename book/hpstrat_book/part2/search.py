@@ -1,5 +1,5 @@
 """The search space of the Part II studies and one Optuna trial drawn from it (shared by the in-memory search of
-:mod:`hpstrat_lite.experiments.tuning` and the stored studies of :mod:`hpstrat_lite.experiments.studies`), and a
+:mod:`hpstrat_book.part2.tuning` and the stored studies of :mod:`hpstrat_book.part2.studies`), and a
 search's budget as one value (:class:`Search`)."""
 from __future__ import annotations
 
@@ -10,8 +10,8 @@ from collections.abc import Mapping
 
 import numpy as np
 
-from .._extras import require
-from ..core._validate import check_int
+from hpstrat_lite._extras import require
+from hpstrat_lite.core._validate import check_int
 from .plan import N_EVAL
 
 optuna = require("optuna", extra="studies")
@@ -37,8 +37,8 @@ class Search:
     """A hyperparameter search and the evaluation of its best configuration, as one value.
 
     Every field left at ``None`` is the caller's default: a single study
-    (:func:`hpstrat_lite.experiments.tuning.tune_node_classifier`) runs 50 trials over :data:`SEARCH_SPACE`
-    with the tuning seed as sampler seed; the book's runners (:mod:`hpstrat_lite.experiments.necessity`) use
+    (:func:`hpstrat_book.part2.tuning.tune_node_classifier`) runs 50 trials over :data:`SEARCH_SPACE`
+    with the tuning seed as sampler seed; the book's runners (:mod:`hpstrat_book.part2.necessity`) use
     their budget tables, their search spaces and, for the paper-protocol studies, a sampler seed per dataset
     and model.
 
@@ -53,7 +53,7 @@ class Search:
     storage : str, optional
         An Optuna RDB storage (``sqlite:///...``, ``postgresql://...``, ``mysql://...`` or a SQLite file path)
         holding the study, shared by every process given the same one
-        (:func:`hpstrat_lite.experiments.studies.tune_shared`); ``None``: the search lives in memory and
+        (:func:`hpstrat_book.part2.studies.tune_shared`); ``None``: the search lives in memory and
         resumes from the results rows.
     sampler_seed : int, optional
         Seed of the TPE sampler; written in the rows and part of the study's key.
@@ -76,7 +76,7 @@ def check_search(search) -> Search:
     :class:`Search`); a ``ValueError`` names the field and what it must be."""
     search = Search() if search is None else search
     if not isinstance(search, Search):
-        raise ValueError(f"search must be a hpstrat_lite.experiments.search.Search (e.g. Search(n_trials=20, "
+        raise ValueError(f"search must be a hpstrat_book.part2.search.Search (e.g. Search(n_trials=20, "
                          f"n_eval=5)); got {type(search).__name__}.")
     check_int(search.n_eval, "search.n_eval")
     check_int(search.sampler_seed, "search.sampler_seed", 0, allow_none=True)

@@ -31,7 +31,7 @@ Split protocols for node classification (``split``):
 - ``"planetoid"``: the public Planetoid split (Yang et al., 2016; Cora 140 / 500 / 1000 nodes,
   CiteSeer 120 / 500 / 1000), the split of the GCN numbers the paper copies into its Table 2. The
   masks are fixed (``data.train_mask``, ``data.val_mask``, ``data.test_mask``, attached by
-  :func:`hpstrat_lite.experiments.protocols.with_public_split`); seeds change the initial weights only.
+  :func:`hpstrat_book.part2.protocols.with_public_split`); seeds change the initial weights only.
 
 The paper states neither split for its tuned MLP (Tables 1 and 2 say "5 trials").
 
@@ -82,26 +82,26 @@ import numpy as np
 import pandas as pd
 import scipy.sparse as sp
 
-from .._extras import require
-from ..core._validate import check_choice, check_int
+from hpstrat_lite._extras import require
+from hpstrat_lite.core._validate import check_choice, check_int
 
 optuna = require("optuna", extra="studies")
 torch = require("torch", extra="pyg")
-from ..engine.linkpred import EdgeSplit, edge_split, run_link_prediction
-from .._host import host_cpu
-from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
-from ..rows import append_rows, checkpoint_dir, code_version, model_name, read_rows
+from .linkpred import EdgeSplit, edge_split, run_link_prediction
+from hpstrat_lite._host import host_cpu
+from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
+from hpstrat_lite.rows import append_rows, checkpoint_dir, code_version, model_name, read_rows
 from .search import (N_STARTUP_TRIALS, SEARCH_SPACE, Search, check_search, check_space, run_trial,  # noqa: F401
                      space_distributions, space_id, suggest_config)
 from .studies import study_name, tune_shared
 from .plan import (FEATURE_COUNTS, FEATURE_STEPS, RESULT_COLUMNS, feature_subsets,  # noqa: F401
                    with_column_defaults)
-from ..engine.models import check_precision
-from ..engine.train import train_runs
+from hpstrat_lite.engine.models import check_precision
+from hpstrat_lite.engine.train import train_runs
 from .protocols import (PER_CLASS, PROTOCOLS, per_class_split_masks, protocol_masks,  # noqa: F401 (re-exported)
                         random_split_masks, study_sampler_seed)
 
-#: Progress of the searches (one line per trial and per evaluation); ``hpstrat tune``
+#: Progress of the searches (one line per trial and per evaluation); ``python -m hpstrat_book.part2 tune``
 #: prints it with a time stamp.
 log = logging.getLogger(__name__)
 
@@ -161,13 +161,13 @@ def tune(objective, n_trials, *, seed=0, space=None, done=(), on_trial=None, n_s
         Random trials before TPE starts modelling (:data:`N_STARTUP_TRIALS`, Optuna's default 10): with
         ``n_trials <= n_startup_trials`` the search is a seeded random search.
     storage : str, optional
-        An Optuna RDB storage (:func:`hpstrat_lite.experiments.studies.storage_url`: ``sqlite:///...``, ``postgresql://...``,
+        An Optuna RDB storage (:func:`hpstrat_book.part2.studies.storage_url`: ``sqlite:///...``, ``postgresql://...``,
         ``mysql://...`` or a file path) holding the study named ``study_name``. Every process given the
         same storage and name works on the same study, until it holds ``n_trials`` trials in total
-        (:func:`hpstrat_lite.experiments.studies.tune_shared`); ``done`` then only fills a study the storage does not hold yet. Default:
+        (:func:`hpstrat_book.part2.studies.tune_shared`); ``done`` then only fills a study the storage does not hold yet. Default:
         the study lives in memory, and ``done`` is replayed into it.
     study_name : str
-        Name of the stored study (required with ``storage``; see :func:`hpstrat_lite.experiments.studies.study_name`).
+        Name of the stored study (required with ``storage``; see :func:`hpstrat_book.part2.studies.study_name`).
 
     Returns
     -------
@@ -265,9 +265,9 @@ def _run_study(objective, key, n_trials, seed, space, results, eval_fn, n_eval, 
     """Search (resuming from ``results``), then evaluate the best config on ``n_eval`` seeds,
     ``eval_batch`` seeds at a time (all at once when None); each batch's rows are written when it ends.
     ``sampler_seed`` (default ``seed``) seeds TPE and is part of the study's key.
-    With ``storage`` the search is the stored study :func:`hpstrat_lite.experiments.studies.study_name`
+    With ``storage`` the search is the stored study :func:`hpstrat_book.part2.studies.study_name`
     names (``key`` and ``settings``), shared with other processes
-    (:func:`hpstrat_lite.experiments.studies.tune_shared`), and only the process it designates evaluates."""
+    (:func:`hpstrat_book.part2.studies.tune_shared`), and only the process it designates evaluates."""
     space = check_space(space)
     sampler_seed = seed if sampler_seed is None else check_int(sampler_seed, "sampler_seed", 0)
     key = {**key, "tune_seed": seed, "space_id": space_id(space), "sampler_seed": sampler_seed}
@@ -390,8 +390,8 @@ def tune_node_classifier(data, *, model: str = "MLP", split: str = "hpstrat", se
         ``sampler_seed`` (default ``seed``; :func:`study_sampler_seed` gives one per dataset and model; written
         in the rows and part of the study's key). With a ``storage`` the search is kept in an Optuna RDB
         storage shared by every process given the same one
-        (:func:`hpstrat_lite.experiments.studies.tune_shared`), the study named by
-        :func:`hpstrat_lite.experiments.studies.study_name` from the task, dataset, model, split, k, features,
+        (:func:`hpstrat_book.part2.studies.tune_shared`), the study named by
+        :func:`hpstrat_book.part2.studies.study_name` from the task, dataset, model, split, k, features,
         precision, seed, space, ``max_epochs`` and ``n_bins``; without one it lives in memory and resumes
         from ``results``.
     protocol : Protocol
@@ -508,7 +508,7 @@ def tune_link_predictor(data, *, encoder: str = "GCN", decoder: str = "dot", spl
     """Tune an MLP or GCN link predictor on validation ROC AUC; test the best.
 
     Tuning trials share one edge split (seed ``seed``); evaluation trial s draws a new split and new
-    weights with seed s. Each trial runs :func:`hpstrat_lite.engine.linkpred.run_link_prediction` with
+    weights with seed s. Each trial runs :func:`hpstrat_book.part2.linkpred.run_link_prediction` with
     ``hidden = out = config["hidden"]``.
 
     Parameters
@@ -518,9 +518,9 @@ def tune_link_predictor(data, *, encoder: str = "GCN", decoder: str = "dot", spl
     encoder : {"MLP", "GCN"}
         Any case; the rows say ``"<encoder>-<decoder>"``.
     decoder : {"dot", "mlp", "fd"}
-        ``"fd"``: HGCN's Fermi-Dirac distance decoder (:mod:`hpstrat_lite.engine.linkpred`).
+        ``"fd"``: HGCN's Fermi-Dirac distance decoder (:mod:`hpstrat_book.part2.linkpred`).
     split : EdgeSplit
-        Edge split fractions (default 70 / 10 / 20; :data:`hpstrat_lite.engine.linkpred.HGCN_SPLIT` is
+        Edge split fractions (default 70 / 10 / 20; :data:`hpstrat_book.part2.linkpred.HGCN_SPLIT` is
         HGCN's 85 / 5 / 10); its name goes to the rows' ``protocol`` column.
     search, seed, results, dataset
         As in :func:`tune_node_classifier` (a stored study's name has ``max_epochs``, not ``n_bins``).
@@ -538,7 +538,7 @@ def tune_link_predictor(data, *, encoder: str = "GCN", decoder: str = "dot", spl
     """
     encoder = check_choice(model_name(encoder), "encoder", LINK_ENCODERS)  # rows say "GCN-dot"
     if not isinstance(split, EdgeSplit):
-        raise ValueError(f"split must be a hpstrat_lite.engine.linkpred.EdgeSplit (e.g. EdgeSplit(val_ratio=0.05, "
+        raise ValueError(f"split must be a hpstrat_book.part2.linkpred.EdgeSplit (e.g. EdgeSplit(val_ratio=0.05, "
                          f"test_ratio=0.1)); got {type(split).__name__}.")
     search = check_search(search)
     n_trials = _study_trials(search)

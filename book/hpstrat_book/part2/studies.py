@@ -2,16 +2,16 @@
 
 Every process given the same storage URL and study name draws its trials from the same study: Optuna
 hands them out, none runs twice, and a trial whose process was killed is freed after its heartbeat
-stops (:data:`HEARTBEAT_GRACE`). :func:`hpstrat_lite.experiments.tuning.tune` uses :func:`tune_shared`
+stops (:data:`HEARTBEAT_GRACE`). :func:`hpstrat_book.part2.tuning.tune` uses :func:`tune_shared`
 when it is given a storage; the CSV rows stay the results of record.
 """
 from __future__ import annotations
 import time
 from pathlib import Path
 import numpy as np
-from .._extras import require
-from .._io import file_lock
-from ..core._validate import check_int
+from hpstrat_lite._extras import require
+from hpstrat_lite._io import file_lock
+from hpstrat_lite.core._validate import check_int
 
 optuna = require("optuna", extra="studies")
 from .search import N_STARTUP_TRIALS, check_space, run_trial, space_distributions

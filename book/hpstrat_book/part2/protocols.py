@@ -18,10 +18,10 @@ import hashlib
 import numpy as np
 import torch
 
-from ..core._validate import check_choice, check_int
-from ..core.folds import fold_masks, hpstrat_folds
-from ..core.homophily import node_homophily
-from ..data.datasets import _find_raw, data_root, get_spec
+from hpstrat_lite.core._validate import check_choice, check_int
+from hpstrat_lite.core.folds import fold_masks, hpstrat_folds
+from hpstrat_lite.core.homophily import node_homophily
+from hpstrat_lite.data.datasets import _find_raw, data_root, get_spec
 from .plan import NODE_PROTOCOLS
 
 __all__ = ["PROTOCOLS", "random_split_masks", "protocol_masks", "NODE_PROTOCOLS", "PLANETOID_DATASETS", "PER_CLASS", "paper_protocol", "public_split", "with_public_split",
@@ -192,7 +192,7 @@ def protocol_masks(data, *, protocol="hpstrat", seeds=(0,), k=5, n_bins=10):
         fixed = [getattr(data, m, None) for m in ("train_mask", "val_mask", "test_mask")]
         if any(m is None for m in fixed):
             raise ValueError("protocol='planetoid' needs data.train_mask, data.val_mask and data.test_mask "
-                             "(the public split; see hpstrat_lite.experiments.protocols.with_public_split)")
+                             "(the public split; see hpstrat_book.part2.protocols.with_public_split)")
         tr, va, te = (m.reshape(-1, 1).bool().repeat(1, len(seeds)) for m in fixed)
         return tr, va, te, np.array(seeds), np.zeros(len(seeds), dtype=np.int64)
     h = node_homophily(data.edge_index, data.y, n)
