@@ -1,9 +1,9 @@
 """Training with glibc's allocator reusing freed memory against its default, on the sweep's largest pairs.
 
-:func:`hpstrat_lite.engine.train.reuse_freed_memory` (on by default inside :func:`~hpstrat_lite.engine.train.train_runs`)
+:func:`hpstrat_lite.engine.train.reuse_freed_memory` (opt-in: ``Execution(reuse_freed_memory=True)``)
 keeps the large activations an epoch frees in mapped memory, so the next epoch does not page-fault them
 in again. For each (dataset, model) this times the same 12 runs (k = 4 folds x 3 split methods, as in
-the sweep) for ``--short`` and ``--long`` fixed epochs, off and on alternately (``HPSTRAT_REUSE_MEMORY``
+the sweep) for ``--short`` and ``--long`` fixed epochs, off and on alternately (``Execution.reuse_freed_memory``
 = 0 / 1), each measurement in a fresh Python process (once ``mallopt`` has run, glibc's allocator no longer
 behaves as in a new process, even with its default settings back), and prints the best per-epoch time of
 each setting, their ratio, and whether every run's numbers are equal.
@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import argparse
 import json
-import os
 import subprocess
 import sys
 import time
@@ -36,9 +35,8 @@ KEYS = ("best_epoch", "train_loss", "val_loss", "test_loss", "test_acc")
 def _measure(pair, args, reuse):
     """One measurement in a fresh process: ``(seconds per epoch, the runs' numbers)``."""
     cmd = [sys.executable, __file__, "--child", pair, "--threads", str(args.threads), "--short", str(args.short),
-           "--long", str(args.long)]
-    env = {**os.environ, train.REUSE_MEMORY_ENV: "1" if reuse else "0"}
-    out = subprocess.run(cmd, env=env, capture_output=True, text=True, check=True).stdout
+           "--long", str(args.long)] + (["--reuse"] if reuse else [])
+    out = subprocess.run(cmd, capture_output=True, text=True, check=True).stdout
     result = json.loads(out.strip().splitlines()[-1])
     return result["per_epoch"], result["numbers"]
 
@@ -53,7 +51,8 @@ def _child(pair, args):
         start = time.perf_counter()
         rows = train.train_runs(data, model, *masks, seeds=list(range(masks[0].shape[1])),
                                 protocol=PAPER_PROTOCOL.replace(max_epochs=epochs, patience=None),
-                                execution=Execution(device="cpu", num_threads=args.threads))
+                                execution=Execution(device="cpu", num_threads=args.threads,
+                                                    reuse_freed_memory=args.reuse))
         times.append(time.perf_counter() - start)
     numbers = [[row[key] for key in KEYS] for row in rows]
     print(json.dumps({"per_epoch": (times[1] - times[0]) / (args.long - args.short), "numbers": numbers}))
@@ -67,6 +66,7 @@ def main(argv=None):
     parser.add_argument("--long", type=int, default=10)
     parser.add_argument("--repeats", type=int, default=2, help="measurements of each setting, alternated")
     parser.add_argument("--child", help=argparse.SUPPRESS)
+    parser.add_argument("--reuse", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.child:
         return _child(args.child, args)

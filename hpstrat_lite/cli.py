@@ -119,7 +119,8 @@ def _execution(args) -> Execution:
     executor = getattr(args, "executor", None) or ("ray" if workers > 1 or fresh or address is not None else "local")
     return Execution(device=args.device, progress=True, executor=executor, workers=workers, ray_address=address,
                      cpus_per_pair=getattr(args, "cpus_per_pair", None), fresh_process=fresh,
-                     num_threads=args.threads or "auto")
+                     num_threads=args.threads or "auto",
+                     reuse_freed_memory=getattr(args, "reuse_freed_memory", False))
 
 
 def _add_threads_arg(p) -> None:
@@ -245,6 +246,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh-process", action="store_true",
                    help="train every (dataset, model) pair in a new Ray worker process (max_calls=1), so that "
                         "none inherits the heap fragmented by the pairs before it (implies --executor ray)")
+    p.add_argument("--reuse-freed-memory", action="store_true",
+                   help="keep freed memory mapped between epochs (glibc; faster on large graphs, higher peak memory)")
     p.add_argument("--traceback", action="store_true", help="on an error, print the full traceback")
     p.set_defaults(func=_cmd_experiment)
 

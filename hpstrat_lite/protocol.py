@@ -115,6 +115,10 @@ class Execution:
     fresh_process : bool
         With ``executor="ray"``: train every pair in a new Ray worker process (``max_calls=1``), so that no
         pair inherits the heap the pairs before it fragmented (each pays the start of a process).
+    reuse_freed_memory : bool
+        Opt-in: while a batch trains, glibc's allocator keeps freed memory for reuse instead of unmapping it
+        (:func:`hpstrat_lite.engine.train.reuse_freed_memory`; faster epochs on large graphs, higher peak
+        memory); the allocator's settings are restored when the batch ends. Default off.
     eval_batch : int, optional
         Part II tuning: evaluation seeds of the best configuration trained together in one batch, whose rows
         are written when it ends (default: all at once, the fastest); ``1`` lands each seed's runs as soon as
@@ -135,6 +139,9 @@ class Execution:
 
     # Part II (tuning)
     eval_batch: int | None = None
+
+    # process-wide settings, off unless asked for and restored when the call returns
+    reuse_freed_memory: bool = False
 
 
 def check_protocol_value(protocol, *, execution=None) -> tuple[Protocol, Execution]:

@@ -47,7 +47,7 @@ How R runs become one model
   built once per dataset and device and cached, keyed by the identity of ``data.x`` /
   ``data.edge_index``.
 * While a batch trains, glibc keeps the memory of freed activations mapped for the next epoch
-  (:func:`reuse_freed_memory`; ``HPSTRAT_REUSE_MEMORY=0`` turns it off) instead of unmapping it and
+  (:func:`reuse_freed_memory`, opt-in: ``Execution(reuse_freed_memory=True)``) instead of unmapping it and
   page-faulting it in again: the same numbers, without a page fault per page per epoch
   (figures: ``benchmarks/README.md``, ``bench_memory.py``).
 """
@@ -56,7 +56,6 @@ from __future__ import annotations
 import contextlib
 import json
 import math
-import os
 import time
 import warnings
 import weakref
@@ -242,8 +241,6 @@ def _activation_per_run(model: str, n: int, ops: dict, hidden: int, num_layers: 
 #: glibc's ``mallopt`` parameters (``<malloc.h>``) and their defaults, restored after training.
 _M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
 _GLIBC_DEFAULTS = {_M_TRIM_THRESHOLD: 128 * 1024, _M_MMAP_MAX: 65536}
-#: ``HPSTRAT_REUSE_MEMORY=0`` in the environment turns :func:`reuse_freed_memory` off.
-REUSE_MEMORY_ENV = "HPSTRAT_REUSE_MEMORY"
 _LIBC = []  # [ctypes.CDLL or None], looked up once
 
 
@@ -263,7 +260,7 @@ def _libc_mallopt():
 
 
 @contextlib.contextmanager
-def reuse_freed_memory(enabled: bool | None = None):
+def reuse_freed_memory(enabled: bool = True):
     """Run the block with glibc's allocator keeping freed memory for reuse instead of returning it.
 
     An epoch allocates and frees the same large activations (``[R, N, d]`` float32 tensors of tens to
@@ -276,12 +273,10 @@ def reuse_freed_memory(enabled: bool | None = None):
     memory comes from changes; torch aligns every tensor to 64 bytes either way), at the price of a higher
     peak resident memory (figures: ``benchmarks/README.md``, ``bench_memory.py``).
 
-    ``enabled=None`` reads :data:`REUSE_MEMORY_ENV` (on unless it is ``"0"``); a no-op where the C
-    library has no ``mallopt``. Setting ``M_TRIM_THRESHOLD`` turns off glibc's dynamic ``mmap``
+    Opt-in: :func:`train_runs` enters it only with ``Execution(reuse_freed_memory=True)``; ``enabled=False``
+    and a C library without ``mallopt`` make it a no-op. Setting ``M_TRIM_THRESHOLD`` turns off glibc's dynamic ``mmap``
     threshold for the rest of the process (its documented side effect).
     """
-    if enabled is None:
-        enabled = os.environ.get(REUSE_MEMORY_ENV, "1") != "0"
     libc = _libc_mallopt() if enabled else None
     if libc is None:
         yield
@@ -657,7 +652,8 @@ def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_m
         if finished.get("data") == fingerprint and "rows" in finished:
             part = finished["rows"]
         else:
-            with _torch_threads(num_threads), matmul_precision(precision), reuse_freed_memory():
+            with (_torch_threads(num_threads), matmul_precision(precision),
+                  reuse_freed_memory(execution.reuse_freed_memory)):
                 part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
                                     hp, dev, progress, desc, checkpoint=state_file, fingerprint=fingerprint)
             if finished_file is not None:

@@ -1030,7 +1030,6 @@ def test_reuse_freed_memory_sets_glibc_options_and_restores_them(monkeypatch):
 
     fake = _FakeLibc()
     monkeypatch.setattr(train, "_LIBC", [fake])
-    monkeypatch.delenv(train.REUSE_MEMORY_ENV, raising=False)
     with pytest.raises(RuntimeError, match="inside"):  # restored on the way out of an exception too
         with train.reuse_freed_memory():
             assert fake.calls == [("mallopt", -4, 0), ("mallopt", -1, 2 ** 31 - 1)]  # M_MMAP_MAX, M_TRIM_THRESHOLD
@@ -1038,16 +1037,40 @@ def test_reuse_freed_memory_sets_glibc_options_and_restores_them(monkeypatch):
     assert fake.calls[2:] == [("mallopt", -1, 128 * 1024), ("mallopt", -4, 65536), ("malloc_trim", 0)]
 
 
-@pytest.mark.parametrize("how", ["env", "argument", "no mallopt"])
+@pytest.mark.parametrize("how", ["argument", "no mallopt"])
 def test_reuse_freed_memory_can_be_off(monkeypatch, how):
     from hpstrat_lite.engine import train
 
     fake = _FakeLibc()
     monkeypatch.setattr(train, "_LIBC", [None if how == "no mallopt" else fake])
-    monkeypatch.setenv(train.REUSE_MEMORY_ENV, "0" if how == "env" else "1")
-    with train.reuse_freed_memory(False if how == "argument" else None):
+    with train.reuse_freed_memory(False if how == "argument" else True):
         pass
     assert fake.calls == []
+
+
+def test_training_leaves_the_allocator_alone_unless_asked(monkeypatch):
+    """``train_runs`` sets glibc's allocator options only with ``Execution(reuse_freed_memory=True)``."""
+    import torch
+    from torch_geometric.data import Data
+
+    from hpstrat_lite.engine import train
+    from hpstrat_lite.protocol import PAPER_PROTOCOL, Execution
+
+    fake = _FakeLibc()
+    monkeypatch.setattr(train, "_LIBC", [fake])
+    g = torch.Generator().manual_seed(0)
+    data = Data(x=torch.randn(20, 4, generator=g), y=torch.arange(20) % 2,
+                edge_index=torch.tensor([[i for i in range(19)] + [i + 1 for i in range(19)],
+                                         [i + 1 for i in range(19)] + [i for i in range(19)]]))
+    masks = [torch.zeros(20, 1, dtype=torch.bool) for _ in range(3)]
+    for m, part in zip(masks, (range(0, 10), range(10, 15), range(15, 20))):
+        m[list(part), 0] = True
+    protocol = PAPER_PROTOCOL.replace(max_epochs=2, patience=None)
+    train.train_runs(data, "MLP", *masks, [0], protocol=protocol, execution=Execution(device="cpu"))
+    assert fake.calls == []
+    train.train_runs(data, "MLP", *masks, [0], protocol=protocol,
+                     execution=Execution(device="cpu", reuse_freed_memory=True))
+    assert fake.calls[:2] == [("mallopt", -4, 0), ("mallopt", -1, 2 ** 31 - 1)]
 
 
 def test_the_c_library_lookup_finds_mallopt_on_glibc():
