@@ -14,7 +14,7 @@ from hpstrat_book.part2.linkpred import EdgeSplit
 from hpstrat_book.part2.tuning import (FEATURE_STEPS, SEARCH_SPACE, TUNING_PROTOCOL, Search, feature_subsets,
                                              protocol_masks, random_split_masks, subset_features, tune,
                                              tune_link_predictor, tune_node_classifier)
-from hpstrat_lite.experiments import necessity as runners
+from hpstrat_book.part2 import necessity as runners
 
 
 pytestmark = pytest.mark.usefixtures("one_torch_thread")
