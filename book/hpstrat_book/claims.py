@@ -374,6 +374,45 @@ def rerun_table(src: Sources = Sources()) -> pd.DataFrame:
     return table
 
 
+def _said(r: ClaimResult) -> str:
+    return f"[{r.id}] {r.evidence.ours}"
+
+
+def controls_reading(src: Sources = Sources()) -> str:
+    """The controls page's reading, by fixed rules from the registry's verdicts (B1-B11), as a Markdown list:
+    HpStrat smaller than the placebo (B1 *agrees*): homophily carries information beyond the number of strata;
+    else the placebo smaller than class-stratified (B3): the gain comes from finer strata; else the controls
+    cannot say where a gain comes from. Then the homophily trend: exploratory where it was found (B6, B11),
+    its verdicts on held-out rows (B7-B10) and the sign of HpStrat's effect in each group of graphs."""
+    r = {i: evaluate(i, src) for i in ("B1", "B2", "B3", "B5", "B6", "B7", "B8", "B9", "B10", "B11")}
+    out = []
+    if r["B1"].verdict == AGREES:
+        out.append(f"HpStrat's spread is smaller than the placebo's at the (graph, seed) unit: homophily carries "
+                   f"information beyond the number of strata ({_said(r['B1'])}).")
+    elif r["B3"].verdict == AGREES:
+        out.append(f"The placebo's spread is smaller than class-stratified's ({_said(r['B3'])}) and HpStrat's is not "
+                   f"distinguishable from the placebo's ({_said(r['B1'])}): the gain comes from finer strata.")
+    else:
+        out.append(f"At the (graph, seed) unit neither HpStrat against the placebo ({_said(r['B1'])}) nor the placebo "
+                   f"against class-stratified ({_said(r['B3'])}) differs beyond noise: the controls cannot say whether "
+                   "homophily carries information beyond the number of strata (**inconclusive**).")
+    out.append(f"Against degree stratification: **{r['B2'].verdict}** ({_said(r['B2'])}); against class-stratified "
+               f"on the same units: **{r['B5'].verdict}** ({_said(r['B5'])}).")
+    out.append(f"The homophily trend where it was found, k = 4 seeds 0-2 (**exploratory**, no verdict): {_said(r['B6'])}.")
+    held = "; ".join(f"{REGISTRY[i].statement[REGISTRY[i].statement.rfind('(') + 1:-1]} **{r[i].verdict}** "
+                     f"({_said(r[i])})" for i in ("B7", "B8", "B9"))
+    out.append(f"On rows not used to find it: {held}.")
+    g, d = r["B10"].evidence, r["B11"].evidence
+    sign = lambda x: "larger" if x > 0 else "smaller"  # noqa: E731
+    out.append(f"Read as two groups of graphs (the benchmarks have none between homophily 0.30 and 0.72): "
+               f"**{r['B10'].verdict}** on the held-out seeds ({_said(r['B10'])}). Where it was found, HpStrat's spread "
+               f"is {sign(d.number('het'))} than class-stratified's on the heterophilous graphs "
+               f"({d.number('het'):+.2f} points) and {sign(d.number('hom'))} on the homophilous ones "
+               f"({d.number('hom'):+.2f}); on the held-out seeds {sign(g.number('het'))} ({g.number('het'):+.2f}) and "
+               f"{sign(g.number('hom'))} ({g.number('hom'):+.2f}).")
+    return "\n".join(f"- {x}" for x in out)
+
+
 BEFORE = "book/claims_before.csv"
 """The verdicts of the previous rules, one row per claim id (written by the previous scorecard code)."""
 
@@ -395,4 +434,4 @@ def change_log(current: pd.DataFrame | None = None, *, before=BEFORE) -> pd.Data
 
 
 __all__ = ["Claim", "ClaimResult", "Sources", "Evidence", "REGISTRY", "claim", "evaluate", "ids", "claims_frame",
-           "rerun_table", "change_log", "AGREES", "DISAGREES", "INCONCLUSIVE"]
+           "rerun_table", "change_log", "controls_reading", "AGREES", "DISAGREES", "INCONCLUSIVE"]

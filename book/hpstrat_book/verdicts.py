@@ -93,48 +93,6 @@ def construction_verdict(ok: bool) -> str:
     return BY_CONSTRUCTION if ok else DISAGREES
 
 
-def ordering_verdict(holds: bool, *, beyond_noise: bool = True, reruns: Mapping[str, bool] | None = None) -> str:
-    """The verdict of an ordering (or count) claim under the book's rule.
-
-    Parameters
-    ----------
-    holds : bool
-        Whether the claimed ordering holds on the committed run.
-    beyond_noise : bool
-        Whether its test rejects chance (p below the stated threshold) or its margin exceeds the stated
-        rerun-to-rerun spread.
-    reruns : mapping of str to bool, optional
-        For each committed rerun of the same protocol, whether the ordering holds there.
-
-    Returns
-    -------
-    str
-        ``"agrees"`` when it holds, beyond noise, and on every rerun; ``"disagrees"`` when it fails on the
-        committed run and on every rerun; ``"inconclusive"`` otherwise.
-
-    Examples
-    --------
-    >>> ordering_verdict(True, beyond_noise=True, reruns={"rerun A": True, "rerun B": False})
-    'inconclusive'
-    >>> ordering_verdict(False, reruns={"rerun A": False})
-    'disagrees'
-    """
-    again = list((reruns or {}).values())
-    if holds and beyond_noise and all(again):
-        return AGREES
-    if not holds and not any(again):
-        return DISAGREES
-    return INCONCLUSIVE
-
-
-def reruns_text(figures: Mapping[str, str], holds: Mapping[str, bool]) -> str:
-    """``"; reruns: <name> <figure> (holds), ..."`` for the ``ours`` cell of an ordering claim ('' for none)."""
-    if not figures:
-        return ""
-    return "; reruns: " + ", ".join(f"{name} {fig} ({'holds' if holds[name] else 'fails'})"
-                                    for name, fig in figures.items())
-
-
 def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accuracy") -> pd.DataFrame:
     """Does the best model of a dataset change with the split method? (HpStrat Appendix E), by a rule that
     survives the split seed.
