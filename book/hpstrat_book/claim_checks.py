@@ -18,10 +18,12 @@ import pandas as pd
 from hpstrat_lite import stats
 from hpstrat_lite._names import MODELS
 from hpstrat_lite.core.folds import ALL_METHODS
+from hpstrat_lite.experiments.ladder import LADDER_METHODS, with_ladder_knobs
 from .controls import PAPER_METHODS, complete_blocks, graph_properties
 from .hpstrat import RUN_ID, complete_pairs
 from .paths import REPO, read_rows
-from .verdicts import AGREES, DISAGREES, EXPLORATORY, INCONCLUSIVE, at_precision, rerun_verdict, tested_verdict
+from .verdicts import (AGREES, DISAGREES, EXPLORATORY, INCONCLUSIVE, at_precision, best_model_changes, rerun_verdict,
+                       tested_verdict)
 
 ALPHA = 0.05
 #: A rerun whose share of test accuracies identical to the committed sweep's (over the runs it trained) is above
@@ -286,8 +288,6 @@ def appendix_e(rows: pd.DataFrame, *, paper=(8, 15), alpha: float = ALPHA) -> Ev
     spread; else *inconclusive* (the changes could all be noise)."""
     from scipy.stats import fisher_exact
 
-    from .verdicts import best_model_changes
-
     g = gnn_rows(rows)
     if g.empty:
         return Evidence(INCONCLUSIVE, "not run: no complete (dataset, GNN) pair yet")
@@ -445,8 +445,6 @@ def ladder(src: Sources, *, alpha: float = ALPHA) -> Evidence:
     """The trend on the homophily ladder (GNNs): one point per cell (n, lam), its effect the mean over the cell's
     (graph, seed) units of HpStrat's spread minus class-stratified's; Spearman against the cell's measured
     homophily, partial with the cell's size fixed; the same rule as :func:`trend` held out."""
-    from hpstrat_lite.experiments.ladder import LADDER_METHODS, with_ladder_knobs
-
     rows = _rows((src.ladder,))
     if rows.empty:
         return Evidence(INCONCLUSIVE, "not run: no ladder rows")
