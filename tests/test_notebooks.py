@@ -18,6 +18,7 @@ import hpstrat_book.build as book
 from hpstrat_book.plots import stratum_spread
 from conftest import bins_oracle
 from hpstrat_book import scorecard
+from hpstrat_book.hpstrat import complete_pairs
 
 
 PART2_PREFIXES = ("06_", "06b_", "07_", "08_", "09_")  # Part II chapters train and tune models
@@ -317,12 +318,12 @@ def test_complete_pairs_drop_pairs_with_missing_methods_or_folds():
     rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
     cut = rows[~((rows["dataset"] == "B") & (rows["model"] == "GAT") & (rows["method"] == "hpstrat"))]
     cut = cut[~((cut["dataset"] == "C") & (cut["model"] == "GCN") & (cut["fold"] == 3))]
-    kept, coverage = scorecard.complete_pairs(cut)
+    kept, coverage = complete_pairs(cut)
     assert len(kept) == len(rows) - 2 * 12
     cov = coverage.set_index("dataset")
     gaps = cov["models missing or incomplete"]
     assert gaps["B"] == "GAT" and gaps["C"] == "GCN"
-    _, coverage = scorecard.complete_pairs(rows[(rows["dataset"] == "A") | (rows["model"] != "MLP")])
+    _, coverage = complete_pairs(rows[(rows["dataset"] == "A") | (rows["model"] != "MLP")])
     assert coverage.set_index("dataset").loc["B", "models missing or incomplete"] == "MLP"  # no rows at all
     assert cov.loc["A", "models complete"] == "GAT, GCN, MLP"
 
@@ -331,12 +332,12 @@ def test_complete_pairs_need_every_seed_of_a_multi_seed_protocol():
     rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
     seed1 = rows[rows["dataset"] != "C"].assign(seed=1)  # dataset C has seed 0 only
     both = pd.concat([rows, seed1], ignore_index=True)
-    kept, coverage = scorecard.complete_pairs(both)
+    kept, coverage = complete_pairs(both)
     assert set(kept["dataset"]) == {"A", "B"} and set(kept["seed"]) == {0, 1}
     assert coverage.set_index("dataset").loc["C", "models missing or incomplete"] == "GCN, GAT, MLP"
-    kept, _ = scorecard.complete_pairs(both, seeds=[0])  # one seed asked for: C counts, seed 1 rows are left out
+    kept, _ = complete_pairs(both, seeds=[0])  # one seed asked for: C counts, seed 1 rows are left out
     assert set(kept["dataset"]) == {"A", "B", "C"} and set(kept["seed"]) == {0}
-    kept, _ = scorecard.complete_pairs(both, seeds=[0, 1, 2])  # seed 2 has no rows anywhere
+    kept, _ = complete_pairs(both, seeds=[0, 1, 2])  # seed 2 has no rows anywhere
     assert kept.empty
 
 
