@@ -18,7 +18,7 @@ import hpstrat_book.build as book
 from hpstrat_book.plots import stratum_spread
 from conftest import bins_oracle
 from hpstrat_book import scorecard
-
+from hpstrat_book.hpstrat import complete_pairs
 
 
 PART2_PREFIXES = ("06_", "06b_", "07_", "08_", "09_")  # Part II chapters train and tune models
@@ -314,39 +314,16 @@ def sweep_rows(spread, datasets=("A", "B", "C"), models=("GCN", "GAT", "MLP"), k
     return pd.DataFrame(rows)
 
 
-def test_gnn_claims_check_the_paper_and_name_missing_datasets():
-    rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
-    card = scorecard.gnn_claims(rows, datasets=["A", "B", "C", "D"]).set_index("section")
-    assert card.loc["Table 4", "ours"].startswith("3/3 datasets") and "not yet: D" in card.loc["Table 4", "ours"]
-    t3 = card.loc["Table 3"]
-    assert t3.iloc[0]["ours"].startswith("1.00 / 2.00 / 3.00 (3 datasets x 2 GNNs")  # MLP is not ranked
-    assert (card["verdict"] == "agrees").all(), card["ours"].tolist()
-    assert card.loc["Table C.4", "ours"].startswith("100% of 6 pairs (sign test p = 0.016")
-    bad = scorecard.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0})).set_index("section")
-    assert (bad["verdict"] == "disagrees").all()
-    assert "not for GAT, GCN" in bad.loc["Table 3"].iloc[1]["ours"]
-    one = scorecard.gnn_claims(sweep_rows({"random": 1.0, "stratified": 2.0, "hpstrat": 3.0}, datasets=("A",)))
-    assert one.set_index("section").loc["Table 4", "verdict"] == "disagrees"  # 0/1 is not 13/15
-
-
-def test_gnn_k5_claim_checks_the_order_of_the_global_mean_ranks():
-    good = scorecard.gnn_k5_claims(sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0}, k=5))
-    assert len(good) == 1 and good["section"].iloc[0] == "Table 3, k = 5" and good["verdict"].iloc[0] == "agrees"
-    assert "k = 4; order only" in good["paper"].iloc[0]
-    bad = scorecard.gnn_k5_claims(sweep_rows({"random": 2.0, "stratified": 1.0, "hpstrat": 3.0}, k=5))
-    assert bad["verdict"].iloc[0] == "disagrees"
-
-
 def test_complete_pairs_drop_pairs_with_missing_methods_or_folds():
     rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
     cut = rows[~((rows["dataset"] == "B") & (rows["model"] == "GAT") & (rows["method"] == "hpstrat"))]
     cut = cut[~((cut["dataset"] == "C") & (cut["model"] == "GCN") & (cut["fold"] == 3))]
-    kept, coverage = scorecard.complete_pairs(cut)
+    kept, coverage = complete_pairs(cut)
     assert len(kept) == len(rows) - 2 * 12
     cov = coverage.set_index("dataset")
     gaps = cov["models missing or incomplete"]
     assert gaps["B"] == "GAT" and gaps["C"] == "GCN"
-    _, coverage = scorecard.complete_pairs(rows[(rows["dataset"] == "A") | (rows["model"] != "MLP")])
+    _, coverage = complete_pairs(rows[(rows["dataset"] == "A") | (rows["model"] != "MLP")])
     assert coverage.set_index("dataset").loc["B", "models missing or incomplete"] == "MLP"  # no rows at all
     assert cov.loc["A", "models complete"] == "GAT, GCN, MLP"
 
@@ -355,29 +332,13 @@ def test_complete_pairs_need_every_seed_of_a_multi_seed_protocol():
     rows = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0})
     seed1 = rows[rows["dataset"] != "C"].assign(seed=1)  # dataset C has seed 0 only
     both = pd.concat([rows, seed1], ignore_index=True)
-    kept, coverage = scorecard.complete_pairs(both)
+    kept, coverage = complete_pairs(both)
     assert set(kept["dataset"]) == {"A", "B"} and set(kept["seed"]) == {0, 1}
     assert coverage.set_index("dataset").loc["C", "models missing or incomplete"] == "GCN, GAT, MLP"
-    kept, _ = scorecard.complete_pairs(both, seeds=[0])  # one seed asked for: C counts, seed 1 rows are left out
+    kept, _ = complete_pairs(both, seeds=[0])  # one seed asked for: C counts, seed 1 rows are left out
     assert set(kept["dataset"]) == {"A", "B", "C"} and set(kept["seed"]) == {0}
-    kept, _ = scorecard.complete_pairs(both, seeds=[0, 1, 2])  # seed 2 has no rows anywhere
+    kept, _ = complete_pairs(both, seeds=[0, 1, 2])  # seed 2 has no rows anywhere
     assert kept.empty
-
-
-def test_gnn_seeds_claim_ranks_pairs_that_have_every_seed():
-    good = sweep_rows({"random": 3.0, "stratified": 2.0, "hpstrat": 1.0}, datasets=("A", "B", "C", "D"))
-    both = pd.concat([good, good[good["dataset"] != "C"].assign(seed=1)], ignore_index=True)
-    card = scorecard.gnn_seeds_claims(both, datasets=["A", "B", "C", "D"])  # 6 complete pairs: Wilcoxon p < 0.05
-    assert card["section"].tolist() == ["Table 3, 6 seeds"] and card["verdict"].iloc[0] == "agrees"
-    assert "over split seeds 0-1" in card["claim"].iloc[0] and "not yet: C" in card["ours"].iloc[0]
-    partial = both[~((both["dataset"] == "B") & (both["model"] == "GAT"))]  # B has GCN only
-    claims = scorecard.gnn_seeds_claims(partial, datasets=["A", "B", "C", "D"])
-    assert "(3 datasets x 2 GNNs, 5 pairs; not yet: C;" in claims["ours"].iloc[0]
-    assert claims["verdict"].iloc[0] == "inconclusive"  # 5 pairs: too few for the Wilcoxon test
-    assert "seed 0; order only" in card["paper"].iloc[0]
-    # seed 1 reverses the order strongly: averaged over both seeds HpStrat has the largest std
-    reversed_ = sweep_rows({"random": 0.1, "stratified": 2.0, "hpstrat": 9.0}).assign(seed=1)
-    assert scorecard.gnn_seeds_claims(pd.concat([good, reversed_]))["verdict"].iloc[0] == "disagrees"
 
 
 def test_appendix_b_claims_count_significant_pairs():
@@ -393,11 +354,6 @@ def test_appendix_b_claims_count_significant_pairs():
     noisy = rows.assign(test_acc=0.5 + 0.1 * rows["test_homophily"] + rng.normal(0, 0.05, 200))
     card = scorecard.appendix_b_claims(noisy)  # a weak effect: R² inside the paper's range
     assert card["verdict"].tolist() == ["agrees", "agrees"], card["ours"].tolist()
-
-
-def test_scorecard_reads_a_missing_results_file_as_not_run(tmp_path):
-    row = scorecard._results_claims(tmp_path / "none.csv", scorecard.gnn_claims, "Tables 3-4")
-    assert row.loc[0, "verdict"] == "inconclusive" and row.loc[0, "ours"].startswith("not run: no rows yet")
 
 
 def _stdout(nb) -> str:

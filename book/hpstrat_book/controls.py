@@ -220,90 +220,6 @@ def trends_table(trends: pd.DataFrame) -> pd.DataFrame:
     })
 
 
-def _find(tests, a, b):
-    pw = tests["pairwise"]
-    row = pw[(pw["a"] == a) & (pw["b"] == b)]
-    return None if row.empty else row.iloc[0]
-
-
-def _said(t) -> str:
-    p = "no test (too few pairs)" if t["p_value"] != t["p_value"] else f"Holm p = {t['p_holm']:.2g}"
-    return (f"{METHOD_LABELS[t['a']]} vs {METHOD_LABELS[t['b']]}: median difference {t['median_diff']:+.2f} points "
-            f"over {t['pairs']} blocks, {p}, r = {t['rank_biserial_r']:+.2f}")
-
-
-def control_reading(tests: dict, *, alpha: float = 0.05) -> str:
-    """The reading a page states, computed from :func:`control_tests` by fixed rules:
-
-    - HpStrat smaller than placebo (Holm p < ``alpha``): homophily carries information beyond the number of
-      strata.
-    - HpStrat not distinguishable from placebo while placebo is smaller than class-stratified: the gain
-      comes from finer strata, not from homophily.
-    - Neither: the controls cannot tell where a gain comes from; if HpStrat is not smaller than
-      class-stratified either, there is no gain over class stratification to explain.
-    The same rules read the degree control. With per-graph trends (``control_tests(..., homophily=...)``), one
-    sentence per comparison of :data:`TREND_COMPARISONS` says whether its effect grows or shrinks with the
-    graph's homophily (Spearman, Holm p < ``alpha``) or is inconclusive, and on which graphs alone it holds.
-    Returns the sentences as a Markdown list, one bullet each.
-    """
-    hp_pl, hp_deg = _find(tests, "hpstrat", "placebo"), _find(tests, "hpstrat", "degree")
-    pl_st, deg_st = _find(tests, "placebo", "stratified"), _find(tests, "degree", "stratified")
-    hp_st = _find(tests, "hpstrat", "stratified")
-    out = []
-    if hp_st is not None:
-        if hp_st["verdict"] == "a smaller":
-            out.append(f"HpStrat's cross-fold spread is smaller than class-stratified k-fold's ({_said(hp_st)}).")
-        elif hp_st["verdict"] == "a larger":
-            out.append(f"HpStrat's cross-fold spread is larger than class-stratified k-fold's ({_said(hp_st)}).")
-        else:
-            out.append(f"Against class-stratified k-fold, HpStrat's spread is **inconclusive** on these blocks "
-                       f"({_said(hp_st)}).")
-    if hp_pl is not None:
-        if hp_pl["verdict"] == "a smaller":
-            out.append(f"HpStrat's spread is smaller than the placebo's, which has as many strata and no "
-                       f"information: homophily carries information beyond the number of strata ({_said(hp_pl)}).")
-        elif pl_st is not None and pl_st["verdict"] == "a smaller":
-            out.append(f"The placebo, with HpStrat's number of strata and no information, is smaller than "
-                       f"class-stratified ({_said(pl_st)}) and not distinguishable from HpStrat ({_said(hp_pl)}): "
-                       f"the gain comes from finer strata, not from homophily.")
-        elif hp_pl["verdict"] == "a larger":
-            out.append(f"HpStrat's spread is larger than the placebo's ({_said(hp_pl)}).")
-        else:
-            out.append(f"HpStrat and the placebo are not distinguishable ({_said(hp_pl)}), and the placebo is not "
-                       f"distinguishable from class-stratified either"
-                       + (f" ({_said(pl_st)})" if pl_st is not None else "")
-                       + ": on these blocks neither homophily nor finer strata change the spread measurably "
-                         "(**inconclusive**).")
-    if hp_deg is not None:
-        if hp_deg["verdict"] == "a smaller":
-            out.append(f"HpStrat's spread is smaller than degree stratification's ({_said(hp_deg)}).")
-        elif hp_deg["verdict"] == "a larger":
-            out.append(f"Degree stratification gives a smaller spread than HpStrat ({_said(hp_deg)}).")
-        else:
-            out.append(f"HpStrat and degree stratification are not distinguishable ({_said(hp_deg)})"
-                       + (f"; degree vs class-stratified: {deg_st['verdict'].replace('a ', 'degree ')} "
-                          f"({_said(deg_st)})" if deg_st is not None else "") + ".")
-    out.extend(_trend_sentences(tests, alpha=alpha))
-    f = tests["friedman"]
-    if f["p_value"] == f["p_value"]:
-        out.append(f"Over the {f['methods']} methods, the Friedman test gives p = {f['p_value']:.2g} "
-                   f"(Kendall's W = {f['kendall_w']:.2f}, {f['blocks']} blocks): "
-                   + ("the methods' ranks differ by more than chance" if f["p_value"] < alpha
-                      else "their ranks do not differ by more than chance")
-                   + " (mean ranks, 1 = smallest std: "
-                   + ", ".join(f"{METHOD_LABELS[m]} {r:.2f}" for m, r in tests["mean_rank"].sort_values().items())
-                   + ").")
-    return "\n".join(f"- {sentence}" for sentence in out)
-
-
-def _trend_sentences(tests: dict, *, alpha: float = 0.05) -> list[str]:
-    """The reading of ``tests["trends"]`` and ``tests["by_graph"]`` (nothing when ``tests`` has no trends)."""
-    trends = tests.get("trends")
-    if trends is None or trends.empty:
-        return []
-    return trend_sentences(tests["by_graph"], trends, alpha=alpha)
-
-
 def trend_sentences(by_graph: dict, trends: pd.DataFrame, *, alpha: float = 0.05) -> list[str]:
     """One sentence per row of :func:`homophily_trends` by fixed rules: the trend (Holm p < ``alpha``) or
     **inconclusive**, with rho and its p; the graphs where a alone is smaller or larger
@@ -337,73 +253,6 @@ def trend_sentences(by_graph: dict, trends: pd.DataFrame, *, alpha: float = 0.05
             out.append(f"Graph by graph, whether {first}'s spread against {other}'s depends on the graph's "
                        f"homophily is **inconclusive** ({said}).")
     return out
-
-
-def control_claims(tests: dict, *, alpha: float = 0.05, with_trends: bool = True) -> pd.DataFrame:
-    """This book's own claims about the controls, in the scorecard's columns (``section``, ``claim``,
-    ``paper``, ``rule``, ``ours``, ``verdict``, ``chapter``): the statement, the rule, our figure and a verdict
-    from :data:`hpstrat_book.verdicts.VERDICTS`: *agrees* when the test supports the statement at
-    Holm p < ``alpha``, *disagrees* when it is significant the other way, else *inconclusive*. With
-    ``with_trends`` and trends in ``tests``, also the homophily trends (:func:`trend_claims`) on these rows,
-    where they were found; the scorecard leaves them out and judges the trend on held-out rows
-    (:func:`held_out_claims`)."""
-    statements = {
-        ("hpstrat", "placebo"): "HpStrat's cross-fold std is smaller than placebo stratification's (same strata count)",
-        ("hpstrat", "degree"): "HpStrat's cross-fold std is smaller than degree stratification's",
-        ("placebo", "stratified"): "finer strata alone (placebo) give a smaller std than class-stratified k-fold",
-        ("degree", "stratified"): "degree stratification gives a smaller std than class-stratified k-fold",
-        ("hpstrat", "stratified"): "HpStrat's cross-fold std is smaller than class-stratified k-fold's (blocks "
-                                   "with every control)",
-    }
-    out = []
-    for _, t in tests["pairwise"].iterrows():
-        verdict = {"a smaller": "agrees", "a larger": "disagrees"}.get(t["verdict"], "inconclusive")
-        out.append({"section": "Controls (this book)",
-                    "claim": statements.get((t["a"], t["b"]), f"{t['a']} smaller than {t['b']}"),
-                    "paper": "not tested by the paper",
-                    "rule": f"two-sided Wilcoxon over (dataset, model, seed) blocks, Holm-adjusted p < {alpha}",
-                    "ours": (f"median {t['median_diff']:+.2f} points, {t['share_a_smaller']:.0%} of {t['pairs']} "
-                             f"blocks smaller, Holm p = {t['p_holm']:.2g}, r = {t['rank_biserial_r']:+.2f}"),
-                    "verdict": verdict, "chapter": "03d_controls"})
-    trends = tests.get("trends")
-    if with_trends and trends is not None and not trends.empty:
-        out.extend(trend_claims(trends, scope="controls' blocks, split seeds 0-2, where the trend was found",
-                                chapter="03d_controls", alpha=alpha).to_dict("records"))
-    return pd.DataFrame(out)
-
-
-def trend_claims(trends: pd.DataFrame, *, scope: str, chapter: str, blocks: str = "(model, seed)",
-                 section: str = "Controls (this book)", alpha: float = 0.05, unit: str = "graph") -> pd.DataFrame:
-    """This book's claims that HpStrat's advantage grows with the graph's homophily, one per row of
-    :func:`homophily_trends`, in the scorecard's columns. *agrees* when the trend holds (rho < 0, Holm p <
-    ``alpha``), still has p < ``alpha`` with any one graph left out and, where ``trends`` has it, with the
-    graphs' size held fixed; *disagrees* when it holds the other way; else *inconclusive* (also when one graph
-    or the graphs' size could carry it). ``scope`` names the rows in the claim (e.g.
-    "GNNs, split seeds 0-5"), ``blocks`` what one graph's Wilcoxon pairs, ``section`` the scorecard section,
-    ``unit`` what one point of the correlation is (a graph; a cell of the ladder, :func:`ladder_claims`)."""
-    out = []
-    for _, t in trends.iterrows():
-        verdict = {"effect grows with homophily": "agrees",
-                   "effect shrinks with homophily": "disagrees"}.get(t["verdict"], "inconclusive")
-        if not t["loo_p_max"] < alpha:  # one graph carries the trend (or too few graphs to tell)
-            verdict = "inconclusive"
-        sized = t["p_given_size"] == t["p_given_size"]  # NaN without graph sizes
-        if sized and not t["p_given_size"] < alpha:  # the graphs' size could explain it
-            verdict = "inconclusive"
-        out.append({"section": section,
-                    "claim": f"HpStrat's advantage over {METHOD_LABELS[t['b']]} k-fold grows with the graph's "
-                             f"homophily ({scope})",
-                    "paper": "not tested by the paper",
-                    "rule": (f"Spearman rho < 0 between each {unit}'s rank-biserial r (Wilcoxon over its {blocks} "
-                             f"blocks) and its mean node homophily, Holm-adjusted over {len(trends)} "
-                             f"comparison(s), p < {alpha}; p < {alpha} with any one {unit} left out"
-                             + (f" and with the {unit}s' size held fixed (partial Spearman)" if sized else "")),
-                    "ours": (f"rho = {t['rho']:+.2f} over {t['graphs']} {unit}s, Holm p = {t['p_holm']:.2g}; one {unit} "
-                             f"out: largest p = {t['loo_p_max']:.2g} (without {t['loo_without']})"
-                             + (f"; size fixed: rho = {t['rho_given_size']:+.2f}, p = {t['p_given_size']:.2g}"
-                                if sized else "")),
-                    "verdict": verdict, "chapter": chapter})
-    return pd.DataFrame(out, columns=["section", "claim", "paper", "rule", "ours", "verdict", "chapter"])
 
 
 CONTROL_RESULTS = ["results/gnn_k4_seed0.csv", "results/gnn_k4_seeds1-5.csv", "results/controls_k4_seeds0-2.csv"]
@@ -465,55 +314,8 @@ def split_trends_from_files(paths=CONTROL_RESULTS[:2], *, seeds=range(6), k: int
     return out
 
 
-#: Rows the homophily trend was not found on, to test it (:func:`held_out_claims`): the trend of HpStrat
 #: against class-stratified k-fold was first seen on the controls' blocks (k = 4, split seeds 0-2); these are
 #: the k = 4 sweep's split seeds 3-5 and the k = 5 sweep (label, results files, seeds, k).
-HELD_OUT = (("GNNs, k = 4, held-out split seeds 3-5", CONTROL_RESULTS[:2], (3, 4, 5), 4),
-            ("GNNs, k = 5, split seed 0", ["results/gnn_k5_seed0.csv"], (0,), 5))
-
-
-def held_out_claims(*, held_out=HELD_OUT, root=None, alpha: float = 0.05) -> pd.DataFrame:
-    """The claim "HpStrat's advantage over class-stratified k-fold grows with the graph's homophily" tested on
-    rows it was not found on (:data:`HELD_OUT`), one :func:`trend_claims` row each (one comparison, so no
-    adjustment), plus ``blocks`` and the trend's numbers (``graphs``, ``rho``, ``p_value``, ``loo_p_max``, ``loo_without``,
-    ``rho_given_size``, ``p_given_size``). A sweep whose file is missing gives no row."""
-    out = []
-    for label, paths, seeds, k in held_out:
-        try:
-            found = split_trends_from_files(paths, seeds=seeds, k=k, others=("stratified",), root=root)
-        except (FileNotFoundError, ValueError):
-            continue
-        claim = trend_claims(found["trends"], scope=label, chapter="03d_controls", blocks="(GNN, seed)",
-                             section="Homophily trend, held out (this book)", alpha=alpha)
-        numbers = found["trends"][["graphs", "rho", "p_value", "loo_p_max", "loo_without", "rho_given_size",
-                                   "p_given_size"]]
-        out.append(pd.concat([claim, numbers.reset_index(drop=True)], axis=1).assign(blocks=found["blocks"]))
-    columns = ["section", "claim", "paper", "rule", "ours", "verdict", "chapter", "blocks", "graphs", "rho",
-               "p_value", "loo_p_max", "loo_without", "rho_given_size", "p_given_size"]
-    return pd.concat(out, ignore_index=True)[columns] if out else pd.DataFrame(columns=columns)
-
-
-def held_out_reading(held_out: pd.DataFrame, *, alpha: float = 0.05) -> str:
-    """What :func:`held_out_claims` says, one bullet per row by fixed rules: the trend replicates (p <
-    ``alpha`` and rho < 0), and whether one graph or the graphs' size could carry it; or it does not."""
-    if held_out.empty:
-        return "- No held-out rows yet: run the k = 4 sweep's split seeds 3-5 or the k = 5 sweep."
-    out = []
-    for _, t in held_out.iterrows():
-        scope = t["claim"][t["claim"].rfind("(") + 1:-1]
-        said = f"rho = {t['rho']:+.2f}, p = {t['p_value']:.2g} over {t['graphs']} graphs, {t['blocks']} blocks"
-        if t["p_value"] < alpha and t["rho"] < 0:
-            one_out = ("survives leaving any one graph out" if t["loo_p_max"] < alpha else
-                       f"rests on {t['loo_without']} (p = {t['loo_p_max']:.2g} without it)")
-            sized = ("holds with the graphs' size fixed" if t["p_given_size"] < alpha else
-                     f"does not hold with the graphs' size fixed (partial rho = {t['rho_given_size']:+.2f}, "
-                     f"p = {t['p_given_size']:.2g}): size could explain it")
-            out.append(f"{scope}: the trend replicates ({said}); it {one_out} and {sized} (**{t['verdict']}**).")
-        else:
-            out.append(f"{scope}: the trend does not replicate ({said}; **{t['verdict']}**).")
-    return "\n".join(f"- {sentence}" for sentence in out)
-
-
 _GRAPH_PROPERTIES: dict = {}
 """(dataset, data root) -> (name, mean node homophily, nodes): :func:`graph_properties` loads each graph once per
 process (its raw files do not change while a page runs)."""
@@ -695,33 +497,6 @@ def ladder_reading(tests: dict, *, alpha: float = 0.05) -> str:
 
 LADDER_RESULTS = "results/controls_csbm_ladder.csv"
 """The ladder's rows (:func:`hpstrat_lite.experiments.ladder.run_csbm_ladder`)."""
-
-
-def ladder_claims(tests: dict, *, alpha: float = 0.05) -> pd.DataFrame:
-    """This book's claim that HpStrat's advantage over class-stratified k-fold grows with homophily, judged on
-    the ladder (:func:`ladder_tests`, of the GNN blocks as the held-out claims: ``ladder_from_file(...,
-    gnns_only=True)``), where size is set apart from homophily by design: the rules of
-    :func:`trend_claims` over the cells for this one comparison (the hypothesis the benchmarks raised, so no
-    adjustment), plus *inconclusive* when the effect also follows size, with and without homophily held fixed
-    (unadjusted p < ``alpha``)."""
-    cells = tests["cells"].set_index("cell")
-    # the one comparison the benchmarks' hypothesis names, so no adjustment over the ladder's comparisons
-    trend = homophily_trends({("hpstrat", "stratified"): tests["by_cell"][("hpstrat", "stratified")]},
-                             cells["homophily"], size=cells["n"], alpha=alpha)
-    size = tests["size_trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
-    models = sorted(tests["models"])
-    graphs = int(cells["graphs"].max())
-    scope = (f"{', '.join(models)} on contextual SBMs of set homophily and size, {len(cells)} cells of {graphs} "
-             f"graph{'s' if graphs != 1 else ''}, {tests['blocks']} blocks")
-    claims = trend_claims(trend, scope=scope, chapter="03d_controls",
-                          blocks="(graph, model, seed)", section="Homophily ladder (this book)", alpha=alpha,
-                          unit="cell")
-    if size["p_value"] < alpha and size["p_given_homophily"] < alpha:
-        claims["verdict"] = "inconclusive"
-    claims["rule"] = claims["rule"] + f"; inconclusive when the effect also follows the cells' size (p < {alpha})"
-    claims["ours"] = claims["ours"] + (f"; with size: rho = {size['rho']:+.2f}, p = {size['p_value']:.2g}, "
-                                       f"homophily fixed p = {size['p_given_homophily']:.2g}")
-    return claims
 
 
 def ladder_from_file(path=LADDER_RESULTS, *, alpha: float = 0.05, models=None, gnns_only: bool = False) -> dict:

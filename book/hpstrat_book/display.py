@@ -51,7 +51,7 @@ import re
 import numpy as np
 import pandas as pd
 
-from .verdicts import BY_CONSTRUCTION, VERDICTS
+from .verdicts import APART, BY_CONSTRUCTION, EXPLORATORY, VERDICTS
 
 from hpstrat_lite._format import KINDS, NA, _check_kind, findings_box, format_number  # noqa: F401  (one rule set)
 
@@ -274,7 +274,8 @@ def _check_kinds(df, kinds) -> dict:
 # Claims tables and findings
 
 #: The columns a claims table shows, in this order (those present).
-CLAIM_COLUMNS = ("study", "section", "source", "claim", "paper", "rule", "ours", "evidence", "missing", "verdict")
+CLAIM_COLUMNS = ("id", "study", "section", "source", "claim", "paper", "rule", "ours", "evidence", "missing", "p (units)",
+                 "verdict")
 
 #: Chapter notebooks and the title a link to them shows.
 CHAPTER_TITLES = {
@@ -347,13 +348,16 @@ def verdict_counts(claims: pd.DataFrame) -> dict:
 
 
 def counts_sentence(claims: pd.DataFrame, *, what: str = "claims") -> str:
-    """"n claims tested: a agree, d disagree, i inconclusive; c more hold by construction (counted apart)."."""
+    """"n claims tested: a agree, d disagree, i inconclusive; c more hold by construction, e exploratory (counted
+    apart)."."""
     c = verdict_counts(claims)
-    tested = len(claims) - c[BY_CONSTRUCTION]
+    tested = len(claims) - sum(c[v] for v in APART)
     text = (f"{tested} {what} tested: {c['agrees']} agree, {c['disagrees']} disagree, "
             f"{c['inconclusive']} inconclusive")
-    if c[BY_CONSTRUCTION]:
-        text += f"; {c[BY_CONSTRUCTION]} more hold by construction (counted apart)"
+    apart = [f"{c[BY_CONSTRUCTION]} more hold by construction"] if c[BY_CONSTRUCTION] else []
+    apart += [f"{c[EXPLORATORY]} exploratory (on the rows an effect was found on)"] if c[EXPLORATORY] else []
+    if apart:
+        text += "; " + ", ".join(apart) + " (counted apart)"
     return text + "."
 
 
@@ -374,7 +378,8 @@ def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int
     bullets = []
     for _, r in claims.head(limit).iterrows():
         figure = _words(r.get(ours, "")) or "no numbers yet"
-        bullets.append(f"{_words(r['claim'])}: **{r['verdict']}** ({_short(figure)})")
+        cid = f" [{r['id']}]" if "id" in claims.columns and _words(r.get("id")) else ""
+        bullets.append(f"{_words(r['claim'])}: **{r['verdict']}**{cid} ({_short(figure)})")
     if len(claims) > limit:
         bullets.append(f"... and {len(claims) - limit} more in the claims table below.")
     return findings_box(bullets, source=source, closing=counts_sentence(claims))
@@ -394,7 +399,7 @@ def _short(text: str, limit: int = 160) -> str:
 def findings_table(claims: pd.DataFrame, *, link_base: str = "") -> pd.DataFrame:
     """The front page's table: one row per claim with ``claim``, ``paper``, ``ours``, ``verdict`` and a link
     to the chapter that shows it (``chapter``), rerun details left to the scorecard."""
-    frame = claims_frame(claims, columns=("study", "claim", "paper", "ours", "verdict"))
+    frame = claims_frame(claims, columns=("id", "study", "claim", "paper", "ours", "verdict"))
     frame["paper"] = frame["paper"].map(_short)
     frame["ours"] = frame["ours"].map(_short)
     if "chapter" in claims.columns:
@@ -410,34 +415,26 @@ def markdown_to_html(text: str) -> str:
     return MarkdownIt("commonmark").enable("table").render(text)
 
 
-def _pick(claims: pd.DataFrame, section: str, word: str):
-    sel = claims[claims["section"].astype(str).str.startswith(section) & claims["claim"].str.contains(word, regex=False)]
+def _by_id(claims: pd.DataFrame, claim_id: str):
+    sel = claims[claims["id"] == claim_id] if "id" in claims.columns else claims.iloc[:0]
     return sel.iloc[0] if len(sel) else None
-
-
-def _p_of(row) -> str:
-    """The Wilcoxon p-value of a Section 5.2 row, and whether a committed rerun broke it."""
-    ours = _words(row["ours"]) if row is not None else ""
-    m = re.search(r"Wilcoxon p = ([0-9.e+-]+)", ours)
-    text = f"p = {m.group(1)}" if m else "no test"
-    return text + ("; not on every committed rerun" if "(fails)" in ours else "")
 
 
 def findings_sentences(part1: pd.DataFrame, part2: pd.DataFrame) -> str:
     """Two or three sentences, in Markdown, that say what this reproduction found: the verdict counts of each
-    paper (:func:`counts_sentence`) and the central claim of each, read from the scorecard rows
-    (:func:`hpstrat_book.scorecard.scorecard`, :func:`hpstrat_book.scorecard.part2_scorecard`)."""
+    paper (:func:`counts_sentence`) and the central claim of each, read by id from the registry's rows
+    (:func:`hpstrat_book.claims.claims_frame`: H6, H12, H14 against class-stratified, H7 against random)."""
     out = [f"**HpStrat** (Part I): {counts_sentence(part1)}"]
     central = []
-    for protocol in ("k = 4, seed 0", "k = 5, seed 0", "k = 4, seeds 0-5"):
-        row = _pick(part1, f"Section 5.2, {protocol}", "class-stratified")
+    for cid, protocol in (("H6", "k = 4, seed 0"), ("H12", "k = 5, seed 0"), ("H14", "k = 4, seeds 0-5")):
+        row = _by_id(part1, cid)
         if row is not None:
-            central.append(f"*{row['verdict']}* with {protocol} ({_p_of(row)})")
-    rnd = _pick(part1, "Section 5.2, k = 4, seed 0", "random")
+            central.append(f"*{row['verdict']}* [{cid}] with {protocol} ({_words(row.get('p (units)', ''))})")
+    rnd = _by_id(part1, "H7")
     if central:
         out.append("Its central claim, a smaller cross-fold spread than class-stratified k-fold, is "
-                   + "; ".join(central) + (f"; against random k-fold it is *{rnd['verdict']}* ({_p_of(rnd)})"
-                                           if rnd is not None else "") + ".")
+                   + "; ".join(central) + (f"; against random k-fold it is *{rnd['verdict']}* [H7] "
+                                           f"({_words(rnd.get('p (units)', ''))})" if rnd is not None else "") + ".")
     out.append(f"**Does the graph matter?** (Part II): {counts_sentence(part2)}")
     return " ".join(out)
 
@@ -461,13 +458,9 @@ def gnn_page_scope(*, k: int, seeds) -> str:
 
 
 def front_claims(part1: pd.DataFrame, part2: pd.DataFrame) -> pd.DataFrame:
-    """The headline claims for the front page, from the two scorecards: Part I's tested claims of the main
-    protocol (the Section 5.2 tests, the first row of each other section; the k = 5 and six-seed orders) and
-    every Part II claim; rows that hold by construction are left to the scorecard. A ``study`` column names
-    the paper."""
-    p1 = part1[part1["verdict"] != BY_CONSTRUCTION]
-    main = p1["section"].astype(str).str.startswith("Section 5.2, k = 4, seed 0")
-    first = ~p1["section"].astype(str).str.startswith("Section 5.2") & ~p1["section"].duplicated()
-    p1 = p1[main | first].assign(study="HpStrat")
-    p2 = part2[part2["verdict"] != BY_CONSTRUCTION].assign(study="Does the graph matter?")
+    """The headline claims for the front page, from the registry's rows: every tested claim of the two papers
+    (rows that hold by construction or are exploratory are left to the scorecard). A ``study`` column names the
+    paper."""
+    p1 = part1[~part1["verdict"].isin(APART)].assign(study="HpStrat")
+    p2 = part2[~part2["verdict"].isin(APART)].assign(study="Does the graph matter?")
     return pd.concat([p1, p2], ignore_index=True)

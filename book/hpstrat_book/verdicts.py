@@ -8,7 +8,15 @@ A claim of a paper, checked on our numbers, gets exactly one of :data:`VERDICTS`
 - ``inconclusive``: neither (a difference within the noise, a rerun that flips the order, or no numbers
   yet);
 - ``holds by construction``: the claim follows from how a method is built (e.g. every split method deals
-  nodes round-robin, so fold sizes tie); it is checked, but counted apart, never as a reproduction.
+  nodes round-robin, so fold sizes tie); it is checked, but counted apart, never as a reproduction;
+- ``exploratory``: the rows are those the effect was found on; a page shows the figure and gives no verdict
+  (the claim is judged on held-out rows, under another id of the registry, :mod:`hpstrat_book.claims`).
+
+The rules are symmetric (:func:`tested_verdict`): *agrees* and *disagrees* each need evidence beyond noise
+(a test below its threshold, in the claimed or in the opposite direction); without it a claim is
+*inconclusive*. A claim checked on reruns of the same protocol keeps its verdict only when every independent
+rerun gives the same one (:func:`rerun_verdict`). Numbers compared with a paper's are compared at the precision
+shown (:func:`at_precision`).
 
 This module sits below the tables that use it (:mod:`hpstrat_book.scorecard`,
 :mod:`hpstrat_book.necessity`) and reads no results file.
@@ -23,8 +31,52 @@ from hpstrat_lite import stats
 from hpstrat_lite.rows import score_column
 
 AGREES, DISAGREES, INCONCLUSIVE, BY_CONSTRUCTION = "agrees", "disagrees", "inconclusive", "holds by construction"
+EXPLORATORY = "exploratory"
 #: The closed set of verdicts a claim can get.
-VERDICTS = (AGREES, DISAGREES, INCONCLUSIVE, BY_CONSTRUCTION)
+VERDICTS = (AGREES, DISAGREES, INCONCLUSIVE, BY_CONSTRUCTION, EXPLORATORY)
+#: Verdicts counted apart from the tested claims (no test of a reproduction stands behind them).
+APART = (BY_CONSTRUCTION, EXPLORATORY)
+
+
+def tested_verdict(effect, p_value, *, alpha: float = 0.05, claimed: str = "negative") -> str:
+    """The symmetric rule: *agrees* when the test rejects chance (``p_value < alpha``) with ``effect`` of the
+    ``claimed`` sign (``"negative"``: e.g. HpStrat's spread minus the other's below 0; ``"positive"``),
+    *disagrees* when it rejects chance with the opposite sign, *inconclusive* otherwise (also for a NaN p or
+    effect: no test).
+
+    >>> tested_verdict(-0.4, 0.01), tested_verdict(-0.4, 0.2), tested_verdict(+0.4, 0.01)
+    ('agrees', 'inconclusive', 'disagrees')
+    """
+    if claimed not in ("negative", "positive"):
+        raise ValueError(f"claimed must be 'negative' or 'positive'; got {claimed!r}.")
+    if not (p_value < alpha) or effect != effect or effect == 0:
+        return INCONCLUSIVE
+    return AGREES if (effect < 0) == (claimed == "negative") else DISAGREES
+
+
+def rerun_verdict(verdict_: str, reruns: Mapping[str, str] | None = None) -> str:
+    """The one rerun rule of every ordering claim: the verdict on the committed rows stands only when each
+    independent rerun of the same protocol (``reruns``: name -> the verdict the same rule gives there) gives the
+    same verdict; otherwise *inconclusive*. Near-copies of the sweep are not passed here: they count once, as
+    the sweep (:func:`hpstrat_book.claim_checks.rerun_independence`).
+
+    >>> rerun_verdict("agrees", {"h200": "agrees"}), rerun_verdict("agrees", {"h200": "inconclusive"})
+    ('agrees', 'inconclusive')
+    """
+    if verdict_ in (AGREES, DISAGREES) and any(v != verdict_ for v in (reruns or {}).values()):
+        return INCONCLUSIVE
+    return verdict_
+
+
+def at_precision(value, decimals: int = 1) -> float:
+    """``value`` rounded to the ``decimals`` a page shows it with, so that a comparison reads what the reader
+    reads: ``91.2 - 88.0`` is ``3.2000000000000028`` in floating point and ``3.2`` at one decimal.
+
+    >>> 91.2 - 88.0 > 3.2, at_precision(91.2 - 88.0) > 3.2
+    (True, False)
+    """
+    value = float(value)
+    return float(f"{value:.{int(decimals)}f}") if value == value else value
 
 
 def verdict(ok) -> str:
@@ -39,48 +91,6 @@ def construction_verdict(ok: bool) -> str:
     """A claim that follows from a method's construction: ``"holds by construction"`` when the check
     confirms it, ``"disagrees"`` when it does not (then the implementation, not the paper, is wrong)."""
     return BY_CONSTRUCTION if ok else DISAGREES
-
-
-def ordering_verdict(holds: bool, *, beyond_noise: bool = True, reruns: Mapping[str, bool] | None = None) -> str:
-    """The verdict of an ordering (or count) claim under the book's rule.
-
-    Parameters
-    ----------
-    holds : bool
-        Whether the claimed ordering holds on the committed run.
-    beyond_noise : bool
-        Whether its test rejects chance (p below the stated threshold) or its margin exceeds the stated
-        rerun-to-rerun spread.
-    reruns : mapping of str to bool, optional
-        For each committed rerun of the same protocol, whether the ordering holds there.
-
-    Returns
-    -------
-    str
-        ``"agrees"`` when it holds, beyond noise, and on every rerun; ``"disagrees"`` when it fails on the
-        committed run and on every rerun; ``"inconclusive"`` otherwise.
-
-    Examples
-    --------
-    >>> ordering_verdict(True, beyond_noise=True, reruns={"rerun A": True, "rerun B": False})
-    'inconclusive'
-    >>> ordering_verdict(False, reruns={"rerun A": False})
-    'disagrees'
-    """
-    again = list((reruns or {}).values())
-    if holds and beyond_noise and all(again):
-        return AGREES
-    if not holds and not any(again):
-        return DISAGREES
-    return INCONCLUSIVE
-
-
-def reruns_text(figures: Mapping[str, str], holds: Mapping[str, bool]) -> str:
-    """``"; reruns: <name> <figure> (holds), ..."`` for the ``ours`` cell of an ordering claim ('' for none)."""
-    if not figures:
-        return ""
-    return "; reruns: " + ", ".join(f"{name} {fig} ({'holds' if holds[name] else 'fails'})"
-                                    for name, fig in figures.items())
 
 
 def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accuracy") -> pd.DataFrame:

@@ -3,9 +3,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_book.controls import (block_std, complete_blocks, control_claims, control_reading,
-                                           control_tests, paired_tests_by_graph, effect_homophily_correlation,
-                                           holm, homophily_trends, trends_table)
+from hpstrat_book.controls import (block_std, complete_blocks, control_tests, paired_tests_by_graph, effect_homophily_correlation,
+                                           holm)
 from hpstrat_book.hpstrat import signed_rank_test
 
 METHODS = ("random", "stratified", "hpstrat", "degree", "placebo")
@@ -25,30 +24,6 @@ def make_rows(spread, n_datasets=4, n_models=3, seeds=(0, 1, 2), k=4, seed=0):
                         out.append({"dataset": f"G{d}", "model": f"M{m}", "method": method, "seed": s, "k": k,
                                     "fold": fold, "test_acc": acc[fold] / 100})
     return pd.DataFrame(out)
-
-
-def test_placebo_matching_hpstrat_reads_as_finer_strata():
-    rows = make_rows({"random": 6, "stratified": 5, "hpstrat": 2, "degree": 5, "placebo": 2})
-    tests = control_tests(rows)
-    pw = tests["pairwise"].set_index(["a", "b"])
-    assert pw.loc[("placebo", "stratified"), "verdict"] == "a smaller"
-    assert pw.loc[("hpstrat", "degree"), "verdict"] == "a smaller"
-    assert "the gain comes from finer strata, not from homophily" in control_reading(tests)
-    claims = control_claims(tests)
-    assert set(claims["verdict"]) <= {"agrees", "disagrees", "inconclusive"}
-
-
-def test_hpstrat_below_placebo_reads_as_homophily():
-    rows = make_rows({"random": 6, "stratified": 5, "hpstrat": 1, "degree": 5, "placebo": 5})
-    reading = control_reading(control_tests(rows))
-    assert "homophily carries information beyond the number of strata" in reading
-
-
-def test_equal_methods_are_inconclusive():
-    rows = make_rows({m: 4 for m in METHODS}, seed=3)
-    tests = control_tests(rows)
-    assert (tests["pairwise"]["verdict"] == "inconclusive").all()
-    assert "inconclusive" in control_reading(tests)
 
 
 def test_by_graph_finds_the_graph_where_homophily_matters():
@@ -76,32 +51,6 @@ def _rows_with_gain_growing_with_homophily(n_graphs=12):
     return rows, {f"G{d}": d / n_graphs for d in range(n_graphs)}
 
 
-def test_trends_find_a_gain_that_grows_with_homophily_and_claim_it():
-    rows, homophily = _rows_with_gain_growing_with_homophily()
-    tests = control_tests(rows, homophily=homophily)
-    trends = tests["trends"].set_index("b")
-    assert set(trends.index) == {"stratified", "placebo", "degree"} and (trends["graphs"] == 12).all()
-    assert (trends["rho"] < -0.6).all() and (trends["verdict"] == "effect grows with homophily").all()
-    assert (trends["p_holm"] >= trends["p_value"]).all()
-    assert (trends["loo_p_max"] >= trends["p_value"]).all() and set(trends["loo_without"]) <= set(homophily)
-    reading = control_reading(tests)
-    assert "leaving out one graph at a time, the largest unadjusted p is" in reading
-    assert "the more homophilous the graph, the smaller HpStrat's spread relative to placebo-stratified's" in reading
-    claims = control_claims(tests)
-    trend_claims = claims[claims["claim"].str.contains("grows with the graph's homophily")]
-    assert len(trend_claims) == 3 and (trend_claims["verdict"] == "agrees").all()
-    assert trend_claims["claim"].str.contains("where the trend was found").all()
-    assert len(control_claims(tests, with_trends=False)) == len(claims) - 3  # the scorecard judges them held out
-    # reversed homophily: the same gains now shrink with homophily, and the claims disagree
-    reverse = {g: 1 - h for g, h in homophily.items()}
-    flipped = control_tests(rows, homophily=reverse)
-    assert (flipped["trends"]["verdict"] == "effect shrinks with homophily").all()
-    assert (control_claims(flipped).tail(3)["verdict"] == "disagrees").all()
-    # a trend that one graph carries is not claimed
-    fragile = dict(tests, trends=tests["trends"].assign(loo_p_max=0.2))
-    assert (control_claims(fragile).tail(3)["verdict"] == "inconclusive").all()
-
-
 def test_leaving_out_the_graph_that_carries_a_trend_names_it():
     from scipy.stats import spearmanr
 
@@ -113,20 +62,6 @@ def test_leaving_out_the_graph_that_carries_a_trend_names_it():
     loo = {d: spearmanr([v for g, v in zip("ABCDEFG", r) if g != d], [h[g] for g in "ABCDEFG" if g != d])[1]
            for d in "ABCDEFG"}
     assert out["loo_without"] == max(loo, key=loo.get) and out["loo_p_max"] == pytest.approx(max(loo.values()))
-
-
-def test_no_trend_is_inconclusive_and_few_graphs_give_no_test():
-    rows = make_rows({m: 4 for m in METHODS}, n_datasets=6, seed=11)
-    homophily = {f"G{d}": d / 6 for d in range(6)}
-    tests = control_tests(rows, homophily=homophily)
-    assert (tests["trends"]["verdict"] == "inconclusive").all()
-    assert "is **inconclusive** (Spearman rho" in control_reading(tests)
-    by_graph = paired_tests_by_graph(rows)
-    few = effect_homophily_correlation(by_graph, {"G0": 0.1, "G1": 0.5, "G2": 0.9})  # three graphs with a value
-    assert few["graphs"] == 3 and np.isnan(few["p_value"]) and few["verdict"] == "inconclusive"
-    assert np.isnan(few["loo_p_max"]) and few["loo_without"] is None
-    assert homophily_trends({("hpstrat", "placebo"): by_graph}, {})["graphs"].tolist() == [0]
-    assert "trends" not in control_tests(rows)  # no homophily given: no per-graph part
 
 
 def test_effect_by_graph_plot_orders_graphs_by_homophily():
@@ -196,40 +131,20 @@ def test_missing_methods_say_so():
         complete_blocks(rows, methods=METHODS, seeds=(7,))
 
 
-def test_split_method_trends_on_the_committed_six_seed_sweep(data_root):
-    """Real rows and graphs: every graph of the six-seed sweep gets its per-graph tests, its homophily and a
-    trend row per comparison; the claims follow the trend verdicts."""
-    from hpstrat_book.controls import split_trends_from_files, trend_claims
+def test_partial_spearman_removes_a_shared_driver_and_keeps_a_direct_link():
+    from hpstrat_book.controls import partial_spearman
 
-    out = split_trends_from_files(seeds=range(6), root=data_root)
-    by_graph, trends = out["by_graph"], out["trends"]
-    assert set(by_graph) == {("hpstrat", "stratified"), ("hpstrat", "random")}
-    graphs = set(by_graph[("hpstrat", "stratified")]["dataset"])
-    assert len(graphs) >= 10 and out["blocks"] == by_graph[("hpstrat", "stratified")]["pairs"].sum()
-    assert (trends["graphs"] == len(graphs)).all() and trends["p_value"].between(0, 1).all()
-    claims = trend_claims(trends, scope="GNNs, split seeds 0-5", chapter="03c", section="Homophily trend")
-    expected = ["agrees" if v == "effect grows with homophily" and lo < 0.05 else
-                "disagrees" if v == "effect shrinks with homophily" and lo < 0.05 else "inconclusive"
-                for v, lo in zip(trends["verdict"], trends["loo_p_max"])]
-    assert claims["verdict"].tolist() == expected and claims["claim"].str.endswith("(GNNs, split seeds 0-5)").all()
-
-
-def test_size_that_explains_the_trend_makes_the_claim_inconclusive():
-    rows, homophily = _rows_with_gain_growing_with_homophily()
-    size_like_homophily = {g: 100 * (1 + 10 * h) for g, h in homophily.items()}  # same order as homophily
-    tests = control_tests(rows, homophily=homophily, size=size_like_homophily)
-    trends = tests["trends"]
-    assert trends["p_given_size"].isna().sum() == 0 and (trends["p_given_size"] > 0.05).all()
-    assert "size could explain it" in control_reading(tests)
-    assert (control_claims(tests).tail(3)["verdict"] == "inconclusive").all()
-    unrelated = {g: float(v) for g, v in zip(homophily, [5, 1, 9, 3, 7, 2, 8, 4, 6, 11, 10, 12])}
-    tests = control_tests(rows, homophily=homophily, size=unrelated)
-    assert (tests["trends"]["p_given_size"] < 0.05).all() and "size does not explain it" in control_reading(tests)
-    table = trends_table(tests["trends"])
-    assert list(table.columns) == ["comparison", "graphs", "Spearman rho", "Holm p", "verdict", "one graph out",
-                                   "size held fixed"]
-    assert table["size held fixed"].str.match(r"rho [+-]\d\.\d\d, p \d").all()
-    assert trends_table(control_tests(rows, homophily=homophily)["trends"])["size held fixed"].eq("n/a").all()
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=60)
+    x, y = z + 0.3 * rng.normal(size=60), z + 0.3 * rng.normal(size=60)  # linked only through z
+    rho, p = partial_spearman(x, y, z)
+    assert abs(rho) < 0.3 and p > 0.05
+    y2 = x + 0.3 * rng.normal(size=60)  # a direct link survives holding z fixed
+    rho2, p2 = partial_spearman(x, y2, z)
+    assert rho2 > 0.5 and p2 < 1e-4
+    # a monotone transform of z changes nothing (ranks), and fewer than 5 values give no test
+    assert partial_spearman(x, y2, np.exp(z)) == pytest.approx((rho2, p2))
+    assert np.isnan(partial_spearman([1, 2, 3, 4], [1, 2, 3, 4], [4, 3, 2, 1])[1])
 
 
 def test_trend_by_seed_reads_each_seed_alone():
@@ -242,33 +157,6 @@ def test_trend_by_seed_reads_each_seed_alone():
     one = split_method_trends(rows[rows["seed"] == 2], homophily, others=("stratified",))["trends"].iloc[0]
     assert per_seed.set_index("seed").loc[2, "rho"] == pytest.approx(one["rho"])
     assert (per_seed["rho"] < 0).sum() >= 3  # the built-in trend shows on most single seeds
-
-
-def test_held_out_claims_test_the_trend_on_rows_not_used_to_find_it(data_root, tmp_path):
-    from hpstrat_book.controls import HELD_OUT, held_out_claims, held_out_reading
-
-    held_out = held_out_claims(root=data_root)
-    assert len(held_out) == len(HELD_OUT) and held_out["claim"].str.contains("held-out split seeds 3-5").any()
-    assert (held_out["graphs"] >= 10).all() and held_out["p_value"].between(0, 1).all()
-    reading = held_out_reading(held_out)
-    assert reading.count("\n- ") == len(held_out) - 1 and "the trend" in reading
-    # a missing sweep gives no row, and no rows at all say what to run
-    none = held_out_claims(held_out=(("nothing", [str(tmp_path / "absent.csv")], (0,), 4),), root=data_root)
-    assert none.empty and "No held-out rows yet" in held_out_reading(none)
-
-
-def test_held_out_reading_names_what_the_trend_rests_on():
-    from hpstrat_book.controls import held_out_reading
-
-    rows = pd.DataFrame({"claim": ["x grows (GNNs, a)", "x grows (GNNs, b)", "x grows (GNNs, c)"],
-                         "verdict": ["inconclusive", "agrees", "inconclusive"], "blocks": [10, 10, 10],
-                         "graphs": [12, 12, 12], "rho": [-0.7, -0.8, 0.3], "p_value": [0.01, 0.001, 0.3],
-                         "loo_p_max": [0.2, 0.01, 0.5], "loo_without": ["Cora", "CS", "Texas"],
-                         "rho_given_size": [-0.6, -0.7, 0.1], "p_given_size": [0.03, 0.01, 0.7]})
-    lines = held_out_reading(rows).splitlines()
-    assert lines[0].startswith("- GNNs, a: the trend replicates") and "rests on Cora" in lines[0]
-    assert "survives leaving any one graph out and holds with the graphs' size fixed (**agrees**)" in lines[1]
-    assert "does not replicate" in lines[2]
 
 
 def make_ladder_rows(spread_of, sizes=(100, 200, 400), lams=(-1.5, -0.75, 0.0, 0.75, 1.5), graph_seeds=(0, 1),
@@ -291,46 +179,6 @@ def make_ladder_rows(spread_of, sizes=(100, 200, 400), lams=(-1.5, -0.75, 0.0, 0
                             out.extend({"dataset": name, "model": m, "method": method, "seed": s, "k": k, "fold": f,
                                         "test_acc": acc[f] / 100, "test_homophily": h} for f in range(k))
     return pd.DataFrame(out)
-
-
-def test_ladder_finds_an_effect_that_follows_homophily_not_size():
-    """HpStrat's spread shrinks with homophily at every size: the trend with homophily holds with size held
-    fixed, the one with size does not, and the reading says homophily moves it."""
-    from hpstrat_book.controls import (ladder_claims, ladder_reading, ladder_table, ladder_tests,
-                                               ladder_trends_table)
-
-    rows = make_ladder_rows(lambda method, n, h: 5 * (1.1 - h) if method == "hpstrat" else 5.0)
-    tests = ladder_tests(rows)
-    assert tests["blocks"] == 15 * 12 and (tests["cells"]["blocks"] == 12).all()
-    assert tests["cells"]["homophily"].round(3).nunique() == 5
-    trend = tests["trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
-    assert trend["verdict"] == "effect grows with homophily" and trend["p_given_size"] < 0.05
-    size = tests["size_trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
-    assert size["verdict"] == "inconclusive"
-    placebo = tests["trends"].set_index(["a", "b"]).loc[("placebo", "stratified")]
-    assert placebo["verdict"] == "inconclusive"
-    assert "HpStrat vs class-stratified: pooled over 180 blocks, HpStrat's spread is smaller" in ladder_reading(tests)
-    assert "homophily moves it" in ladder_reading(tests)
-    table = ladder_table(tests)
-    assert len(table) == 15 and table["r"].iloc[-1] < table["r"].iloc[0] + 1e-9
-    shown = ladder_trends_table(tests).iloc[0]
-    assert shown["comparison"] == "HpStrat vs class-stratified" and shown["verdict"] == "effect grows with homophily"
-    assert shown["with homophily"].startswith("rho -") and shown["verdict (size)"] == "inconclusive"
-    claim = ladder_claims(tests).iloc[0]
-    assert claim["verdict"] == "agrees" and "15 cells" in claim["ours"] and claim["section"].startswith("Homophily ladder")
-    assert "GCN, MLP on contextual SBMs" in claim["claim"]
-
-
-def test_ladder_finds_an_effect_that_follows_size_not_homophily():
-    from hpstrat_book.controls import ladder_claims, ladder_reading, ladder_tests
-
-    rows = make_ladder_rows(lambda method, n, h: 5 * 100 / n if method == "hpstrat" else 2.5, seed=1)
-    tests = ladder_tests(rows)
-    size = tests["size_trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified")]
-    assert size["verdict"] == "effect grows with size" and size["p_given_homophily"] < 0.05
-    assert tests["trends"].set_index(["a", "b"]).loc[("hpstrat", "stratified"), "p_given_size"] > 0.05
-    assert "size moves it, homophily does not" in ladder_reading(tests)
-    assert ladder_claims(tests).iloc[0]["verdict"] == "inconclusive"
 
 
 def test_ladder_accuracy_per_homophily_level():

@@ -205,16 +205,6 @@ def test_key_findings_of_another_page_name_their_source():
     assert "computed from this page's rows" in display.key_findings(card())
 
 
-def test_front_page_findings_leave_construction_rows_to_the_scorecard():
-    front = display.front_claims(card().iloc[:2], card().iloc[2:])
-    assert list(front["study"]) == ["HpStrat", "Does the graph matter?"]
-    table = display.findings_table(front, link_base="executed/")
-    assert 'href="executed/03_gnn_experiments.html"' in table.loc[0, "chapter"]
-    text = display.findings_sentences(card().iloc[:2], card().iloc[2:])
-    assert "*inconclusive* with k = 4, seed 0 (p = 0.17; not on every committed rerun)" in text
-    assert "<strong>" in display.markdown_to_html("**a**")
-
-
 def test_gnn_page_scope_names_what_each_protocol_adds():
     assert "k = 5 folds" in display.gnn_page_scope(k=5, seeds=[0])
     assert "seeds 0-5" in display.gnn_page_scope(k=4, seeds=range(6))
