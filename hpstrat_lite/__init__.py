@@ -37,7 +37,8 @@ from .protocol import PAPER_PROTOCOL, Execution, Protocol
 _LAZY = {"HomophilyStratifiedKFold": "core.splitters", "CovariateStratifiedKFold": "core.splitters",
          "load_dataset": "data.datasets", "dataset_summary": "data.graphs", "available_datasets": "data.datasets",
          "load_graph": "data.graphs", "as_graph": "data.graphs", "HpStratSplit": "data.transforms",
-         "quality_table": "data.quality", "audit": "auditing",
+         "quality_table": "data.quality", "audit": "auditing", "load_audit": "auditing",
+         "format_audit": "audit_report",
          "necessity": "experiments.probes"}
 
 
