@@ -217,7 +217,7 @@ def _data_from_fields(fields: dict, where: str) -> Data:
     y = y if torch.is_tensor(y) else np.asarray(y)
     if isinstance(y, np.ndarray) and y.dtype.kind not in "USO":  # string labels are encoded by canonical_graph
         y = torch.as_tensor(y)
-    data = Data(edge_index=edges, y=y, num_nodes=int(y.shape[0]) if y.dim() else None)
+    data = Data(edge_index=edges, y=y, num_nodes=int(y.shape[0]) if len(y.shape) else None)
     if x is not None:
         data.x = x if torch.is_tensor(x) else torch.as_tensor(np.asarray(x))
     return data

@@ -618,3 +618,123 @@ def test_audit_reports_whether_the_graph_helps(data_root, tmp_path):
     assert "does the graph help? " + result.necessity["verdict"].iloc[0] in format_audit(result)
     again = load_audit(out)
     assert necessity_line(again) == necessity_line(result)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Said, not silent: convergence, multi-class ROC-AUC, what loading changed, bad inputs in one line
+# ---------------------------------------------------------------------------------------------------
+
+def test_capped_runs_are_reported_with_a_warning_and_which_estimate_to_believe(tmp_path):
+    from hpstrat_lite.audit_report import convergence_line
+
+    data = _graph()
+    result = audit(data, ["MLP", "GCN"], seeds=[0], methods=["random", "hpstrat"], necessity=False,
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=4, patience=4), execution=Execution(device="cpu"))
+    conv = result.convergence  # patience = max_epochs: no run can stop early
+    assert conv.loc["MLP", "runs"] == 8 and conv.loc["MLP", "capped"] == 8 and conv.loc["GCN", "share"] == 1.0
+    assert result.capped_models == ["MLP", "GCN"] and result.necessity is None
+    line = convergence_line(result)
+    assert line.startswith("convergence: WARNING: more than 25% of the runs of MLP, GCN stopped at max_epochs = 4 "
+                           "instead of early (MLP 8/8 (100%), GCN 8/8 (100%))") and "raise max_epochs" in line
+    assert line in format_audit(result) and "does the graph help? not estimated (not requested" in format_audit(result)
+    # the necessity estimate says +5 points [3, 7]; the capped GCN measures another gap: believe the estimate
+    gap = result.graph_gap
+    assert gap[0] == "GCN" and gap[1] == pytest.approx((result.score.loc["GCN"] - result.score.loc["MLP"]).mean())
+    table = pd.DataFrame({"estimate": ["probe_gain"], "value": [gap[1] + 5], "low": [gap[1] + 3],
+                          "high": [gap[1] + 7], "verdict": ["the graph helps"], "gap": [gap[1] + 5],
+                          "metric": ["accuracy"]})
+    capped = dataclasses.replace(result, necessity=table)
+    assert capped.necessity_disagrees
+    assert "disagree: believe the necessity estimate until a rerun with a larger max_epochs" in \
+        convergence_line(capped)
+    converged = dataclasses.replace(capped, convergence=capped.convergence.assign(capped=0, share=0.0))
+    assert "none above the 25% this audit flags" in convergence_line(converged)
+    assert "the runs converged, so believe the measured gap" in convergence_line(converged)
+    agree = dataclasses.replace(result, necessity=table.assign(low=gap[1] - 1))
+    assert not agree.necessity_disagrees and "disagree" not in convergence_line(agree)
+
+
+def test_roc_auc_is_one_vs_rest_macro_on_five_classes(tmp_path):
+    from sklearn.metrics import roc_auc_score
+
+    from hpstrat_lite.engine.metrics import classification_scores
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 5, 200)
+    probs = rng.dirichlet(np.ones(5), 200) + 0.3 * np.eye(5)[y]
+    assert classification_scores(probs, y)["roc_auc"] == pytest.approx(
+        roc_auc_score(y, probs / probs.sum(1, keepdims=True), multi_class="ovr", average="macro"))
+    data = _graph(n=100)
+    data.y = torch.from_numpy(np.random.default_rng(1).integers(0, 5, 100))
+    result = audit(data, ["MLP"], seeds=[0], methods=["hpstrat"], metric="roc_auc", out=tmp_path / "a",
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5), execution=Execution(device="cpu"))
+    assert result.rows["test_roc_auc"].between(0, 1).all() and result.metric == "roc_auc"
+    assert (result.necessity["metric"] == "accuracy").all()  # the estimate's ROC-AUC is binary: said, not raised
+    assert "does the graph help? " in format_audit(result) and "(cheap estimate in accuracy:" in format_audit(result)
+
+
+def test_what_loading_changed_is_counted_in_the_report(tmp_path):
+    data = _graph()
+    ei = data.edge_index
+    loops = torch.tensor([[0, 1, 2], [0, 1, 2]])
+    raw = torch.cat([ei[:, ei[0] < ei[1]], ei[:, :5][:, ei[0, :5] < ei[1, :5]], loops], 1)  # one direction
+    y = data.y.numpy() * 2 + 1  # labels {1, 3, 5}
+    changed = Data(x=data.x, edge_index=raw, y=torch.from_numpy(y), num_nodes=data.num_nodes)
+    changed.name = "raw"
+    result = audit(changed, ["MLP"], seeds=[0], methods=["hpstrat"], necessity=False,
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), execution=Execution(device="cpu"))
+    dups = int((ei[0, :5] < ei[1, :5]).sum())
+    assert result.graph_changes == {"self_loops": 3, "duplicate_edges": dups, "reverse_edges": ei.shape[1] // 2,
+                                    "labels": [1, 3, 5], "identity_features": False}
+    assert (f"graph as read: 3 self-loop(s) dropped; {dups} duplicate edge(s) dropped; {ei.shape[1] // 2} reverse "
+            f"edge(s) added (made undirected); class labels [1, 3, 5] relabelled in sorted order to 0..2.") \
+        in format_audit(result)
+
+
+def test_a_graph_without_features_warns_and_a_large_one_is_refused(tmp_path):
+    data = _graph()
+    bare = Data(edge_index=data.edge_index, y=data.y, num_nodes=data.num_nodes)
+    bare.name = "bare"
+    with pytest.warns(UserWarning, match=r"graph 'bare' has no node features \(data.x is missing\): identity "
+                                         r"features \(one-hot node ids, \[80, 80\]"):
+        result = audit(bare, ["MLP"], seeds=[0], methods=["hpstrat"],
+                       protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), execution=Execution(device="cpu"))
+    assert result.graph_changes["identity_features"] and result.necessity is None
+    assert "no node features: identity features (one-hot node ids) stood in" in format_audit(result)
+    assert "does the graph help? not estimated (the graph has no node features)" in format_audit(result)
+    n = 20_001
+    big = Data(edge_index=torch.tensor([[0], [1]]), y=torch.arange(n) % 2, num_nodes=n)
+    with pytest.raises(ValueError, match=r"graph 'big' has no node features \(data.x is missing\) and 20001 nodes: "
+                                         r"identity features would take 1.6 GB \(\[N, N\] float32\); allowed up to "
+                                         r"20000 nodes"):
+        audit(Data(**{**big.to_dict(), "name": "big"}), ["MLP"], out=tmp_path / "never")
+    assert not (tmp_path / "never").exists()
+
+
+def test_string_labels_are_encoded_and_a_single_class_is_refused_before_training(tmp_path, capsys):
+    from hpstrat_lite.cli import main
+
+    data = _graph()
+    names = np.array(["cat", "dog", "eel"])[data.y.numpy()]
+    np.savez(tmp_path / "named.npz", edges=data.edge_index.numpy().T, node_labels=names,
+             node_features=data.x.numpy())
+    rc = main(["audit", "--data", str(tmp_path / "named.npz"), "--models", "MLP", "--methods", "hpstrat",
+               "--max-epochs", "3", "--patience", "3", "--device", "cpu", "--out", str(tmp_path / "a"),
+               "--no-report", "--no-necessity"])
+    printed = capsys.readouterr()
+    assert rc == 0, printed.err
+    assert "class labels ['cat', 'dog', 'eel'] encoded in sorted order, as scikit-learn's LabelEncoder to 0..2" \
+        in printed.out
+    assert load_audit(tmp_path / "a").class_counts == tuple(np.bincount(data.y.numpy()))
+    np.savez(tmp_path / "one.npz", edges=data.edge_index.numpy().T, node_labels=np.zeros(80, int),
+             node_features=data.x.numpy())
+    assert main(["audit", "--data", str(tmp_path / "one.npz"), "--models", "MLP", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("hpstrat audit: error: data.y has a single class (80 nodes, all of one label): there is nothing to "
+                   "classify; an audit needs at least two classes.")
+    assert not (tmp_path / "b").exists()
+    mixed = Data(x=data.x, edge_index=data.edge_index, y=np.array(["a", 1] * 40, dtype=object), num_nodes=80)
+    with pytest.raises(ValueError, match=r"data.y mixes label types \['int', 'str'\]; give one class label per node"):
+        audit(mixed, ["MLP"])
+    with pytest.raises(ValueError, match=r"necessity must be True or False; got 'yes'"):
+        audit(data, ["MLP"], necessity="yes")
