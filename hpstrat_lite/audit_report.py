@@ -5,7 +5,7 @@
 :func:`convergence_line`, :func:`changes_line` and :func:`necessity_line` are its parts, which the notebook
 page and the HTML report (:func:`render_report`, executing ``reports/templates/audit_report.ipynb``) show
 one by one. Every sentence is computed from the result: a winner is named only where the result's
-pairwise post-hoc test names one (:class:`hpstrat_lite.auditing.PosthocResult`).
+pairwise post-hoc test names one (:func:`hpstrat_lite.stats.posthoc`).
 """
 from __future__ import annotations
 
@@ -15,8 +15,9 @@ from pathlib import Path
 
 from ._extras import require
 from ._io import atomic_write
-from .auditing import ALPHA, CAPPED_SHARE, AuditResult, PosthocResult, load_audit
+from .auditing import ALPHA, CAPPED_SHARE, AuditResult, load_audit
 from .reports.display import findings_box, format_number
+from .stats import MIN_PAIRS, PosthocResult
 
 #: The notebook :func:`render_report` executes (shipped with the package), and the file it writes.
 REPORT_TEMPLATE = Path(__file__).resolve().parent / "reports" / "templates" / "audit_report.ipynb"
@@ -25,40 +26,54 @@ REPORT_FILE = "report.html"
 ONE_SEED = "one split seed: no spread to judge a lead"
 
 
-def seeds_needed(n_comparisons: int, alpha: float = ALPHA) -> int:
-    """The fewest units with which a two-sided Wilcoxon test, Holm-corrected over ``n_comparisons``, can reach
-    ``alpha`` (every unit favouring the leader: :math:`n_c 2^{1 - n} < \\alpha`).
+def seeds_needed(n_pairs: int, alpha: float = ALPHA, *, min_pairs: int = MIN_PAIRS) -> int:
+    """The fewest units with which two-sided Wilcoxon tests, Holm-corrected over ``n_pairs`` pairs, can reach
+    ``alpha`` (every unit favouring the leader: :math:`n_p 2^{1 - n} < \alpha`), and at least ``min_pairs``.
 
-    >>> seeds_needed(1), seeds_needed(2)
+    >>> seeds_needed(1), seeds_needed(3)
     (6, 7)
     """
-    return max(2, math.floor(math.log2(2 * max(n_comparisons, 1) / alpha)) + 1)
+    return max(min_pairs, math.floor(math.log2(2 * max(n_pairs, 1) / alpha)) + 1)
+
+
+def leader_pairs(r: PosthocResult) -> list[tuple[str, float, float, float]]:
+    """``(other, median difference leader - other, p, Holm p)`` for every pair of ``r`` with the leader."""
+    out = []
+    for row in r.pairs.itertuples(index=False):
+        if r.leader in (row.a, row.b):
+            first = row.a == r.leader
+            out.append((row.b if first else row.a, row.median_diff if first else -row.median_diff, row.pvalue,
+                        row.p_holm))
+    return out
 
 
 def posthoc_text(r: PosthocResult, *, what: str, points: str) -> str:
-    """The leader against each other (mean difference, Wilcoxon and Holm p, the unit count), and whether a
+    """The leader against each other (median difference, Wilcoxon and Holm p, the unit count), and whether a
     winner is named; ``what`` names the treatments ("split method", "model")."""
-    if r.n_units <= 1:
-        return f"{ONE_SEED} ({r.leader} leads)" if r.others else ""
-    if not r.others:
-        return f"only {r.leader}: nothing to compare"
-    pairs = "; ".join(f"{r.leader} vs {o}: {d:+.2f} {points}, Wilcoxon p = {format_number(p, kind='p')}, Holm p = "
-                      f"{format_number(h, kind='p')}" for o, d, p, h in zip(r.others, r.differences, r.pvalues, r.holm))
-    head = f"over {r.n_units} {r.unit}s, {pairs}"
-    if r.best is not None:
-        return f"{head}: {r.best} is best (Holm p < {r.alpha} against every other {what})"
+    if r.n_blocks <= 1:
+        return f"{ONE_SEED} ({r.leader} leads)"
+    pairs = "; ".join(f"{r.leader} - {o}: median {d:+.2f} {points}, Wilcoxon p = {format_number(p, kind='p')}, "
+                      f"Holm p = {format_number(h, kind='p')}" for o, d, p, h in leader_pairs(r))
+    head = f"over {r.n_blocks} {r.unit}s, {pairs}"
+    if r.winner is not None:
+        return f"{head}: {r.winner} is best (Holm p < {r.alpha} against every other {what})"
     text = f"{head}: no {what} differs from the next"
-    needed = seeds_needed(len(r.others), r.alpha)
-    if r.n_units < needed:
-        text += (f" ({r.n_units} {r.unit}s can give at best p = {format_number(r.min_pvalue, kind='p')} per test; "
-                 f"a winner needs at least {needed} {r.unit}s)")
+    needed = seeds_needed(len(r.pairs), r.alpha)
+    if r.n_blocks < MIN_PAIRS:
+        text += f" (a Wilcoxon test needs at least {MIN_PAIRS} {r.unit}s; a winner needs at least {needed})"
+    elif r.n_blocks < needed:
+        best = min(1.0, len(r.pairs) * 2.0 ** (1 - r.n_blocks))
+        text += (f" ({r.n_blocks} {r.unit}s can give at best Holm p = {format_number(best, kind='p')}; a winner "
+                 f"needs at least {needed} {r.unit}s)")
     return text
 
 
 def method_line(result: AuditResult) -> str:
     """Which split method gives the lowest spread, by the pairwise post-hoc test after the Friedman test."""
+    if result.method_posthoc is None:
+        return "pairwise post-hoc: one split method, nothing to compare."
     body = posthoc_text(result.method_posthoc, what="split method", points="points of std")
-    return f"pairwise post-hoc (lowest cross-fold std; Wilcoxon signed-rank, Holm): {body}."
+    return f"pairwise post-hoc (lowest cross-fold std; Wilcoxon signed-rank over split seeds, Holm): {body}."
 
 
 def best_model_line(result: AuditResult) -> str:
@@ -66,7 +81,7 @@ def best_model_line(result: AuditResult) -> str:
     what = (f"best model (highest mean test {result.metric_name}; named only when the leader beats every other "
             f"model, Wilcoxon signed-rank over split seeds, Holm p < {ALPHA})")
     posthoc = result.model_posthoc
-    if all(not r.others for r in posthoc.values()):
+    if not posthoc:
         return f"{what}: one model, nothing to compare."
     per = "; ".join(f"{m}: {posthoc_text(r, what='model', points='points')}" for m, r in posthoc.items())
     if result.n_seeds == 1:
@@ -186,7 +201,7 @@ def verdict(result: AuditResult) -> str:
     state, friedman = _friedman_head(result, markdown=False)
     what = f"cross-fold spread of test {result.metric_name}"
     r = result.method_posthoc
-    if state is None:
+    if state is None or r is None:
         head = f"inconclusive: {friedman}."
     elif state == "inconclusive":
         head = f"inconclusive: {friedman}; the split methods' {what} differ no more than chance would make them."
@@ -217,10 +232,10 @@ def key_findings(result: AuditResult) -> str:
     elif result.best_method is not None:
         r = result.method_posthoc
         answer = (f"**yes**: {result.best_method} gives the lowest ({friedman}; against every other method Holm p <= "
-                  f"{format_number(max(r.holm), kind='p')} over {r.n_units} split seeds)")
+                  f"{format_number(max(h for *_, h in leader_pairs(r)), kind='p')} over {r.n_blocks} split seeds)")
     else:
         answer = (f"**the methods differ, no winner** ({friedman}; no method differs from the next in the pairwise "
-                  f"tests over {result.method_posthoc.n_units} split seed(s))")
+                  f"tests over {result.method_posthoc.n_blocks} split seed(s))")
     lowest = result.std.idxmin(axis=1).dropna()
     bullets = [f"Do the split methods change the cross-fold spread of test {name}? {answer}.",
                f"Cross-fold std of test {name} (points, mean over the models and split seeds): "

@@ -13,10 +13,10 @@ classes; every run records all four). :mod:`hpstrat_lite.audit_report` puts them
   regression) on the same folds; ``at_majority``: the models within their std of the majority baseline;
 * ``ranks`` and ``friedman``: the methods ranked on the cross-fold std within each (model, split seed)
   block and the Friedman test over those blocks, with the smallest p-value the design can reach;
-* ``method_posthoc`` and ``model_posthoc``: the pairwise post-hoc tests that name a winner (the split
-  method of lowest spread; the best model under each method): the leader against every other, a
-  Wilcoxon signed-rank test over the independent units (the split seeds: the models of one seed share
-  its folds), Holm-corrected; a winner is named only when every corrected p is below :data:`ALPHA`;
+* ``method_posthoc`` and ``model_posthoc``: the pairwise post-hoc tests that alone name a winner (the
+  split method of lowest spread; the best model under each method): :func:`hpstrat_lite.stats.posthoc`,
+  Wilcoxon signed-rank tests of every pair over the independent units (the split seeds: the models of
+  one seed share its folds), Holm-corrected; a winner beats every other at p < :data:`ALPHA`;
 * ``convergence``: per model, the share of runs that stopped at ``max_epochs`` instead of early;
 * ``quality``: SDD, CDD, CHD and W1 of every method's folds (Section 4.2), mean over split seeds.
 
@@ -27,7 +27,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import json
-import math
 import sys
 import tempfile
 import warnings
@@ -49,6 +48,7 @@ from .experiments.probes import necessity as necessity_estimate
 from .experiments.sweep import COVARIATE_METHOD, check_sweep_protocol, run_experiment, split_folds
 from .protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from .rows import METRICS, check_protocol, key_value, read_rows, training_values
+from .stats import FriedmanResult, PosthocResult, cross_fold_std, friedman, posthoc
 
 if TYPE_CHECKING:
     from numpy.typing import ArrayLike
@@ -81,189 +81,36 @@ UNIT = "split seed"
 # Statistics
 # ----------------------------------------------------------------------------------------------
 
-@dataclasses.dataclass(frozen=True)
-class FriedmanResult:
-    """Friedman test of the split methods (treatments) over the blocks ((model, split seed) pairs).
-
-    ``min_pvalue`` is the smallest p-value ``n_blocks`` blocks and ``n_methods`` methods can give (every
-    block ranks the methods alike); ``blocks_needed`` the fewest blocks with which that perfect agreement
-    reaches p < :data:`ALPHA`; ``blocks_needed_observed`` the fewest with which the observed agreement
-    (Kendall's W) would (``None`` when W = 0)."""
-
-    statistic: float
-    pvalue: float
-    n_blocks: int
-    n_methods: int = 3
-    min_pvalue: float = float("nan")
-    blocks_needed: int | None = None
-    blocks_needed_observed: int | None = None
-
-    @property
-    def kendall_w(self) -> float:
-        """Kendall's coefficient of concordance :math:`W = \\chi^2 / (n (m - 1))` (0: no agreement, 1: all
-        blocks rank the methods alike)."""
-        if self.n_blocks < 1 or self.n_methods < 2 or self.statistic != self.statistic:
-            return float("nan")
-        return self.statistic / (self.n_blocks * (self.n_methods - 1))
+def method_friedman(per_seed: pd.DataFrame, methods: Sequence[str]) -> FriedmanResult:
+    """:func:`hpstrat_lite.stats.friedman` of the methods' cross-fold std over the (model, split seed) blocks
+    (seeds add blocks; the smallest p the design can reach is part of the result). A single method: NaN."""
+    blocks = per_seed.assign(block=per_seed["model"].astype(str) + " / seed " + per_seed["seed"].astype(str))
+    wide = blocks.pivot(index="block", columns="method", values="std").reindex(columns=list(methods))
+    if len(methods) >= 2:
+        return friedman(wide, unit="(model, split seed) block", alpha=ALPHA)
+    nan = float("nan")
+    return FriedmanResult(nan, nan, nan, n_blocks=int(wide.dropna().shape[0]), n_methods=len(methods),
+                          unit="(model, split seed) block", methods=tuple(methods), mean_ranks=(1.0,) * len(methods),
+                          min_pvalue=nan, blocks_needed=None, blocks_needed_observed=None, alpha=ALPHA)
 
 
-def friedman_blocks(table: pd.DataFrame) -> FriedmanResult:
-    """Friedman test of the columns (methods) of ``table`` over its rows (blocks), lower or higher alike.
-
-    :math:`\\chi^2_F = \\frac{12}{n m (m + 1)} \\sum_j R_j^2 - 3 n (m + 1)` on the within-block average ranks
-    (column rank sums :math:`R_j`), divided by the tie correction
-    :math:`1 - \\sum (t^3 - t) / (n m (m^2 - 1))` as ``scipy.stats.friedmanchisquare`` does;
-    :math:`p = P(\\chi^2_{m-1} \\geq \\chi^2_F)`. Defined for ``m >= 2`` methods and ``n >= 2`` complete
-    blocks (rows with a NaN are dropped); NaN otherwise.
-
-    Examples
-    --------
-    >>> t = pd.DataFrame({"a": [1.0, 1, 1, 1, 1, 1], "b": [2.0, 2, 2, 2, 2, 2], "c": [3.0, 3, 3, 3, 3, 3]})
-    >>> r = friedman_blocks(t)
-    >>> round(r.statistic, 3), round(r.pvalue, 4), round(r.min_pvalue, 4), r.blocks_needed
-    (12.0, 0.0025, 0.0025, 3)
-    """
-    from scipy.stats import chi2, rankdata
-
-    wide = table.dropna()
-    n, m = wide.shape
-    min_p = float(chi2.sf(n * (m - 1), m - 1)) if m >= 2 and n >= 1 else float("nan")
-    needed = _blocks_needed(1.0, m)
-    if m < 2 or n < 2:
-        return FriedmanResult(float("nan"), float("nan"), int(n), int(m), min_p, needed, None)
-    values = wide.to_numpy(dtype=float)
-    ranks = rankdata(values, axis=1)
-    sums = ranks.sum(0)
-    stat = 12.0 / (n * m * (m + 1)) * float((sums ** 2).sum()) - 3.0 * n * (m + 1)
-    ties = 0.0
-    for row in values:
-        _, counts = np.unique(row, return_counts=True)
-        ties += float((counts ** 3 - counts).sum())
-    correction = 1.0 - ties / (n * m * (m * m - 1))
-    if correction <= 0:  # every block a complete tie
-        return FriedmanResult(0.0, 1.0, int(n), int(m), min_p, needed, None)
-    stat = max(stat / correction, 0.0)
-    p = float(chi2.sf(stat, m - 1))
-    w = stat / (n * (m - 1))
-    return FriedmanResult(float(stat), p, int(n), int(m), min_p, needed, _blocks_needed(w, m))
-
-
-def _blocks_needed(w: float, m: int, *, limit: int = 100_000) -> int | None:
-    """The fewest blocks n with :math:`P(\\chi^2_{m-1} \\geq W n (m - 1)) <` :data:`ALPHA` (None if W = 0)."""
-    from scipy.stats import chi2
-
-    if m < 2 or not w > 0:
+def method_posthoc(per_seed: pd.DataFrame, methods: Sequence[str]) -> PosthocResult | None:
+    """:func:`hpstrat_lite.stats.posthoc` of the methods' cross-fold std (lower is better) over the split seeds,
+    the std averaged over the models of a seed (they share its folds: one unit). None for a single method."""
+    if len(methods) < 2:
         return None
-    target = chi2.isf(ALPHA, m - 1)  # the statistic a significant answer needs
-    n = max(1, math.ceil(target / (w * (m - 1))))
-    while chi2.sf(w * n * (m - 1), m - 1) >= ALPHA and n < limit:  # strict inequality at the boundary
-        n += 1
-    return n if n < limit else None
-
-
-@dataclasses.dataclass(frozen=True)
-class PosthocResult:
-    """The leader against every other treatment: Wilcoxon signed-rank tests over the independent units,
-    Holm-corrected (the comparisons with the leader after an omnibus test, Demšar 2006, Section 3.2.2).
-
-    ``others`` run from the closest to the leader (the runner-up) to the farthest; ``differences`` are
-    the mean over units of how much better the leader is (points, positive: the leader is better);
-    ``pvalues`` the two-sided Wilcoxon p-values, ``holm`` the same after Holm's step-down correction;
-    ``min_pvalue`` the smallest two-sided p ``n_units`` units can give (:math:`2^{1 - n}`, every unit
-    favouring the leader). ``best`` is the leader when every corrected p is below ``alpha``, else None."""
-
-    leader: str
-    others: tuple[str, ...]
-    differences: tuple[float, ...]
-    pvalues: tuple[float, ...]
-    holm: tuple[float, ...]
-    n_units: int
-    unit: str = UNIT
-    min_pvalue: float = float("nan")
-    alpha: float = ALPHA
-
-    @property
-    def runner_up(self) -> str | None:
-        return self.others[0] if self.others else None
-
-    @property
-    def best(self) -> str | None:
-        """The leader when it differs from every other after correction; None otherwise."""
-        if not self.others or not all(p < self.alpha for p in self.holm):  # NaN compares False
-            return None
-        return self.leader
-
-
-def holm(pvalues: Sequence[float]) -> np.ndarray:
-    """Holm's step-down adjusted p-values: :math:`\\tilde p_{(i)} = \\max_{j \\leq i} \\min(1, (m - j + 1) p_{(j)})`
-    over the p-values sorted ascending (Holm 1979); NaN stays NaN.
-
-    >>> holm([0.01, 0.04, 0.03]).round(3).tolist()
-    [0.03, 0.06, 0.06]
-    """
-    p = np.asarray(pvalues, dtype=float)
-    out = np.full_like(p, np.nan)
-    ok = np.flatnonzero(~np.isnan(p))
-    order = ok[np.argsort(p[ok], kind="stable")]
-    m = order.size
-    out[order] = np.maximum.accumulate(np.minimum(1.0, (m - np.arange(m)) * p[order]))
-    return out
-
-
-def posthoc_vs_leader(wide: pd.DataFrame, *, higher_is_better: bool, unit: str = UNIT,
-                      alpha: float = ALPHA) -> PosthocResult:
-    """The best column of ``wide`` (one row per independent unit; best mean, highest when ``higher_is_better``)
-    against each other: two-sided Wilcoxon signed-rank tests of the paired differences
-    (``scipy.stats.wilcoxon``; all differences zero: p = 1), Holm-corrected (:func:`holm`). Rows with a NaN
-    are dropped; with fewer than two rows every p is NaN (no spread to judge a lead).
-
-    Examples
-    --------
-    >>> w = pd.DataFrame({"a": [80.0, 81, 79, 82, 80, 81, 83], "b": [70.0, 71, 69, 72, 71, 70, 69]})
-    >>> r = posthoc_vs_leader(w, higher_is_better=True)
-    >>> r.leader, r.best, round(r.pvalues[0], 4), r.n_units
-    ('a', 'a', 0.0156, 7)
-    """
-    from scipy.stats import wilcoxon
-
-    wide = wide.dropna()
-    n = len(wide)
-    means = wide.mean().sort_values(ascending=not higher_is_better, kind="stable")
-    leader, others = str(means.index[0]), [str(c) for c in means.index[1:]]
-    sign = 1.0 if higher_is_better else -1.0
-    diffs, pvalues = [], []
-    for other in others:
-        d = sign * (wide[leader] - wide[other]).to_numpy(dtype=float)
-        diffs.append(float(d.mean()) if n else float("nan"))
-        if n < 2:
-            pvalues.append(float("nan"))
-        elif not np.any(d != 0):
-            pvalues.append(1.0)
-        else:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")  # scipy's note on ties / small samples
-                pvalues.append(float(wilcoxon(d, alternative="two-sided").pvalue))
-    min_p = float(min(1.0, 2.0 ** (1 - n))) if n >= 1 else float("nan")
-    return PosthocResult(leader, tuple(others), tuple(diffs), tuple(pvalues), tuple(holm(pvalues).tolist()), int(n),
-                         unit, min_p, alpha)
-
-
-def method_units(per_seed: pd.DataFrame, methods: Sequence[str]) -> pd.DataFrame:
-    """The cross-fold std of each method per split seed, mean over the models (the seed is the unit)."""
-    return per_seed.groupby(["seed", "method"])["std"].mean().unstack().reindex(columns=list(methods))
+    wide = per_seed.groupby(["seed", "method"])["std"].mean().unstack().reindex(columns=list(methods))
+    return posthoc(wide, lower_is_better=True, unit=UNIT, alpha=ALPHA)
 
 
 def model_posthoc(per_seed: pd.DataFrame, methods: Sequence[str]) -> dict[str, PosthocResult]:
-    """Under each split method, the best model by mean test score against each other model, over split seeds
-    (:func:`posthoc_vs_leader` on the per-seed means; a single model has no comparison and no best)."""
-    out = {}
-    for method in methods:
-        part = per_seed[per_seed["method"] == method]
-        if part.empty:
-            continue
-        out[method] = posthoc_vs_leader(part.pivot(index="seed", columns="model", values="mean"),
-                                        higher_is_better=True)
-    return out
+    """Under each split method, :func:`hpstrat_lite.stats.posthoc` of the models' mean test score (higher is
+    better) over the split seeds; empty with a single model (nothing to compare, no best)."""
+    if per_seed["model"].nunique() < 2:
+        return {}
+    return {method: posthoc(part.pivot(index="seed", columns="model", values="mean"), lower_is_better=False,
+                            unit=UNIT, alpha=ALPHA)
+            for method in methods if not (part := per_seed[per_seed["method"] == method]).empty}
 
 
 def convergence_table(rows: pd.DataFrame, models: Sequence[str]) -> pd.DataFrame:
@@ -305,12 +152,12 @@ class AuditResult:
         Models within noise of the majority baseline under every method.
     ranks : DataFrame
         Mean rank of each method per model (over seeds), and a last row ``mean`` over every block.
-    friedman : FriedmanResult
-        The omnibus test of the methods' spreads over the (model, split seed) blocks.
-    method_posthoc : PosthocResult
-        The split method of lowest spread against each other method, over split seeds (:func:`posthoc_vs_leader`).
-    model_posthoc : dict of str to PosthocResult
-        Per split method, the model of highest mean score against each other model, over split seeds.
+    friedman : hpstrat_lite.stats.FriedmanResult
+        The omnibus test of the methods' spreads over the (model, split seed) blocks (:func:`method_friedman`).
+    method_posthoc : hpstrat_lite.stats.PosthocResult or None
+        The methods' spreads compared pairwise over split seeds (:func:`method_posthoc`); None for one method.
+    model_posthoc : dict of str to hpstrat_lite.stats.PosthocResult
+        Per split method, the models' scores compared pairwise over split seeds (:func:`model_posthoc`).
     convergence : DataFrame
         :func:`convergence_table`: per model, the runs that stopped at ``max_epochs``.
     quality : DataFrame
@@ -333,7 +180,7 @@ class AuditResult:
     at_majority: tuple
     ranks: pd.DataFrame
     friedman: FriedmanResult
-    method_posthoc: PosthocResult
+    method_posthoc: PosthocResult | None
     model_posthoc: Mapping[str, PosthocResult]
     convergence: pd.DataFrame
     quality: pd.DataFrame
@@ -363,14 +210,13 @@ class AuditResult:
         present = list(dict.fromkeys(rows["method"]))
         methods = [m for m in ALL_AUDIT_METHODS if m in present] + [m for m in present if m not in ALL_AUDIT_METHODS]
         models = list(dict.fromkeys(rows["model"]))
-        per_seed = per_seed_table(rows, column)
+        per_seed = cross_fold_std(rows, column, by=["model", "method", "seed"])
         std = _wide(per_seed, "std", models, methods)
         score = _wide(per_seed, "mean", models, methods)
         blocks = per_seed.assign(block=per_seed["model"].astype(str) + " / seed " + per_seed["seed"].astype(str))
         ranked = rank_methods(blocks, "std", blocks=("block",))
         ranks = ranked.groupby(["model", "method"])["rank"].mean().unstack().reindex(index=models, columns=methods)
         ranks.loc["mean"] = ranked.groupby("method")["rank"].mean().reindex(methods)
-        friedman = friedman_blocks(blocks.pivot(index="block", columns="method", values="std")[methods])
         if "seed" in quality.columns:
             quality = quality.groupby("method")[["sdd", "cdd", "chd", "w1"]].mean()
         quality = quality.reindex([m for m in methods if m in quality.index])
@@ -388,9 +234,8 @@ class AuditResult:
             table.columns.name = "method"
         counts = None if class_counts is None else tuple(int(c) for c in class_counts)
         return cls(rows=rows.reset_index(drop=True), metric=metric, std=std, score=score, baselines=base,
-                   at_majority=tuple(at_majority), ranks=ranks, friedman=friedman,
-                   method_posthoc=posthoc_vs_leader(method_units(per_seed, methods), higher_is_better=False),
-                   model_posthoc=model_posthoc(per_seed, methods), convergence=convergence_table(rows, models),
+                   at_majority=tuple(at_majority), ranks=ranks, friedman=method_friedman(per_seed, methods),
+                   method_posthoc=method_posthoc(per_seed, methods), model_posthoc=model_posthoc(per_seed, methods), convergence=convergence_table(rows, models),
                    quality=quality, dataset=str(datasets[0]), class_counts=counts,
                    graph_changes=dict(graph_changes or {}))
 
@@ -411,12 +256,12 @@ class AuditResult:
     def best_method(self) -> str | None:
         """The split method of lowest spread, named only when the Friedman test is significant and the
         method differs from every other in the Holm-corrected pairwise tests; else None."""
-        return self.method_posthoc.best if self.conclusive else None
+        return self.method_posthoc.winner if self.conclusive and self.method_posthoc is not None else None
 
     @property
     def best_model(self) -> dict[str, str | None]:
-        """Per split method, the model whose lead the pairwise tests confirm (None: no lead counts)."""
-        return {method: r.best for method, r in self.model_posthoc.items()}
+        """Per split method, the model the pairwise tests name best (None: no lead counts, or a single model)."""
+        return {method: (r.winner if (r := self.model_posthoc.get(method)) else None) for method in self.std.columns}
 
     @property
     def best_model_changes(self) -> bool:
@@ -475,12 +320,6 @@ class AuditResult:
 def metric_column(metric: str) -> str:
     """The row column of a metric's test score: ``"roc_auc"`` -> ``"test_roc_auc"``."""
     return f"test_{METRICS[metric]}"
-
-
-def per_seed_table(rows: pd.DataFrame, column: str) -> pd.DataFrame:
-    """Std (ddof = 1) and mean over folds of ``100 * rows[column]`` per (model, method, seed)."""
-    return (rows.assign(v=100 * rows[column]).groupby(["model", "method", "seed"], sort=False)["v"]
-            .agg(["std", "mean"]).reset_index())
 
 
 def _wide(per_seed, value, models, methods):

@@ -244,17 +244,17 @@ def test_key_findings_state_the_verdict_the_measured_spreads_and_the_baselines()
     box = key_findings(result)
     assert box.startswith("**Key findings** (computed from this audit's runs):")
     # a winner only after the pairwise tests: 7 split seeds, every one ranking hpstrat lowest
-    assert result.best_method == "hpstrat" and result.method_posthoc.n_units == 7
+    assert result.best_method == "hpstrat" and result.method_posthoc.n_blocks == 7
     assert "**yes**: hpstrat gives the lowest (Friedman chi2 = 28.00, p = 8.3e-07 < 0.05, 14 (model, seed) " \
-           "blocks; against every other method Holm p <= 0.031 over 7 split seeds)" in box
+           "blocks; against every other method Holm p <= 0.047 over 7 split seeds)" in box
     assert "random 5.00, stratified 3.00, hpstrat 1.00; lowest per model: A: hpstrat, B: hpstrat." in box
     assert "lowest CHD hpstrat (0.00100), lowest CDD stratified (0.200)" in box
     # three seeds: Friedman over 6 blocks differs, but 3 split seeds cannot name a winner
     three = AuditResult.from_rows(rows[rows["seed"] < 3], quality)
     assert three.conclusive and three.best_method is None
     assert "**the methods differ, no winner**" in key_findings(three)
-    assert "no split method differs from the next (3 split seeds can give at best p = 0.25 per test; a winner " \
-           "needs at least 7 split seeds)" in verdict(three)
+    assert "no split method differs from the next (a Wilcoxon test needs at least 6 split seeds; a winner needs " \
+           "at least 7)" in verdict(three)
     one_seed = key_findings(AuditResult.from_rows(rows[rows["seed"] == 0], quality))
     assert "**inconclusive** (Friedman p = 0.14 >= 0.05 over 2 (model, seed) blocks; the smallest p this design " \
            "can reach is 0.14)" in one_seed
@@ -267,22 +267,19 @@ def test_key_findings_state_the_verdict_the_measured_spreads_and_the_baselines()
         key_findings(AuditResult.from_rows(flat, quality, baselines=base))
 
 
-def test_friedman_blocks_equals_scipy_and_states_what_significance_needs():
+def test_the_audits_friedman_test_is_scipys_over_model_seed_blocks():
     from scipy.stats import friedmanchisquare
 
-    from hpstrat_lite.auditing import friedman_blocks
-
-    rng = np.random.default_rng(1)
-    table = pd.DataFrame(rng.integers(0, 4, (7, 4)).astype(float), columns=list("abcd"))  # ties included
-    got = friedman_blocks(table)
-    stat, p = friedmanchisquare(*[table[c] for c in table])
-    assert got.statistic == pytest.approx(stat) and got.pvalue == pytest.approx(p)
-    from scipy.stats import chi2
-
-    if got.blocks_needed_observed is not None:  # the smallest n at the observed W reaching p < 0.05
-        n, w = got.blocks_needed_observed, got.kendall_w
-        assert chi2.sf(w * n * 3, 3) < 0.05 <= chi2.sf(w * (n - 1) * 3, 3)
-    assert np.isnan(friedman_blocks(table.iloc[:1]).pvalue)
+    rows = _constructed_rows({"random": 0.05, "stratified": 0.04, "hpstrat": 0.045}, seeds=range(4), seed=3)
+    rows["test_acc"] += np.random.default_rng(2).normal(0, 0.02, len(rows))
+    result = AuditResult.from_rows(rows, QUALITY)
+    per = rows.groupby(["model", "seed", "method"])["test_acc"].std().unstack()[["random", "stratified", "hpstrat"]]
+    stat, p = friedmanchisquare(*[per[c] for c in per])
+    assert result.friedman.statistic == pytest.approx(stat) and result.friedman.pvalue == pytest.approx(p)
+    assert result.friedman.n_blocks == 8 and result.friedman.unit == "(model, split seed) block"
+    one_method = AuditResult.from_rows(rows[rows["method"] == "hpstrat"], QUALITY)
+    assert np.isnan(one_method.friedman.pvalue) and one_method.method_posthoc is None
+    assert "inconclusive" in verdict(one_method)
 
 
 def _per_seed_rows(values, k=4):
@@ -300,12 +297,12 @@ def test_best_model_is_named_only_by_the_pairwise_tests_and_agrees_with_the_text
                            ("A", "hpstrat"): [70, 71, 69, 72, 71, 70], ("B", "hpstrat"): [80, 80, 81, 79, 82, 80]})
     result = AuditResult.from_rows(flip, quality)
     r = result.model_posthoc["random"]
-    assert (r.leader, r.runner_up, r.n_units, r.unit) == ("A", "B", 6, "split seed")
-    assert r.differences[0] == pytest.approx(10.0) and r.pvalues[0] == pytest.approx(2 / 2 ** 6)
+    assert (r.leader, r.winner, r.n_blocks, r.unit) == ("A", "A", 6, "split seed")
+    assert r.pairs["pvalue"].iloc[0] == pytest.approx(2 / 2 ** 6)  # exact: every seed favours A
     assert result.best_model == {"random": "A", "hpstrat": "B"} and result.best_model_changes
     line = best_model_line(result)
     assert "CHANGES with the split method" in line and "A is best" in line and "B is best" in line
-    assert "over 6 split seeds, A vs B: +10.00 points, Wilcoxon p = 0.031, Holm p = 0.031" in line
+    assert "over 6 split seeds, A - B: median +10.00 points, Wilcoxon p = 0.031, Holm p = 0.031" in line
     # leads that flip from seed to seed: no model is named, and the text says so
     noisy = _per_seed_rows({("A", "random"): [80, 70, 81, 72, 80, 70], ("B", "random"): [70, 80, 70.5, 79, 71, 80],
                             ("A", "hpstrat"): [70, 80, 70, 79, 71, 80], ("B", "hpstrat"): [80, 70, 80.5, 72, 80, 70]})
@@ -318,21 +315,6 @@ def test_best_model_is_named_only_by_the_pairwise_tests_and_agrees_with_the_text
     assert one.best_model == {"random": None, "hpstrat": None}
     assert "one split seed: no spread to judge a lead" in best_model_line(one)
     assert "within noise" not in best_model_line(one)
-
-
-def test_holm_and_the_pairwise_test_against_scipy():
-    from scipy.stats import wilcoxon
-
-    from hpstrat_lite.auditing import holm, posthoc_vs_leader
-
-    assert holm([0.01, 0.04, 0.03, np.nan]).round(3).tolist()[:3] == [0.03, 0.06, 0.06]
-    rng = np.random.default_rng(0)
-    wide = pd.DataFrame(rng.normal(size=(9, 3)) + [0.0, 0.5, 1.0], columns=["a", "b", "c"])
-    r = posthoc_vs_leader(wide, higher_is_better=False)
-    assert r.leader == "a" and r.others == ("b", "c")
-    raw = [wilcoxon(wide["a"] - wide[o]).pvalue for o in r.others]
-    assert list(r.pvalues) == pytest.approx(raw) and list(r.holm) == pytest.approx(holm(raw))
-    assert r.min_pvalue == pytest.approx(2 ** -8)
 
 
 def test_baselines_mark_models_at_the_majority_rate():
