@@ -26,7 +26,7 @@ REPORT_FILE = "report.html"
 ONE_SEED = "one split seed: no spread to judge a lead"
 
 
-def seeds_needed(n_pairs: int, alpha: float = ALPHA, *, min_pairs: int = MIN_PAIRS) -> int:
+def seeds_needed(n_pairs: int, *, alpha: float = ALPHA, min_pairs: int = MIN_PAIRS) -> int:
     """The fewest units with which two-sided Wilcoxon tests, Holm-corrected over ``n_pairs`` pairs, can reach
     ``alpha`` (every unit favouring the leader: :math:`n_p 2^{1 - n} < \alpha`), and at least ``min_pairs``.
 
@@ -58,7 +58,7 @@ def posthoc_text(r: PosthocResult, *, what: str, points: str) -> str:
     if r.winner is not None:
         return f"{head}: {r.winner} is best (Holm p < {r.alpha} against every other {what})"
     text = f"{head}: no {what} differs from the next"
-    needed = seeds_needed(len(r.pairs), r.alpha)
+    needed = seeds_needed(len(r.pairs), alpha=r.alpha)
     if r.n_blocks < MIN_PAIRS:
         text += f" (a Wilcoxon test needs at least {MIN_PAIRS} {r.unit}s; a winner needs at least {needed})"
     elif r.n_blocks < needed:
@@ -299,7 +299,7 @@ def format_audit(result: AuditResult) -> str:
     return "\n".join(lines)
 
 
-def plot_audit(result: AuditResult, ax=None):
+def plot_audit(result: AuditResult, *, ax=None):
     """Figure of the cross-fold spread: per model, each method's std of the test metric (points)."""
     plt = require("matplotlib.pyplot", extra="reports")
 
