@@ -52,16 +52,18 @@ def posthoc_text(r: PosthocResult, *, what: str, points: str) -> str:
     winner is named; ``what`` names the treatments ("split method", "model")."""
     if r.n_blocks <= 1:
         return f"{ONE_SEED} ({r.leader} leads)"
+    needed = seeds_needed(len(r.pairs), alpha=r.alpha)
+    if r.n_blocks < MIN_PAIRS:
+        medians = "; ".join(f"{d:+.2f} {points} vs {o}" for o, d, _, _ in leader_pairs(r))
+        return (f"over {r.n_blocks} {r.unit}s {r.leader} leads (median {medians}), untested: no {what} differs from "
+                f"the next (a Wilcoxon test needs at least {MIN_PAIRS} {r.unit}s; a winner needs at least {needed})")
     pairs = "; ".join(f"{r.leader} - {o}: median {d:+.2f} {points}, Wilcoxon p = {format_number(p, kind='p')}, "
                       f"Holm p = {format_number(h, kind='p')}" for o, d, p, h in leader_pairs(r))
     head = f"over {r.n_blocks} {r.unit}s, {pairs}"
     if r.winner is not None:
         return f"{head}: {r.winner} is best (Holm p < {r.alpha} against every other {what})"
     text = f"{head}: no {what} differs from the next"
-    needed = seeds_needed(len(r.pairs), alpha=r.alpha)
-    if r.n_blocks < MIN_PAIRS:
-        text += f" (a Wilcoxon test needs at least {MIN_PAIRS} {r.unit}s; a winner needs at least {needed})"
-    elif r.n_blocks < needed:
+    if r.n_blocks < needed:
         best = min(1.0, len(r.pairs) * 2.0 ** (1 - r.n_blocks))
         text += (f" ({r.n_blocks} {r.unit}s can give at best Holm p = {format_number(best, kind='p')}; a winner "
                  f"needs at least {needed} {r.unit}s)")
