@@ -94,6 +94,7 @@ def covariate_folds(covariate, y, *, k: int = 4, n_bins: int = 10, binning: str 
     labels = check_labels(y)
     n = labels.shape[0]
     k = check_k(k, n)
+    warn_small_classes(labels, k, stacklevel=3, name="k")
     c = check_covariate(covariate, n)
     bins = covariate_bins(c, n_bins=n_bins, binning=binning, bin_range=bin_range)
     finite = c[~np.isnan(c)]
@@ -102,6 +103,16 @@ def covariate_folds(covariate, y, *, k: int = 4, n_bins: int = 10, binning: str 
         warnings.warn(f"the covariate is {what}: the folds are stratified by class only.",
                       UserWarning, stacklevel=2)
     return strata_kernel(labels, bins, n_bins, k, check_seed(seed))
+
+
+def warn_small_classes(labels, k: int, *, stacklevel: int, name: str = "n_splits") -> None:
+    """Warn (``UserWarning``, scikit-learn's ``StratifiedKFold`` words) when the least populated class of
+    ``labels`` (``0..C-1``; absent labels do not count) has fewer members than ``k``: some folds then hold none
+    of it."""
+    smallest = int(np.unique(labels, return_counts=True)[1].min())
+    if smallest < k:
+        warnings.warn(f"The least populated class in y has only {smallest} members, which is less than "
+                      f"{name}={k}.", UserWarning, stacklevel=stacklevel)
 
 
 def strata_kernel(labels, bins, n_bins, k, rng) -> np.ndarray:

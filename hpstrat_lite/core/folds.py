@@ -11,7 +11,7 @@ import numpy as np
 
 from .._extras import require
 from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed)
-from .covariates import covariate_folds, degree_folds, placebo_folds, strata_kernel
+from .covariates import covariate_folds, degree_folds, placebo_folds, strata_kernel, warn_small_classes
 from .homophily import homophily_bins
 
 SPLIT_METHODS = ("random", "stratified", "hpstrat")
@@ -75,6 +75,7 @@ def _checked(homophily, y, k, n_bins, seed):
     h = check_homophily(homophily, n)
     rng = check_seed(seed)
     warn_if_all_isolated(h, stacklevel=5)
+    warn_small_classes(labels, k, stacklevel=5, name="k")
     return labels, h, k, n_bins, rng
 
 

@@ -18,29 +18,21 @@ from __future__ import annotations
 
 import numpy as np
 
-from ._validate import check_edge_index, check_int, check_labels, to_numpy
-from .homophily import mean_homophily
+from ._validate import check_choice, check_int, check_labels, to_numpy
+from .homophily import mean_homophily, node_homophily_of_pairs, simple_undirected_pairs
 
 LABEL_MEASURES = ("edge_homophily", "node_homophily", "adjusted_homophily", "label_informativeness")
 """The measures :func:`label_measures` returns, in order."""
 
-
-def undirected_edges(edge_index, num_nodes: int) -> tuple[np.ndarray, np.ndarray]:
-    """Each undirected edge once as ``(a, b)`` with ``a < b``: self-loops dropped, ``(u, v)`` and ``(v, u)``
-    one edge, duplicates counted once (numpy's sort of the int64 keys ``a * n + b``)."""
-    ei = check_edge_index(edge_index, num_nodes)
-    u, v = ei[0], ei[1]
-    keep = u != v
-    a, b = np.minimum(u[keep], v[keep]), np.maximum(u[keep], v[keep])
-    key = np.unique(a * np.int64(num_nodes) + b)
-    return key // num_nodes, key % num_nodes
+HOMOPHILY_METHODS = ("edge", "node", "edge_insensitive", "adjusted", "label_informativeness")
+"""The ``method`` values of :func:`homophily`."""
 
 
 def _checked(edge_index, y, num_nodes):
     n = len(to_numpy(y)) if num_nodes is None else num_nodes
     n = check_int(n, "num_nodes", 1)
     labels = check_labels(y, n)
-    a, b = undirected_edges(edge_index, n)
+    a, b = simple_undirected_pairs(edge_index, n)
     return labels, a, b
 
 
@@ -132,24 +124,69 @@ def label_informativeness(edge_index, y, num_nodes: int | None = None) -> float:
     return float(2.0 - h_joint / h_marginal)
 
 
-def _node_homophily_of_pairs(labels, a, b) -> np.ndarray:
-    """:func:`hpstrat_lite.core.homophily.node_homophily` from the undirected edges ``(a, b)`` (numpy only)."""
-    n = labels.shape[0]
-    eq = labels[a] == labels[b]
-    deg = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)).astype(np.float64)
-    same = np.bincount(a[eq], minlength=n) + np.bincount(b[eq], minlength=n)
-    with np.errstate(invalid="ignore", divide="ignore"):
-        return np.where(deg > 0, same / np.maximum(deg, 1), np.nan)
-
-
 def label_measures(edge_index, y, num_nodes: int | None = None) -> dict:
     """The four label-only measures of :data:`LABEL_MEASURES` in one dict, plus ``num_edges`` (undirected)
     and ``isolated`` (the number of nodes without neighbours, left out of node homophily)."""
     labels, a, b = _checked(edge_index, y, num_nodes)
     n = labels.shape[0]
     pairs = np.stack([a, b])
-    h = _node_homophily_of_pairs(labels, a, b)
+    h = node_homophily_of_pairs(labels, a, b)
     return {"edge_homophily": edge_homophily(pairs, labels, n), "node_homophily": mean_homophily(h),
             "adjusted_homophily": adjusted_homophily(pairs, labels, n),
             "label_informativeness": label_informativeness(pairs, labels, n),
             "num_edges": int(a.size), "isolated": int(np.isnan(h).sum())}
+
+
+def _insensitive(labels, a, b) -> float:
+    """Class-insensitive edge homophily from checked labels and the undirected simple edges."""
+    c = int(labels.max()) + 1
+    if c < 2:
+        return float("nan")
+    eq = (labels[a] == labels[b]).astype(np.float64)
+    ends = np.concatenate([labels[a], labels[b]])  # each edge end: its node's class
+    same = np.bincount(ends, weights=np.concatenate([eq, eq]), minlength=c)
+    total = np.bincount(ends, minlength=c)
+    h_c = np.divide(same, total, out=np.zeros(c), where=total > 0)
+    share = np.bincount(labels, minlength=c) / labels.size
+    return float(np.clip(h_c - share, 0, None).sum() / (c - 1))
+
+
+def homophily(edge_index, y, num_nodes: int | None = None, *, method: str = "edge") -> float:
+    """The homophily of a graph, one number, by ``method`` (PyG's ``torch_geometric.utils.homophily``, on the
+    undirected simple graph: self-loops dropped, each edge once per direction, duplicates counted once).
+
+    - ``"edge"`` (Zhu et al., *Beyond homophily in graph neural networks*, NeurIPS 2020): the share of edges
+      joining two nodes of one class, :math:`\\frac{|\\{(u, v) \\in E : y_u = y_v\\}|}{|E|}`
+      (:func:`edge_homophily`);
+    - ``"node"`` (Pei et al., *Geom-GCN*, ICLR 2020): the mean over nodes of
+      :math:`\\frac{|\\{u \\in N(v) : y_u = y_v\\}|}{|N(v)|}`
+      (:func:`hpstrat_lite.core.homophily.node_homophily`); isolated nodes are left out (PyG counts them as 0);
+    - ``"edge_insensitive"`` (Lim et al., *Large scale learning on non-homophilous graphs*, NeurIPS 2021):
+      :math:`\\frac{1}{C - 1} \\sum_{k} \\max(0, h_k - \\frac{|C_k|}{n})`, :math:`h_k` the edge homophily
+      of the edge ends in class :math:`k`, so that a class's own share is not rewarded;
+    - ``"adjusted"`` (Platonov et al., NeurIPS 2023): edge homophily corrected for chance
+      (:func:`adjusted_homophily`);
+    - ``"label_informativeness"`` (Platonov et al., 2023): :func:`label_informativeness`.
+
+    NaN where a measure is undefined (no edges, one class, every node isolated).
+
+    Examples
+    --------
+    >>> edge_index = [[0, 1, 2, 3], [1, 2, 0, 4]]
+    >>> y = [0, 0, 1, 1, 1]
+    >>> homophily(edge_index, y, method="edge")
+    0.5
+    >>> round(homophily(edge_index, y, method="node"), 4)  # (1/2 + 1/2 + 0 + 1 + 1) / 5
+    0.6
+    >>> round(homophily(edge_index, y, method="edge_insensitive"), 4)
+    0.1
+    """
+    check_choice(method, "method", HOMOPHILY_METHODS)
+    labels, a, b = _checked(edge_index, y, num_nodes)
+    if method == "node":
+        return mean_homophily(node_homophily_of_pairs(labels, a, b))
+    if method == "edge_insensitive":
+        return _insensitive(labels, a, b)
+    pairs = np.stack([a, b])
+    return {"edge": edge_homophily, "adjusted": adjusted_homophily,
+            "label_informativeness": label_informativeness}[method](pairs, labels, labels.shape[0])

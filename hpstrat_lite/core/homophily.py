@@ -90,6 +90,14 @@ def node_homophily(edge_index, y, num_nodes: int | None = None, *, assume_simple
     if assume_simple:
         return _sorted_simple_homophily(edge_index, labels, n)
     a, b = simple_undirected_pairs(edge_index, n)
+    return node_homophily_of_pairs(labels, a, b)
+
+
+def node_homophily_of_pairs(labels: np.ndarray, a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """:func:`node_homophily` from checked integer ``labels`` and the undirected simple edges ``(a, b)``, each
+    edge once (as :func:`simple_undirected_pairs` gives them): same-label neighbours over degree, NaN where
+    the degree is 0."""
+    n = labels.shape[0]
     eq = labels[a] == labels[b]
     deg = (np.bincount(a, minlength=n) + np.bincount(b, minlength=n)).astype(np.float64)
     same = np.bincount(a[eq], minlength=n) + np.bincount(b[eq], minlength=n)

@@ -4,13 +4,14 @@ For each block (a (dataset, model) pair for the GNN tables; a dataset for the fo
 split methods are ranked on a score where lower is better (cross-fold std of test accuracy, CHD, ...):
 rank 1 = best, ties share the average rank. Table 3 averages ranks over datasets per model, Table 4 over
 models per dataset, and the global mean rank averages every block. A Friedman test (methods as
-treatments, blocks as subjects) says whether the rank differences are larger than chance.
+treatments, blocks as subjects) says whether the rank differences are larger than chance; which method is
+best only the pairwise post-hoc test can say (:func:`hpstrat_lite.stats.posthoc`).
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
+from ..stats import FriedmanResult, friedman, unit_name
 
 
 def _check_columns(df: pd.DataFrame, columns) -> None:
@@ -57,20 +58,20 @@ def rank_tables(ranked: pd.DataFrame, *, method: str = "method", row: str = "mod
     return per_row, per_col, global_mean
 
 
-def friedman_test(df: pd.DataFrame, value: str, *, blocks=("dataset", "model"), method: str = "method"):
-    """Friedman test of the split methods over complete blocks (``scipy.stats.friedmanchisquare``).
+def friedman_test(df: pd.DataFrame, value: str, *, blocks=("dataset", "model"), method: str = "method",
+                  alpha: float = 0.05) -> FriedmanResult:
+    """Friedman test of the split methods over complete blocks, from a long frame: one row per (block, method),
+    pivoted to blocks x methods (mean of duplicates), rows missing a method dropped, then
+    :func:`hpstrat_lite.stats.friedman` (Kendall's W, the smallest p the design can reach; the unit is named
+    after ``blocks``). NaN statistic and p-value with fewer than 2 complete blocks.
 
-    Returns ``(statistic, p_value, n_blocks)``; NaN statistic and p-value with fewer than 2 complete blocks
-    or fewer than 3 methods (the test needs both).
+    >>> df = pd.DataFrame({"dataset": [d for d in "abc" for _ in range(3)], "method": ["r", "s", "h"] * 3,
+    ...                    "std": [3.0, 2.0, 1.0] * 3})
+    >>> r = friedman_test(df, "std", blocks=("dataset",))
+    >>> round(r.pvalue, 4), r.n_blocks, r.unit
+    (0.0498, 3, 'dataset')
     """
-    from scipy.stats import friedmanchisquare
-
     blocks = list(blocks)
     _check_columns(df, blocks + [method, value])
     wide = df.pivot_table(index=blocks, columns=method, values=value, aggfunc="mean").dropna()
-    if wide.shape[1] < 3 or wide.shape[0] < 2:
-        return float("nan"), float("nan"), int(wide.shape[0])
-    if np.all(wide.to_numpy() == wide.to_numpy()[:, :1]):
-        return 0.0, 1.0, int(wide.shape[0])
-    stat, p = friedmanchisquare(*[wide[c].to_numpy() for c in wide.columns])
-    return float(stat), float(p), int(wide.shape[0])
+    return friedman(wide, unit=unit_name(blocks), alpha=alpha)

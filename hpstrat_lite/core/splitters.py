@@ -1,25 +1,37 @@
-"""scikit-learn cross-validators over :func:`hpstrat_folds` and :func:`covariate_folds`.
+"""scikit-learn cross-validators over HpStrat's dealing (:func:`hpstrat_folds`, :func:`covariate_folds`).
 
-Both are ``_BaseKFold`` subclasses, as scikit-learn's ``StratifiedKFold``: the options are checked in
-``__init__``, ``split`` calls ``indexable`` (X, y and groups of different lengths raise scikit-learn's
-error), and ``random_state`` follows scikit-learn (``None``: fresh randomness on every ``split``; an int:
-the same folds on every call and machine; ``shuffle=False`` with a ``random_state`` is an error). The
-stratification covariate is passed as ``groups``; ``GroupsConsumerMixin`` requests it, so the splitters
-work with ``cross_validate(..., params={"groups": h})`` under ``sklearn.set_config(enable_metadata_routing=True)``
-and with ``groups=h`` when routing is off. The PyG transform is
+Both behave as scikit-learn's ``StratifiedKFold`` with a stratification covariate passed as ``groups``:
+``BaseCrossValidator`` (public) is the base class; the options are checked in ``__init__``
+(``n_splits >= 2``; ``shuffle=False`` by default, scikit-learn's default; ``shuffle=False`` with a
+``random_state`` is an error); ``split`` calls ``indexable`` (X, y and groups of different lengths raise
+scikit-learn's error), refuses ``n_splits`` above the number of samples, encodes the class labels as
+``StratifiedKFold`` does (any labels ``np.unique`` sorts: strings, integers with gaps; binary or multiclass
+targets only), and warns (``UserWarning``, scikit-learn's words) when the least populated class has fewer
+members than ``n_splits``. ``random_state`` follows scikit-learn (``None``: fresh randomness on every
+``split``; an int: the same folds on every call and machine). The class attribute
+``__metadata_request__split`` requests ``groups`` (scikit-learn's ``GroupsConsumerMixin`` does the same), so
+the splitters work with ``cross_validate(..., params={"groups": h})`` under
+``sklearn.set_config(enable_metadata_routing=True)`` and with ``groups=h`` when routing is off. Tested with
+the scikit-learn versions ``pyproject.toml`` allows. The PyG transform is
 :class:`hpstrat_lite.data.transforms.HpStratSplit`.
+
+The paper shuffles the nodes of each stratum (``shuffle=True``), as :func:`hpstrat_folds` always does; pass
+``shuffle=True`` for the paper's folds.
 """
 from __future__ import annotations
 
 import numbers
+import warnings
 
 import numpy as np
-from sklearn.model_selection._split import GroupsConsumerMixin, _BaseKFold
+from sklearn.model_selection import BaseCrossValidator
+from sklearn.utils import indexable
+from sklearn.utils.multiclass import type_of_target
+from sklearn.utils.validation import column_or_1d
 
-from ._validate import (check_bool, check_choice, check_covariate, check_homophily, check_k, check_labels,
-                        check_n_bins, check_seed)
-from .covariates import BINNINGS, covariate_bins, covariate_folds
-from .folds import hpstrat_folds
+from ._validate import check_bool, check_choice, check_covariate, check_homophily, check_n_bins, check_seed
+from .covariates import BINNINGS, covariate_bins, strata_kernel, warn_small_classes
+from .folds import warn_if_all_isolated
 from .homophily import homophily_bins
 
 
@@ -56,16 +68,43 @@ def deal_in_index_order(labels: np.ndarray, bins: np.ndarray, k: int) -> np.ndar
     return folds
 
 
-class _CovariateKFold(GroupsConsumerMixin, _BaseKFold):
+def encode_labels(y) -> np.ndarray:
+    """Class labels as ``StratifiedKFold`` accepts them (binary or multiclass: strings, integers with gaps,
+    ...), encoded ``0..C-1`` in sorted order (``np.unique(y, return_inverse=True)``); integer labels
+    ``0..C-1`` stay as they are."""
+    y = np.asarray(y)
+    kind = type_of_target(y, input_name="y")
+    if kind not in ("binary", "multiclass"):
+        raise ValueError(f"Supported target types are: ('binary', 'multiclass'). Got {kind!r} instead.")
+    _, labels = np.unique(column_or_1d(y), return_inverse=True)
+    return labels.astype(np.int64).ravel()
+
+
+class _CovariateKFold(BaseCrossValidator):
     """The shared part: option checks, ``groups`` required, folds -> test masks."""
 
-    def __init__(self, n_splits=4, *, n_bins=10, shuffle=True, random_state=None):
-        check_k(n_splits, None, "n_splits")
+    __metadata_request__split = {"groups": True}
+
+    def __init__(self, n_splits=4, *, n_bins=10, shuffle=False, random_state=None):
+        if isinstance(n_splits, bool) or not isinstance(n_splits, numbers.Integral):
+            raise ValueError(f"n_splits must be an integer >= 2; got {n_splits!r}.")
+        if n_splits < 2:
+            raise ValueError(f"k-fold cross-validation requires at least one train/test split by setting "
+                             f"n_splits=2 or more, got n_splits={n_splits}.")
         check_n_bins(n_bins)
         check_bool(shuffle, "shuffle")
         _check_random_state(random_state)
-        super().__init__(n_splits=int(n_splits), shuffle=bool(shuffle), random_state=random_state)
+        if not shuffle and random_state is not None:
+            raise ValueError("Setting a random_state has no effect since shuffle is False. You should leave "
+                             "random_state to its default (None), or set shuffle=True.")
+        self.n_splits = int(n_splits)
         self.n_bins = n_bins
+        self.shuffle = bool(shuffle)
+        self.random_state = random_state
+
+    def get_n_splits(self, X=None, y=None, groups=None):
+        """The number of splitting iterations, ``n_splits`` (the arguments are ignored, as scikit-learn's)."""
+        return self.n_splits
 
     def split(self, X, y, groups=None):
         """Generate ``(train, test)`` index arrays, one pair per fold: test = fold i, train = the others.
@@ -75,7 +114,8 @@ class _CovariateKFold(GroupsConsumerMixin, _BaseKFold):
         X : array-like of shape (n_samples, n_features)
             Training data (only its length is used; ``np.zeros(n_samples)`` will do).
         y : array-like of shape (n_samples,)
-            Integer class labels; folds are stratified by class within each covariate bin.
+            Class labels (binary or multiclass, any labels ``np.unique`` sorts); folds are stratified by
+            class within each covariate bin.
         groups : array-like of shape (n_samples,)
             The stratification covariate, one value per sample (required).
 
@@ -86,6 +126,11 @@ class _CovariateKFold(GroupsConsumerMixin, _BaseKFold):
         test : numpy.ndarray
             The test set indices for that split.
         """
+        X, y, groups = indexable(X, y, groups)
+        n = X.shape[0] if hasattr(X, "shape") else len(X)
+        if self.n_splits > n:
+            raise ValueError(f"Cannot have number of splits n_splits={self.n_splits} greater than the number of "
+                             f"samples: n_samples={n}.")
         return super().split(X, y, groups)
 
     def _iter_test_masks(self, X, y=None, groups=None):
@@ -98,11 +143,15 @@ class _CovariateKFold(GroupsConsumerMixin, _BaseKFold):
         if groups is None:
             raise ValueError(f"groups ({self._groups_are}, one value per sample) is required by "
                              f"{type(self).__name__}.split; {self._groups_hint}")
-        labels = check_labels(y)
-        k = check_k(self.n_splits, labels.shape[0], "n_splits")
+        labels = encode_labels(y)
+        counts = np.bincount(labels)
+        if np.all(self.n_splits > counts):
+            raise ValueError(f"n_splits={self.n_splits} cannot be greater than the number of members in each class.")
+        warn_small_classes(labels, self.n_splits, stacklevel=4)
+        bins = self._bins(groups, labels.shape[0])
         if self.shuffle:
-            return self._shuffled_folds(groups, labels, split_generator(self.random_state))
-        return deal_in_index_order(labels, self._bins(groups, labels.shape[0]), k)
+            return strata_kernel(labels, bins, self.n_bins, self.n_splits, split_generator(self.random_state))
+        return deal_in_index_order(labels, bins, self.n_splits)
 
 
 class HomophilyStratifiedKFold(_CovariateKFold):
@@ -117,11 +166,13 @@ class HomophilyStratifiedKFold(_CovariateKFold):
     Parameters
     ----------
     n_splits : int, default 4
-        Number of folds, at least 3.
+        Number of folds, at least 2 (the paper's train/validation/test rounds need 3:
+        :func:`fold_rounds`).
     n_bins : int, default 10
         Number of equal-width homophily bins.
-    shuffle : bool, default True
-        Shuffle nodes within each stratum; with ``False`` they keep their index order.
+    shuffle : bool, default False
+        Shuffle nodes within each stratum (the paper's folds: pass ``True``); with ``False`` they keep their
+        index order, as scikit-learn's ``StratifiedKFold`` keeps its default.
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default None
         Seed of the shuffle. ``None``: new folds on every ``split`` call (scikit-learn's meaning); an int
         gives the folds of ``hpstrat_folds(..., seed=random_state)``. Must stay ``None`` when
@@ -136,10 +187,10 @@ class HomophilyStratifiedKFold(_CovariateKFold):
     Examples
     --------
     >>> import numpy as np
-    >>> cv = HomophilyStratifiedKFold(n_splits=3, random_state=0)
+    >>> cv = HomophilyStratifiedKFold(n_splits=3, shuffle=True, random_state=0)
     >>> cv
     HomophilyStratifiedKFold(n_bins=10, n_splits=3, random_state=0, shuffle=True)
-    >>> y, h = [0, 0, 0, 1, 1, 1], [1, 1, 0, 0, 0.5, 0.5]
+    >>> y, h = ["cat", "cat", "cat", "dog", "dog", "dog"], [1, 1, 0, 0, 0.5, 0.5]
     >>> [len(test) for _, test in cv.split(np.zeros((6, 1)), y, groups=h)]
     [2, 2, 2]
     """
@@ -147,15 +198,13 @@ class HomophilyStratifiedKFold(_CovariateKFold):
     _groups_are = "the node homophily"
     _groups_hint = "compute it with hpstrat_lite.node_homophily."
 
-    def __init__(self, n_splits: int = 4, *, n_bins: int = 10, shuffle: bool = True, random_state=None):
+    def __init__(self, n_splits: int = 4, *, n_bins: int = 10, shuffle: bool = False, random_state=None):
         super().__init__(n_splits, n_bins=n_bins, shuffle=shuffle, random_state=random_state)
 
-    def _shuffled_folds(self, groups, labels, rng):
-        return hpstrat_folds(check_homophily(groups, labels.shape[0], "groups"), labels, k=self.n_splits,
-                             n_bins=self.n_bins, seed=rng)
-
     def _bins(self, groups, n):
-        return homophily_bins(check_homophily(groups, n, "groups"), n_bins=self.n_bins)
+        h = check_homophily(groups, n, "groups")
+        warn_if_all_isolated(h, stacklevel=6)
+        return homophily_bins(h, n_bins=self.n_bins)
 
 
 class CovariateStratifiedKFold(_CovariateKFold):
@@ -169,14 +218,15 @@ class CovariateStratifiedKFold(_CovariateKFold):
     Parameters
     ----------
     n_splits : int, default 4
-        Number of folds, at least 3.
+        Number of folds, at least 2.
     n_bins : int, default 10
         Number B of covariate bins.
     binning : {"uniform", "quantile"}, default "uniform"
         B equal-width bins between the covariate's minimum and maximum, or bins at its ``j / B`` quantiles
         (see :func:`hpstrat_lite.core.covariates.covariate_bins`).
-    shuffle : bool, default True
-        Shuffle samples within each stratum; with ``False`` they keep their index order.
+    shuffle : bool, default False
+        Shuffle samples within each stratum; with ``False`` (scikit-learn's default) they keep their index
+        order.
     random_state : int, numpy.random.Generator, numpy.random.RandomState or None, default None
         As in :class:`HomophilyStratifiedKFold`.
 
@@ -184,7 +234,7 @@ class CovariateStratifiedKFold(_CovariateKFold):
     --------
     >>> import numpy as np
     >>> degree = np.array([1, 1, 2, 2, 8, 9, 1, 2, 9])
-    >>> cv = CovariateStratifiedKFold(n_splits=3, n_bins=3, binning="quantile", random_state=0)
+    >>> cv = CovariateStratifiedKFold(n_splits=3, n_bins=3, binning="quantile", shuffle=True, random_state=0)
     >>> splits = cv.split(np.zeros((9, 1)), [0] * 9, groups=np.log1p(degree))
     >>> [sorted(degree[test].tolist()) for _, test in splits]  # one node of each degree bin per fold
     [[1, 2, 9], [1, 2, 8], [1, 2, 9]]
@@ -193,16 +243,11 @@ class CovariateStratifiedKFold(_CovariateKFold):
     _groups_are = "the covariate"
     _groups_hint = "pass one real value per sample (NaN for none)."
 
-    def __init__(self, n_splits: int = 4, *, n_bins: int = 10, binning: str = "uniform", shuffle: bool = True,
+    def __init__(self, n_splits: int = 4, *, n_bins: int = 10, binning: str = "uniform", shuffle: bool = False,
                  random_state=None):
         check_choice(binning, "binning", BINNINGS)
         super().__init__(n_splits, n_bins=n_bins, shuffle=shuffle, random_state=random_state)
         self.binning = binning
-
-    def _shuffled_folds(self, groups, labels, rng):
-        covariate = check_covariate(groups, labels.shape[0], "groups")
-        return covariate_folds(covariate, labels, k=self.n_splits, n_bins=self.n_bins, binning=self.binning,
-                               seed=rng)
 
     def _bins(self, groups, n):
         return covariate_bins(check_covariate(groups, n, "groups"), n_bins=self.n_bins, binning=self.binning)

@@ -10,14 +10,15 @@ methods differ only in their folds.
 """
 from __future__ import annotations
 
-import numpy as np
 import pandas as pd
 
+from .. import stats
 from ..core.folds import ALL_METHODS
 from ..experiments.ladder import LADDER_METHODS, ladder_knobs, with_ladder_knobs
 from ..rows import read_rows, score_column
 from .display import format_number
-from .hpstrat import MIN_TEST_PAIRS, paired_verdict, signed_rank_test
+from .hpstrat import paired_verdict, signed_rank_test
+from ..stats import holm
 
 #: The paired comparisons the chapter tests, (a, b): is a's cross-fold std different from b's?
 CONTROL_COMPARISONS = (("hpstrat", "placebo"), ("hpstrat", "degree"), ("placebo", "stratified"),
@@ -58,22 +59,8 @@ def complete_blocks(rows: pd.DataFrame, *, methods=ALL_METHODS, seeds=(0, 1, 2))
 def block_std(rows: pd.DataFrame, *, metric: str = "accuracy") -> pd.DataFrame:
     """Cross-fold std (ddof = 1, points) of the test ``metric`` in every (dataset, model, seed) block, one
     column per method (``metric``: see :func:`hpstrat_lite.rows.score_column`)."""
-    acc = rows.assign(acc=100 * rows[score_column(rows, metric)])
-    return acc.pivot_table(index=["dataset", "model", "seed"], columns="method", values="acc", aggfunc="std")
-
-
-def holm(p_values) -> np.ndarray:
-    """Holm-Bonferroni adjusted p-values (NaN stays NaN): the family-wise error of several tests at once."""
-    p = np.asarray(p_values, dtype=float)
-    out = np.full(p.shape, np.nan)
-    finite = np.flatnonzero(~np.isnan(p))
-    order = finite[np.argsort(p[finite])]
-    m = len(order)
-    running = 0.0
-    for i, j in enumerate(order):
-        running = max(running, min(1.0, (m - i) * p[j]))
-        out[j] = running
-    return out
+    per_block = stats.cross_fold_std(rows, score_column(rows, metric), by=["dataset", "model", "seed", "method"])
+    return per_block.pivot_table(index=["dataset", "model", "seed"], columns="method", values="std")
 
 
 def _complete_std(rows: pd.DataFrame, methods, metric: str) -> pd.DataFrame:
@@ -91,29 +78,23 @@ def control_tests(rows: pd.DataFrame, *, comparisons=CONTROL_COMPARISONS, alpha:
 
     Each comparison (a, b) is a two-sided Wilcoxon signed-rank test of the paired stds with its rank-biserial
     r (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`); the comparisons are one family, so their
-    p-values are Holm-adjusted (:func:`holm`) and the verdict is read from the adjusted p: "a smaller" /
+    p-values are Holm-adjusted (:func:`hpstrat_lite.stats.holm`) and the verdict is read from the adjusted p: "a smaller" /
     "a larger" when it is below ``alpha``, else "inconclusive" (also with too few non-zero differences for a
     test).
 
     Returns a dict: ``pairwise`` (one row per comparison of :data:`CONTROL_COMPARISONS`: blocks, median
     difference a - b in points, share of blocks where a is smaller, Wilcoxon W and p, rank-biserial r,
     Holm-adjusted p over the comparisons, verdict from the Holm p), ``friedman`` (the Friedman test of
-    ``methods`` over the blocks, with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`), ``mean_std`` and
+    ``methods`` over the blocks, with Kendall's :math:`W = \\chi^2_F / (n (k - 1))`: :func:`hpstrat_lite.stats.friedman`), ``mean_std`` and
     ``mean_rank`` per method (rank 1 = smallest std in a block), and ``blocks``. With ``homophily`` (dataset ->
     mean node homophily), also ``by_graph`` (each comparison of :data:`TREND_COMPARISONS` ->
     :func:`paired_tests_by_graph`) and ``trends`` (:func:`homophily_trends`, holding graph size fixed too
     with ``size``: dataset -> number of nodes)."""
-    from scipy.stats import friedmanchisquare
-
     wide = _complete_std(rows, methods, metric)
     pairwise = _pairwise_tests(wide, comparisons, alpha)
-    if len(wide) >= MIN_TEST_PAIRS:
-        chi2, p_f = friedmanchisquare(*(wide[m] for m in methods))
-        w = chi2 / (len(wide) * (len(methods) - 1))
-    else:
-        chi2, p_f, w = float("nan"), float("nan"), float("nan")
+    f = stats.friedman(wide[list(methods)], unit="(dataset, model, seed)", alpha=alpha)
     out = {"pairwise": pairwise, "blocks": len(wide), "mean_std": wide.mean(), "mean_rank": wide.rank(axis=1).mean(),
-           "friedman": {"statistic": float(chi2), "p_value": float(p_f), "kendall_w": float(w),
+           "friedman": {"statistic": f.statistic, "p_value": f.pvalue, "kendall_w": f.kendall_w,
                         "blocks": len(wide), "methods": len(methods)}}
     if homophily is not None:
         others = tuple(b for a, b in TREND_COMPARISONS if a in methods and b in methods)
@@ -136,7 +117,7 @@ def paired_tests_by_graph(rows: pd.DataFrame, *, a: str = "hpstrat", b: str = "p
                            methods=ALL_METHODS, metric: str = "accuracy") -> pd.DataFrame:
     """One comparison (a, b) of :func:`control_tests` on each graph alone: a two-sided Wilcoxon signed-rank test
     over that graph's (model, seed) blocks (:func:`hpstrat_lite.reports.hpstrat.signed_rank_test`), the graphs'
-    p-values Holm-adjusted as one family (:func:`holm`), the verdict read from the adjusted p.
+    p-values Holm-adjusted as one family (:func:`hpstrat_lite.stats.holm`), the verdict read from the adjusted p.
 
     Returns one row per dataset (the blocks with all ``methods``, as in :func:`control_tests`): ``dataset``,
     ``pairs``, ``median_diff`` (a - b, points), ``share_a_smaller``, ``wilcoxon_W``, ``p_value``,
@@ -160,7 +141,7 @@ def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, size=None
     (``homophily``: a mapping or Series, dataset -> value), over the graphs that have both; the same
     correlation with each graph left out in turn, to see whether one graph carries it; and, with ``size``
     (dataset -> number of nodes), the partial correlation holding the graph's size fixed
-    (:func:`partial_spearman`), since on common benchmarks the homophilous graphs are also the larger ones.
+    (:func:`hpstrat_lite.stats.partial_spearman`), since on common benchmarks the homophilous graphs are also the larger ones.
 
     Returns a dict: ``graphs``, ``rho``, ``p_value`` (two-sided, scipy's t approximation; NaN with fewer than
     4 graphs), ``verdict`` (``"effect grows with homophily"``: rho < 0, a is further below b on more homophilous
@@ -177,7 +158,8 @@ def effect_homophily_correlation(by_graph: pd.DataFrame, homophily, *, size=None
     if size is not None:
         n = both["dataset"].map(pd.Series(size, dtype=float))
         if n.notna().all() and len(both) >= 5:
-            rho_size, p_size = partial_spearman(both["rank_biserial_r"], both["h"], n)
+            fixed = stats.partial_spearman(both["rank_biserial_r"], both["h"], n, unit="graph")
+            rho_size, p_size = fixed.rho, fixed.pvalue
     return {"graphs": int(len(both)), "rho": rho, "p_value": p, "verdict": _trend_verdict(p, rho, alpha),
             "loo_p_max": loo[without] if without is not None else float("nan"), "loo_without": without,
             "rho_given_size": rho_size, "p_given_size": p_size}
@@ -192,46 +174,12 @@ def _trend_verdict(p: float, rho: float, alpha: float, *, driver: str = "homophi
 
 
 def _spearman(x, y) -> tuple[float, float]:
-    """Spearman's (rho, p) of ``x`` against ``y``; NaN with fewer than 4 values."""
-    from scipy.stats import spearmanr
-
+    """Spearman's (rho, p) of ``x`` against ``y`` (:func:`hpstrat_lite.stats.spearman`, scipy's t-approximation
+    p); NaN with fewer than 4 values."""
     if len(x) < 4:
         return float("nan"), float("nan")
-    rho, p = spearmanr(x, y)
-    return float(rho), float(p)
-
-
-def partial_spearman(x, y, z) -> tuple[float, float]:
-    """Spearman's partial correlation of ``x`` and ``y`` holding ``z`` fixed, and its two-sided p-value.
-
-    The three are ranked; the ranks of x and y are each regressed on the ranks of z by least squares and
-    the residuals correlated (Pearson), :math:`\\rho_{xy \\cdot z}`; the test statistic
-    :math:`t = \\rho \\sqrt{(n - 3) / (1 - \\rho^2)}` has n - 3 degrees of freedom (one for the variable held
-    fixed). NaN with fewer than 5 values.
-
-    Both rise with z, but within each level of z, y falls as x rises:
-
-    >>> rho, p = partial_spearman([1, 2, 3, 4, 5, 6], [2, 1, 4, 3, 6, 5], [1, 1, 2, 2, 3, 3])
-    >>> round(rho, 2), p < 0.05
-    (-1.0, True)
-    """
-    from scipy.stats import rankdata, t as student_t
-
-    x, y, z = (rankdata(np.asarray(v, dtype=float)) for v in (x, y, z))
-    n = len(x)
-    if n < 5:
-        return float("nan"), float("nan")
-    design = np.column_stack([np.ones(n), z])
-    rx = x - design @ np.linalg.lstsq(design, x, rcond=None)[0]
-    ry = y - design @ np.linalg.lstsq(design, y, rcond=None)[0]
-    denom = np.sqrt((rx @ rx) * (ry @ ry))
-    if denom == 0:
-        return float("nan"), float("nan")
-    rho = float(np.clip(rx @ ry / denom, -1.0, 1.0))
-    if abs(rho) == 1.0:
-        return rho, 0.0
-    t = rho * np.sqrt((n - 3) / (1 - rho ** 2))
-    return rho, float(2 * student_t.sf(abs(t), n - 3))
+    r = stats.spearman(x, y, n_boot=0, n_perm=0)
+    return r.rho, r.pvalue_t
 
 
 def homophily_trends(by_graph: dict, homophily, *, size=None, alpha: float = 0.05) -> pd.DataFrame:
@@ -631,7 +579,7 @@ def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=
       the comparisons, the largest p with one cell left out, and the partial rho holding the cell's size
       fixed (:func:`homophily_trends`; rho < 0: a further below b on more homophilous graphs);
     - ``size_trends``: Spearman's rho between each cell's r and its number of nodes, and the partial rho
-      holding homophily fixed (:func:`partial_spearman`), Holm over the comparisons; ``verdict`` "effect
+      holding homophily fixed (:func:`hpstrat_lite.stats.partial_spearman`), Holm over the comparisons; ``verdict`` "effect
       grows with size" (rho < 0) / "effect shrinks with size" / "inconclusive".
 
     ``models`` keeps the blocks of those models only (default: every model of ``rows``). Also returns
@@ -659,7 +607,8 @@ def ladder_tests(rows: pd.DataFrame, *, comparisons=LADDER_COMPARISONS, methods=
         r = table["rank_biserial_r"].to_numpy(float)
         n, h = table["dataset"].map(size).to_numpy(float), table["dataset"].map(homophily).to_numpy(float)
         rho, p = _spearman(r, n)
-        rho_h, p_h = partial_spearman(r, n, h)
+        fixed = stats.partial_spearman(r, n, h, unit="cell")
+        rho_h, p_h = fixed.rho, fixed.pvalue
         sizes.append({"a": a, "b": b, "cells": len(table), "rho": rho, "p_value": p, "rho_given_homophily": rho_h,
                       "p_given_homophily": p_h})
     size_trends = pd.DataFrame(sizes)

@@ -26,6 +26,7 @@ from ..experiments.graph_need import CSBM_FILE, ESTIMATES_FILE
 from ..experiments.probes import ESTIMATES, VERDICTS
 from ..experiments.results import RESULTS_DIR, read_rows
 from ..rows import TRAINING_COLUMNS
+from ..stats import spearman
 from .display import findings_box, format_number
 from .necessity_tables import _sample_std, summarize, welch_p
 from .plots import BOOK_WIDTH, NEUTRAL_COLOR, _plt
@@ -128,57 +129,11 @@ def estimates(rows=None, *, k: int = 4, seed: int = 0, metric: str = "accuracy")
     return pd.concat([values[[e for e in ESTIMATES if e in values]], meta, cost], axis=1).reset_index()
 
 
-def spearman_interval(x, y, *, n_boot: int = 2000, seed: int = 0, level: float = 0.95) -> tuple:
-    """``(rho, low, high)``: Spearman's rank correlation of ``x`` and ``y`` and its percentile bootstrap
-    interval (resampling the pairs ``n_boot`` times; resamples with a constant side are skipped)."""
-    from scipy import stats
-
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    if x.size < 3:
-        return np.nan, np.nan, np.nan
-    rho = float(stats.spearmanr(x, y)[0])
-    rng = np.random.default_rng(seed)
-    idx = rng.integers(0, x.size, size=(n_boot, x.size))
-    rx = stats.rankdata(x[idx], axis=1)
-    ry = stats.rankdata(y[idx], axis=1)
-    rx -= rx.mean(1, keepdims=True)
-    ry -= ry.mean(1, keepdims=True)
-    den = np.sqrt((rx ** 2).sum(1) * (ry ** 2).sum(1))
-    boot = (rx * ry).sum(1)[den > 0] / den[den > 0]
-    lo, hi = np.quantile(boot, [(1 - level) / 2, (1 + level) / 2]) if boot.size else (np.nan, np.nan)
-    return rho, float(lo), float(hi)
-
-
-def spearman_p(x, y, *, n_perm: int = 9999, seed: int = 0) -> float:
-    """Two-sided permutation p-value of Spearman's rank correlation of ``x`` and ``y`` (pairs with a NaN
-    dropped): ``y``'s ranks are re-paired with ``x``'s, over every pairing when there are at most ``n_perm``
-    of them (exact), else over ``n_perm`` random ones (p = (1 + count) / (1 + n_perm)); the p-value is twice
-    the smaller one-sided share (:func:`scipy.stats.permutation_test`). NaN under 3 pairs or a constant side."""
-    from scipy import stats
-
-    x, y = np.asarray(x, float), np.asarray(y, float)
-    ok = np.isfinite(x) & np.isfinite(y)
-    x, y = x[ok], y[ok]
-    if x.size < 3 or np.ptp(x) == 0 or np.ptp(y) == 0:
-        return np.nan
-    rx = stats.rankdata(x) - (x.size + 1) / 2
-
-    def rho(ry, axis=-1):
-        ry = ry - ry.mean(axis=axis, keepdims=True)
-        return (ry * rx).sum(axis) / np.sqrt((ry ** 2).sum(axis) * (rx ** 2).sum())
-
-    res = stats.permutation_test((stats.rankdata(y),), rho, permutation_type="pairings", n_resamples=n_perm,
-                                 vectorized=True, rng=np.random.default_rng(seed))
-    return float(res.pvalue)
-
-
 def validation(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", n_boot: int = 2000, seed: int = 0,
                alpha: float = ALPHA, n_perm: int = 9999) -> pd.DataFrame:
     """Per estimate of :data:`ESTIMATES` found in ``table`` (one row per graph, with the measured ``gap``
     and its ``p``): ``spearman``, ``low``, ``high`` (bootstrap interval, ``n_boot`` resamples),
-    ``spearman_p`` (:func:`spearman_p`, ``n_perm`` permutations), ``n_graphs``, ``n_significant``
+    ``spearman_p`` (the permutation p, ``n_perm`` permutations; both from :func:`hpstrat_lite.stats.spearman`), ``n_graphs``, ``n_significant``
     (graphs with ``p < alpha``), ``sign_agreement`` (share of those where the estimate lies on the gap's side
     of :data:`NEUTRAL`; NaN for an estimate without a side)."""
     out = []
@@ -186,11 +141,11 @@ def validation(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", n_boot: i
     for e in ESTIMATES:
         if e not in table:
             continue
-        rho, lo, hi = spearman_interval(table[e], table[gap], n_boot=n_boot, seed=seed)
+        corr = spearman(table[e], table[gap], unit="graph", n_boot=n_boot, n_perm=n_perm, seed=seed)
         neutral = NEUTRAL[e]
         agree = (np.sign(sig[e] - neutral) == np.sign(sig[gap])).mean() if len(sig) and np.isfinite(neutral) else np.nan
-        out.append({"estimate": e, "kind": "label-only" if e in LABEL_MEASURES else "probe", "spearman": rho,
-                    "low": lo, "high": hi, "spearman_p": spearman_p(table[e], table[gap], n_perm=n_perm, seed=seed),
+        out.append({"estimate": e, "kind": "label-only" if e in LABEL_MEASURES else "probe", "spearman": corr.rho,
+                    "low": corr.low, "high": corr.high, "spearman_p": corr.pvalue,
                     "n_graphs": int(table[[e, gap]].dropna().shape[0]),
                     "n_significant": int(len(sig)), "sign_agreement": float(agree)})
     return pd.DataFrame(out)

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pandas as pd
 
+from .. import stats
 from .._extras import require
 from ..core.ranking import friedman_test, rank_methods, rank_tables
 from ..rows import read_rows, score_column
@@ -28,8 +29,7 @@ def cross_fold_std(rows: pd.DataFrame, *, models=None, metric: str = "accuracy")
     df = rows if models is None else rows[rows["model"].isin(models)]
     if df.empty:
         raise ValueError("rows is empty: there are no results to analyse (run hpstrat experiment first).")
-    per_seed = (df.assign(acc=100 * df[score_column(df, metric)])
-                .groupby(["dataset", "model", "method", "seed"])["acc"].agg(["std", "mean"]).reset_index())
+    per_seed = stats.cross_fold_std(df, score_column(df, metric), by=["dataset", "model", "method", "seed"])
     out = per_seed.groupby(["dataset", "model", "method"]).agg(std=("std", "mean"), mean=("mean", "mean"),
                                                                seeds=("seed", "nunique")).reset_index()
     return out
@@ -41,16 +41,18 @@ def rank_summary(rows: pd.DataFrame, *, models=None, metric: str = "accuracy"):
 
     Returns a dict with ``ranked`` (one row per (dataset, model, method) with its rank), ``per_model``,
     ``per_dataset``, ``global_mean``, and the Friedman test over all (dataset, model) blocks
-    (``friedman_stat``, ``friedman_p``, ``n_blocks``) and per model (``friedman_per_model``).
+    (``friedman``, a :class:`hpstrat_lite.stats.FriedmanResult`, and its ``friedman_stat``, ``friedman_p``,
+    ``n_blocks``) and per model (the ``friedman_p`` column of ``per_model``).
     """
     std = cross_fold_std(rows, models=models, metric=metric)
     ranked = rank_methods(std, "std", blocks=("dataset", "model"))
     per_model, per_dataset, global_mean = rank_tables(ranked)
-    stat, p, n_blocks = friedman_test(std, "std", blocks=("dataset", "model"))
-    per_model_p = pd.Series({m: friedman_test(g, "std", blocks=("dataset",))[1] for m, g in std.groupby("model")},
+    friedman = friedman_test(std, "std", blocks=("dataset", "model"))
+    per_model_p = pd.Series({m: friedman_test(g, "std", blocks=("dataset",)).pvalue for m, g in std.groupby("model")},
                             name="friedman_p")
     return {"ranked": ranked, "per_model": per_model.assign(friedman_p=per_model_p), "per_dataset": per_dataset,
-            "global_mean": global_mean, "friedman_stat": stat, "friedman_p": p, "n_blocks": n_blocks}
+            "global_mean": global_mean, "friedman_stat": friedman.statistic, "friedman_p": friedman.pvalue,
+            "n_blocks": friedman.n_blocks, "friedman": friedman}
 
 
 def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=None,
@@ -67,16 +69,20 @@ def std_reduction_share(rows: pd.DataFrame, *, against: str = "random", models=N
 
 
 def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accuracy") -> pd.DataFrame:
-    """Appendix E: the best model (highest mean of the test ``metric`` over folds) of each dataset under each
-    split method, and whether its name differs between methods (``changes``).
+    """Appendix E: the best model (highest mean of the test ``metric`` over folds and split seeds) of each dataset
+    under each split method, and whether its name differs between methods (``changes``).
 
     A different name is not yet a change: :func:`hpstrat_lite.reports.verdicts.best_model_changes` adds the
-    rule the book's verdicts use (the winner's margin beyond its cross-seed spread, ``established``)."""
+    rule the book's verdicts use (:func:`hpstrat_lite.stats.best_model_change`: the winner's margin beyond its
+    cross-seed spread, ``established``)."""
     std = cross_fold_std(rows, models=models, metric=metric)
-    best = std.loc[std.groupby(["dataset", "method"])["mean"].idxmax(), ["dataset", "method", "model"]]
-    wide = best.pivot(index="dataset", columns="method", values="model")
-    wide["changes"] = wide.nunique(axis=1) > 1
-    return wide
+    out = {}
+    for dataset, g in std.groupby("dataset"):
+        r = stats.best_model_change(g.assign(seed=0), value="mean")
+        out[dataset] = {**r.best_of(), "changes": r.changes}
+    wide = pd.DataFrame.from_dict(out, orient="index").rename_axis("dataset")
+    methods = sorted(c for c in wide.columns if c != "changes")
+    return wide[methods + ["changes"]].rename_axis(columns="method")
 
 
 def rerun_comparison(committed: pd.DataFrame, rerun: pd.DataFrame, *, projection: pd.DataFrame | None = None,
@@ -327,20 +333,12 @@ def random_split_rows(rows: pd.DataFrame, *, datasets, models, k: int, n_seeds: 
 
 
 #: Fewest non-zero paired differences the Wilcoxon test is run on (with 5, the smallest two-sided p is 0.0625).
-MIN_TEST_PAIRS = 6
+MIN_TEST_PAIRS = stats.MIN_PAIRS
 
 
 def signed_rank_test(a: pd.Series, b: pd.Series) -> dict:
-    """Two-sided Wilcoxon signed-rank test of the paired values ``a`` and ``b``, with its effect size.
-
-    Pairs with a missing value are left out; zero differences are dropped before ranking (Wilcoxon's rule).
-    The matched-pairs rank-biserial correlation of the non-zero differences :math:`d = a - b`,
-
-    .. math:: r = \\frac{W^+ - W^-}{W^+ + W^-},
-
-    with :math:`W^\\pm` the rank sums of the positive and negative differences, is -1 when a is smaller in
-    every pair and +1 when it is larger. With fewer than :data:`MIN_TEST_PAIRS` non-zero differences no test
-    is run (W and p are NaN).
+    """Two-sided Wilcoxon signed-rank test of the paired values ``a`` and ``b`` with its rank-biserial r
+    (:func:`hpstrat_lite.stats.wilcoxon_test`), as the columns of the book's tables.
 
     Returns a dict: ``pairs``, ``median_diff`` (median of a - b), ``share_a_smaller``, ``wilcoxon_W``,
     ``p_value``, ``rank_biserial_r``.
@@ -349,17 +347,9 @@ def signed_rank_test(a: pd.Series, b: pd.Series) -> dict:
     >>> t["rank_biserial_r"], round(t["p_value"], 4)
     (-1.0, 0.0312)
     """
-    from scipy.stats import wilcoxon
-
-    d = (a - b).dropna()
-    nz = d[d != 0]
-    ranks = nz.abs().rank()
-    w_plus, w_minus = ranks[nz > 0].sum(), ranks[nz < 0].sum()
-    r = float((w_plus - w_minus) / (w_plus + w_minus)) if len(nz) else float("nan")
-    stat, p = wilcoxon(nz) if len(nz) >= MIN_TEST_PAIRS else (float("nan"), float("nan"))
-    return {"pairs": int(len(d)), "median_diff": float(d.median()) if len(d) else float("nan"),
-            "share_a_smaller": float((d < 0).mean()) if len(d) else float("nan"), "wilcoxon_W": float(stat),
-            "p_value": float(p), "rank_biserial_r": r}
+    t = stats.wilcoxon_test(a, b, min_pairs=MIN_TEST_PAIRS)
+    return {"pairs": t.n, "median_diff": t.median_diff, "share_a_smaller": t.share_a_smaller,
+            "wilcoxon_W": t.statistic, "p_value": t.pvalue, "rank_biserial_r": t.rank_biserial_r}
 
 
 def paired_verdict(p_value: float, r: float, *, alpha: float = 0.05, subject: str = "a") -> str:
@@ -381,16 +371,14 @@ def stability_tests(rows: pd.DataFrame, *, models=None, alpha: float = 0.05, met
     ``metric`` (:func:`cross_fold_std`, averaged over split seeds) of HpStrat and X, with the median
     difference HpStrat - X (points) and the matched-pairs rank-biserial correlation r as effect size
     (negative: HpStrat smaller; :func:`signed_rank_test`); and the Friedman test of the three methods with
-    Kendall's :math:`W = \\chi^2_F / (n (k - 1))`. The verdict of a comparison is ``"HpStrat smaller"`` or
+    Kendall's :math:`W = \\chi^2_F / (n (k - 1))` (:func:`hpstrat_lite.stats.friedman`). The verdict of a comparison is ``"HpStrat smaller"`` or
     ``"HpStrat larger"`` when its p-value is below ``alpha``, else ``"inconclusive"`` (also when fewer than
     :data:`MIN_TEST_PAIRS` pairs differ: no test is run, p is NaN).
 
     Returns a dict: ``pairwise`` (one row per other method: pairs, median difference, share of pairs
     where HpStrat is smaller, W statistic, p-value, r, verdict), ``friedman`` (statistic, p-value, W,
-    pairs) and ``mean_std`` (mean std per method over the pairs).
+    pairs: :func:`hpstrat_lite.stats.friedman`, NaN with fewer than 2 pairs or methods) and ``mean_std`` (mean std per method over the pairs).
     """
-    from scipy.stats import friedmanchisquare
-
     std = cross_fold_std(rows, models=models, metric=metric)
     wide = std.pivot_table(index=["dataset", "model"], columns="method", values="std")
     if "hpstrat" not in wide:
@@ -403,14 +391,11 @@ def stability_tests(rows: pd.DataFrame, *, models=None, alpha: float = 0.05, met
         out.append({"against": other, **t,
                     "verdict": paired_verdict(t["p_value"], t["rank_biserial_r"], alpha=alpha, subject="HpStrat")})
     methods = [m for m in ("hpstrat", "stratified", "random") if m in wide]
-    if len(methods) >= 3 and len(wide) >= MIN_TEST_PAIRS:
-        chi2, p_f = friedmanchisquare(*(wide[m] for m in methods))
-        kendall_w = chi2 / (len(wide) * (len(methods) - 1))
-    else:
-        chi2, p_f, kendall_w = float("nan"), float("nan"), float("nan")
+    f = stats.friedman(wide[methods], unit="(dataset, model)", alpha=alpha) if len(methods) >= 2 else None
+    nan = float("nan")
     return {"pairwise": pd.DataFrame(out).set_index("against"),
-            "friedman": {"statistic": float(chi2), "p_value": float(p_f), "kendall_w": float(kendall_w),
-                         "pairs": len(wide)},
+            "friedman": {"statistic": f.statistic if f else nan, "p_value": f.pvalue if f else nan,
+                         "kendall_w": f.kendall_w if f else nan, "pairs": len(wide)},
             "mean_std": wide[methods].mean()}
 
 

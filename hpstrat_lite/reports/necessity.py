@@ -13,6 +13,7 @@ import dataclasses
 import numpy as np
 import pandas as pd
 
+from .. import stats
 from ..experiments.plan import FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS, WS_GAMMAS
 from .baselines import (budget_curve, graph_free_share, hgcn_link_table,
                         identical_configurations, link_baseline_table, protocol_claims, protocol_table,
@@ -114,8 +115,6 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
         ``evidence`` (our numbers), ``missing`` (datasets or gammas without numbers yet), ``chapter``
         (the notebook that shows it), ``verdict`` (:data:`hpstrat_lite.reports.verdicts.VERDICTS`).
     """
-    from scipy.stats import spearmanr
-
     if not isinstance(rules, ClaimRules):
         raise ValueError(f"rules must be a hpstrat_lite.reports.necessity.ClaimRules; got {type(rules).__name__}.")
     close, gap, chance, level_margin, alpha = rules.close, rules.gap, rules.chance, rules.level_margin, rules.alpha
@@ -200,7 +199,8 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
         gain = m[-1] - m[0] > 2 * max(sd[0], sd[-1])
         no_drop = bool(np.all(np.diff(m) >= -2 * np.maximum(sd[1:], sd[:-1])))
         ok4 = bool(gain and no_drop)
-        rho, p_rho = (spearmanr(mlp["gamma"], m) if len(mlp) >= 3 else (np.nan, np.nan))
+        trend = stats.spearman(mlp["gamma"], m, unit="gamma", n_boot=0, n_perm=0)
+        rho, p_rho = trend.rho, trend.pvalue_t
         ev4 = (", ".join(f"γ={g:g}: {100 * v:.1f}" for g, v in zip(mlp["gamma"], m))
                + f"; Spearman rho {float(rho):.2f} (p = {float(p_rho):.2g}, {len(mlp)} means)")
         plateau = mlp[mlp["gamma"] >= PAPER_WS_GAMMA["from_gamma"]]

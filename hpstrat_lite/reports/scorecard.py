@@ -13,6 +13,7 @@ from pathlib import Path
 
 import pandas as pd
 
+from .. import stats
 from .._names import MODELS
 from ..core.folds import SPLIT_METHODS
 from ..core.ranking import rank_methods
@@ -227,7 +228,6 @@ def _order_figures(rows) -> dict:
     """What the GNN ordering claims read from one sweep: global mean ranks, per-GNN and per-dataset firsts,
     the C.4 share and the paired tests behind them."""
     import numpy as np
-    from scipy.stats import binomtest
 
     order = ["hpstrat", "stratified", "random"]
     summary = rank_summary(rows)
@@ -235,8 +235,8 @@ def _order_figures(rows) -> dict:
     g = summary["global_mean"]
     n_models, bad_models = _first_count(summary["per_model"][order])
     n_first, bad_ds = _first_count(summary["per_dataset"][order])
-    lower = int((wide["hpstrat"] < wide["random"]).sum())
-    higher = int((wide["hpstrat"] > wide["random"]).sum())
+    c4 = stats.sign_test(wide["hpstrat"], wide["random"], unit="(dataset, model)", alternative="less")
+    lower = c4.n_less
     return {"global": g, "global_text": " / ".join(f"{g[m]:.2f}" for m in order),
             "order_holds": bool(g["hpstrat"] < g["stratified"] < g["random"]),
             "p_hs": _paired_p(wide, "hpstrat", "stratified"), "p_sr": _paired_p(wide, "stratified", "random"),
@@ -245,8 +245,7 @@ def _order_figures(rows) -> dict:
             "models": len(summary["per_model"]), "bad_models": bad_models,
             "n_first": n_first, "n_datasets": len(summary["per_dataset"]), "bad_datasets": bad_ds,
             "c4_share": lower / len(wide) if len(wide) else np.nan, "c4_pairs": len(wide),
-            "c4_p": float(binomtest(lower, lower + higher, 0.5, alternative="greater").pvalue)
-            if lower + higher else float("nan")}
+            "c4_p": c4.pvalue}
 
 
 def _p_text(p) -> str:

@@ -17,9 +17,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-import numpy as np
 import pandas as pd
 
+from .. import stats
 from ..rows import score_column
 
 AGREES, DISAGREES, INCONCLUSIVE, BY_CONSTRUCTION = "agrees", "disagrees", "inconclusive", "holds by construction"
@@ -97,7 +97,8 @@ def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accura
     .. math:: \\bar d_{m,o} > s_{m,o}, \\quad d_{m,o,s} = a_{m,b_m,s} - a_{m,b_o,s},
 
     with :math:`b_m` the best model under method :math:`m` and :math:`s` the sample standard deviation
-    (ddof = 1) over split seeds. With one split seed there is no spread and no change is established.
+    (ddof = 1) over split seeds. With one split seed there is no spread and no change is established
+    (:func:`hpstrat_lite.stats.best_model_change`, applied to each dataset).
 
     Parameters
     ----------
@@ -123,29 +124,10 @@ def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accura
     df = rows if models is None else rows[rows["model"].isin(list(models))]
     if df.empty:
         raise ValueError("rows is empty: there are no results to compare (run hpstrat experiment first).")
-    acc = (100 * df.groupby(["dataset", "method", "model", "seed"])[column].mean()).rename("acc")
-    mean = acc.groupby(["dataset", "method", "model"]).mean()
+    acc = (100 * df.groupby(["dataset", "method", "model", "seed"])[column].mean()).rename("acc").reset_index()
     out = []
-    for ds, per in mean.groupby(level="dataset", sort=False):
-        per = per.droplevel("dataset")
-        best = {m: per.loc[m].idxmax() for m in per.index.get_level_values("method").unique()}
-        gaps = [float(np.subtract(*per.loc[m].nlargest(2).to_numpy())) if len(per.loc[m]) > 1 else np.nan
-                for m in best]
-        seeds = int(acc.loc[ds].index.get_level_values("seed").nunique())
-        changes = len(set(best.values())) > 1
-        margin = spread = np.nan
-        established = False
-        if changes:
-            worst = None
-            for m, bm in best.items():
-                for other in set(best.values()) - {bm}:
-                    d = (acc.loc[(ds, m, bm)] - acc.loc[(ds, m, other)]).dropna()
-                    s = float(d.std(ddof=1)) if len(d) > 1 else np.nan
-                    slack = float(d.mean()) - s if np.isfinite(s) else -np.inf
-                    if worst is None or slack < worst[0]:
-                        worst = (slack, float(d.mean()), s)
-            _, margin, spread = worst
-            established = bool(seeds > 1 and np.isfinite(spread) and margin > spread)
-        out.append({"dataset": ds, **best, "changes": changes, "top_two_gap": float(np.median(finite)) if (finite := [g for g in gaps if np.isfinite(g)]) else np.nan,
-                    "margin": margin, "spread": spread, "seeds": seeds, "established": established})
+    for ds, scores in acc.groupby("dataset", sort=True):
+        r = stats.best_model_change(scores, value="acc")
+        out.append({"dataset": ds, **r.best_of(), "changes": r.changes, "top_two_gap": r.top_two_gap,
+                    "margin": r.margin, "spread": r.spread, "seeds": r.n_seeds, "established": r.established})
     return pd.DataFrame(out).set_index("dataset")

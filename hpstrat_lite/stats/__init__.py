@@ -22,6 +22,7 @@ function                    what                                                
 
 Importing this module loads neither torch nor any other part of the library.
 """
+from ._checks import unit_name
 from .correlation import PartialSpearmanResult, SpearmanResult, partial_spearman, spearman
 from .models import BestModelChange, best_model_change
 from .omnibus import FriedmanResult, PosthocResult, friedman, posthoc
@@ -31,4 +32,4 @@ from .units import cross_fold_std, friedman_at_unit, paired_test_at_unit, postho
 __all__ = ["cross_fold_std", "friedman", "FriedmanResult", "posthoc", "PosthocResult", "wilcoxon_test",
            "PairedTest", "sign_test", "SignTest", "holm", "hodges_lehmann", "spearman", "SpearmanResult",
            "partial_spearman", "PartialSpearmanResult", "unit_means", "paired_test_at_unit", "friedman_at_unit",
-           "posthoc_at_unit", "best_model_change", "BestModelChange", "MIN_PAIRS"]
+           "posthoc_at_unit", "best_model_change", "BestModelChange", "MIN_PAIRS", "unit_name"]

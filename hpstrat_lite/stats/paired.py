@@ -11,6 +11,10 @@ from ._checks import check_alpha, check_choice, check_count, paired
 #: Fewest non-zero paired differences the Wilcoxon test is run on (with 5, the smallest two-sided p is 0.0625).
 MIN_PAIRS = 6
 ALTERNATIVES = ("two-sided", "less", "greater")
+#: Most differences for the exact Hodges-Lehmann interval (beyond: the normal approximation).
+EXACT_MAX = 200
+#: Most differences for the Hodges-Lehmann shift (n (n + 1) / 2 Walsh averages are sorted).
+WALSH_MAX = 4000
 
 
 def holm(p_values) -> np.ndarray:
@@ -77,13 +81,14 @@ class PairedTest:
 def _signed_rank_null(n: int) -> np.ndarray:
     """Exact null distribution of :math:`W^+` for ``n`` untied non-zero differences: ``P(W+ = w)``,
     ``w = 0..n(n+1)/2`` (each rank enters the sum with probability 1/2)."""
-    counts = np.zeros(n * (n + 1) // 2 + 1)
-    counts[0] = 1.0
+    prob = np.zeros(n * (n + 1) // 2 + 1)
+    prob[0] = 1.0
     top = 0
-    for r in range(1, n + 1):
-        counts[r:top + r + 1] += counts[:top + 1].copy()
+    for r in range(1, n + 1):  # halve at each step: no overflow of 2 ** n
+        prob[r:top + r + 1] += prob[:top + 1].copy()
+        prob[:top + r + 1] *= 0.5
         top += r
-    return counts / 2.0 ** n
+    return prob
 
 
 def hodges_lehmann(d, *, level: float = 0.95) -> tuple[float, float, float]:
@@ -92,7 +97,11 @@ def hodges_lehmann(d, *, level: float = 0.95) -> tuple[float, float, float]:
     The shift is the median of the Walsh averages :math:`(d_i + d_j) / 2,\\ i \\le j`; the interval runs
     from the :math:`q`-th smallest to the :math:`q`-th largest Walsh average, :math:`q` the smallest
     :math:`w` with :math:`P(W^+ \\le w) \\ge (1 - \\text{level}) / 2` under the exact null of the signed-rank
-    statistic (at least 1), as R's ``wilcox.test(conf.int = TRUE)`` does for untied data.
+    statistic (at least 1), as R's ``wilcox.test(conf.int = TRUE)`` does for untied data; above
+    :data:`EXACT_MAX` differences the normal approximation
+    :math:`q = \\lfloor n (n + 1) / 4 - z_{(1 + \\text{level}) / 2} \\sqrt{n (n + 1) (2 n + 1) / 24} \\rfloor`
+    (Hollander and Wolfe 1999, Section 3.2). Above :data:`WALSH_MAX` differences (n (n + 1) / 2 Walsh averages) all
+    three are NaN.
 
     Reference: J. L. Hodges and E. L. Lehmann, "Estimates of location based on rank tests", Ann. Math.
     Statist. 34 (1963); M. Hollander and D. A. Wolfe, *Nonparametric Statistical Methods* (1999), Section 3.2.
@@ -100,15 +109,20 @@ def hodges_lehmann(d, *, level: float = 0.95) -> tuple[float, float, float]:
     >>> hodges_lehmann([1.0, 2, 3, 4, 5, 6])  # n = 6: at 95 % the interval is [min, max] of the Walsh averages
     (3.5, 1.0, 6.0)
     """
+    from scipy.stats import norm
+
     level = check_alpha(level, "level")
     d = np.sort(np.asarray(d, dtype=float))
     n = d.size
-    if n == 0:
+    if n == 0 or n > WALSH_MAX:
         return float("nan"), float("nan"), float("nan")
     i, j = np.triu_indices(n)
     walsh = np.sort((d[i] + d[j]) / 2.0)
-    cdf = np.cumsum(_signed_rank_null(n))
-    q = max(1, int(np.searchsorted(cdf, (1 - level) / 2 - 1e-12)))
+    if n <= EXACT_MAX:
+        q = int(np.searchsorted(np.cumsum(_signed_rank_null(n)), (1 - level) / 2 - 1e-12))
+    else:
+        q = int(np.floor(n * (n + 1) / 4 - norm.isf((1 - level) / 2) * np.sqrt(n * (n + 1) * (2 * n + 1) / 24)))
+    q = max(1, q)
     return float(np.median(walsh)), float(walsh[q - 1]), float(walsh[walsh.size - q])
 
 

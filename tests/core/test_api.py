@@ -14,7 +14,8 @@ DATA_ARGUMENTS = {
     "make_folds": ["method", "homophily", "y"], "random_folds": ["y"], "stratified_folds": ["y"],
     "covariate_folds": ["covariate", "y"], "degree_folds": ["degree", "y"], "placebo_folds": ["y"],
     "homophily_bins": ["homophily"], "mean_homophily": ["homophily"],
-    "node_homophily": ["edge_index", "y", "num_nodes"], "fold_quality": ["folds", "y", "homophily"],
+    "node_homophily": ["edge_index", "y", "num_nodes"], "homophily": ["edge_index", "y", "num_nodes"],
+    "fold_quality": ["folds", "y", "homophily"],
     "quality_table": ["datasets"], "friedman_test": ["df", "value"], "rank_methods": ["df", "value"],
     "rank_tables": ["ranked"], "HomophilyStratifiedKFold": ["n_splits"],
     "CovariateStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
@@ -31,7 +32,8 @@ def _positional(obj):
 
 
 def test_every_public_callable_takes_its_options_by_keyword():
-    public = {name: getattr(hpstrat_lite, name) for name in hpstrat_lite.__all__}
+    names = set(hpstrat_lite.__all__) | set(hpstrat_lite._LAZY)
+    public = {name: getattr(hpstrat_lite, name) for name in names}
     callables = {name: obj for name, obj in public.items() if callable(obj)}
     assert set(callables) == set(DATA_ARGUMENTS), "a new public callable: say which of its arguments are data"
     wrong = {name: _positional(obj) for name, obj in callables.items() if _positional(obj) != DATA_ARGUMENTS[name]}
@@ -68,7 +70,8 @@ def test_defaults_agree_between_function_splitter_and_transform():
 #: default (the rows default to the committed results file, the root to the data folder).
 DATA_NAMES = {"rows", "link_rows", "baseline_rows", "node_rows", "feature_rows", "part1_rows", "protocol_rows",
               "hgcn_rows", "root", "names", "path", "repo", "argv", "html_dir", "out_dir", "config", "num_nodes",
-              "n_splits", "node_results", "link_results", "feature_results"}
+              "n_splits", "node_results", "link_results", "feature_results",
+              "b"}  # the second sample of a paired test (scipy.stats.wilcoxon(x, y=None))
 
 
 def _library_functions():
@@ -151,3 +154,31 @@ def test_one_name_per_model_across_both_parts(tmp_path):
     pd.DataFrame({"model": ["mlp", "gcn-fd", "random"], "test": [0.1, 0.2, 0.3]}).to_csv(tmp_path / "r.csv",
                                                                                        index=False)
     assert read_rows(tmp_path / "r.csv")["model"].tolist() == ["MLP", "GCN-fd", "random"]
+
+
+def test_dir_lists_the_lazy_names():
+    listed = dir(hpstrat_lite)
+    assert {"audit", "necessity", "load_graph", "load_dataset", "HomophilyStratifiedKFold"} <= set(listed)
+    assert set(hpstrat_lite.__all__) <= set(listed)
+
+
+_NO_TORCH = """
+import importlib.abc, sys
+class Block(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path, target=None):
+        if name.split(".")[0] in ("torch", "torch_geometric"):
+            raise ModuleNotFoundError(f"No module named {name!r}")
+sys.meta_path.insert(0, Block())
+from hpstrat_lite import *
+import hpstrat_lite
+missing = [n for n in hpstrat_lite.__all__ if n not in globals()]
+assert not missing, missing
+assert "torch" not in sys.modules
+"""
+
+
+def test_star_import_works_without_torch():
+    import subprocess
+    import sys
+
+    subprocess.run([sys.executable, "-c", _NO_TORCH], check=True)

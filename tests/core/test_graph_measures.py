@@ -3,8 +3,9 @@ import math
 import numpy as np
 import pytest
 
-from hpstrat_lite.core.graph_measures import (LABEL_MEASURES, adjusted_homophily, edge_homophily,
-                                              label_informativeness, label_measures, undirected_edges)
+from hpstrat_lite.core.graph_measures import (HOMOPHILY_METHODS, LABEL_MEASURES, adjusted_homophily, edge_homophily,
+                                              homophily, label_informativeness, label_measures)
+from hpstrat_lite.core.homophily import node_homophily, simple_undirected_pairs
 
 # A triangle of class 0 (nodes 0, 1, 2), a tail 2 - 3 - 4 into class 1 (nodes 3, 4).
 TOY_EDGES = [[0, 0, 1, 2, 3], [1, 2, 2, 3, 4]]
@@ -31,7 +32,7 @@ def test_direction_duplicates_and_loops_do_not_count():
     e = np.array(TOY_EDGES)
     messy = np.concatenate([e, e[::-1], e[:, :2], [[4], [4]]], axis=1)
     assert label_measures(messy, TOY_Y) == label_measures(TOY_EDGES, TOY_Y)
-    a, b = undirected_edges(messy, 5)
+    a, b = simple_undirected_pairs(messy, 5)
     assert (a < b).all() and a.size == 5
 
 
@@ -89,3 +90,35 @@ def test_cora_matches_pyg(data_root):
     assert m["edge_homophily"] == pytest.approx(float(homophily(data.edge_index, data.y, method="edge")), abs=1e-6)
     assert m["node_homophily"] == pytest.approx(float(homophily(data.edge_index, data.y, method="node")), abs=1e-6)
     assert 0 < m["adjusted_homophily"] < m["edge_homophily"] and 0 < m["label_informativeness"] < 1
+
+
+def test_homophily_methods_reuse_the_measures():
+    m = label_measures(TOY_EDGES, TOY_Y)
+    assert homophily(TOY_EDGES, TOY_Y) == m["edge_homophily"]  # PyG's default method
+    assert homophily(TOY_EDGES, TOY_Y, method="node") == m["node_homophily"]
+    assert homophily(TOY_EDGES, TOY_Y, method="node") == pytest.approx(np.nanmean(node_homophily(TOY_EDGES, TOY_Y)))
+    assert homophily(TOY_EDGES, TOY_Y, method="adjusted") == m["adjusted_homophily"]
+    assert homophily(TOY_EDGES, TOY_Y, method="label_informativeness") == m["label_informativeness"]
+    # class 0: 7 edge ends, 6 same-class, share 3/5 of nodes; class 1: 3 ends, 2 same, share 2/5
+    assert homophily(TOY_EDGES, TOY_Y, method="edge_insensitive") == pytest.approx(
+        max(0, 6 / 7 - 3 / 5) + max(0, 2 / 3 - 2 / 5))
+    with pytest.raises(ValueError, match=r"method must be one of \('edge', 'node'"):
+        homophily(TOY_EDGES, TOY_Y, method="nodes")
+
+
+def test_homophily_matches_pyg():
+    torch = pytest.importorskip("torch")
+    pyg = pytest.importorskip("torch_geometric.utils")
+    rng = np.random.default_rng(0)
+    n = 60
+    ei = rng.integers(0, n, size=(2, 400))
+    ei = ei[:, ei[0] != ei[1]]
+    ei = np.concatenate([ei, ei[::-1]], axis=1)
+    key = np.unique(ei[0] * n + ei[1])
+    ei = np.stack([key // n, key % n])  # undirected, simple
+    y = rng.integers(0, 3, size=n)
+    assert np.all(np.bincount(ei[0], minlength=n) > 0)  # no isolated node: PyG's node mean counts them as 0
+    t_ei, t_y = torch.from_numpy(ei), torch.from_numpy(y)
+    for method in ("edge", "node", "edge_insensitive"):
+        assert homophily(ei, y, method=method) == pytest.approx(pyg.homophily(t_ei, t_y, method=method), abs=1e-6)
+    assert set(HOMOPHILY_METHODS) >= {"edge", "node", "edge_insensitive"}

@@ -84,11 +84,11 @@ def test_friedman_detects_consistent_ordering_and_not_noise():
     for b in range(20):
         for m, shift in [("hpstrat", 0.0), ("stratified", 1.0), ("random", 2.0)]:
             rows.append({"dataset": f"d{b}", "model": "GCN", "method": m, "std": shift + rng.normal(0, 0.1)})
-    stat, p, n = friedman_test(pd.DataFrame(rows), "std")
-    assert n == 20 and p < 1e-6
+    r = friedman_test(pd.DataFrame(rows), "std")
+    assert r.n_blocks == 20 and r.pvalue < 1e-6 and r.unit == "(dataset, model)" and r.ranks().index[0] == "hpstrat"
     noise = pd.DataFrame(rows).assign(std=rng.normal(size=60))
-    assert friedman_test(noise, "std")[1] > 0.01
-    assert np.isnan(friedman_test(pd.DataFrame(rows[:3]), "std")[1])
+    assert friedman_test(noise, "std").pvalue > 0.01
+    assert np.isnan(friedman_test(pd.DataFrame(rows[:3]), "std").pvalue)  # one block
 
 
 def _sweep_rows(accs, epochs, seconds=6.0):

@@ -214,22 +214,6 @@ def test_split_method_trends_on_the_committed_six_seed_sweep(data_root):
     assert claims["verdict"].tolist() == expected and claims["claim"].str.endswith("(GNNs, split seeds 0-5)").all()
 
 
-def test_partial_spearman_removes_a_shared_driver_and_keeps_a_direct_link():
-    from hpstrat_lite.reports.controls import partial_spearman
-
-    rng = np.random.default_rng(0)
-    z = rng.normal(size=60)
-    x, y = z + 0.3 * rng.normal(size=60), z + 0.3 * rng.normal(size=60)  # linked only through z
-    rho, p = partial_spearman(x, y, z)
-    assert abs(rho) < 0.3 and p > 0.05
-    y2 = x + 0.3 * rng.normal(size=60)  # a direct link survives holding z fixed
-    rho2, p2 = partial_spearman(x, y2, z)
-    assert rho2 > 0.5 and p2 < 1e-4
-    # a monotone transform of z changes nothing (ranks), and fewer than 5 values give no test
-    assert partial_spearman(x, y2, np.exp(z)) == pytest.approx((rho2, p2))
-    assert np.isnan(partial_spearman([1, 2, 3, 4], [1, 2, 3, 4], [4, 3, 2, 1])[1])
-
-
 def test_size_that_explains_the_trend_makes_the_claim_inconclusive():
     rows, homophily = _rows_with_gain_growing_with_homophily()
     size_like_homophily = {g: 100 * (1 + 10 * h) for g, h in homophily.items()}  # same order as homophily

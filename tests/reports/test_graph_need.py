@@ -2,19 +2,8 @@ import numpy as np
 import pandas as pd
 import pytest
 
-from hpstrat_lite.reports.graph_need import (csbm_gaps, estimates, part1_gaps, recommended, spearman_interval,
+from hpstrat_lite.reports.graph_need import (csbm_gaps, estimates, part1_gaps, recommended,
                                              validation, verdict_agreement)
-
-
-def test_spearman_interval_contains_rho_and_is_one_for_monotone():
-    x = np.arange(10.0)
-    rho, lo, hi = spearman_interval(x, x ** 3)
-    assert rho == pytest.approx(1.0) and lo == pytest.approx(1.0) and hi == pytest.approx(1.0)
-    rng = np.random.default_rng(0)
-    a, b = rng.normal(size=40), rng.normal(size=40)
-    rho, lo, hi = spearman_interval(a, a + b)
-    assert lo < rho < hi and 0 < rho
-    assert np.isnan(spearman_interval([1, 2], [1, 2])[0])
 
 
 def test_validation_sign_agreement_counts_significant_graphs_only():
@@ -103,18 +92,6 @@ def test_study_seconds_sum_the_first_trials_and_ratios_divide():
     est = pd.DataFrame({"dataset": ["G"], "total_seconds": [3.0], "probe_gain_seconds": [1.2]})
     r = cost_ratios(est, study)
     assert r["probe_gain_ratio"].iloc[0] == pytest.approx(0.02)
-
-
-def test_spearman_p_is_exact_on_few_pairs_and_nan_without_variation():
-    from hpstrat_lite.reports.graph_need import spearman_p
-
-    x = np.arange(6.0)
-    assert spearman_p(x, x ** 2) == pytest.approx(2 / 720)  # one pairing of 6! on each side is as extreme
-    assert spearman_p(x, -x) == pytest.approx(2 / 720)
-    assert spearman_p(x, np.ones(6)) != spearman_p(x, np.ones(6))  # NaN: a constant side
-    assert np.isnan(spearman_p([1.0, 2.0], [2.0, 1.0]))
-    rng = np.random.default_rng(1)
-    assert spearman_p(rng.normal(size=30), rng.normal(size=30), n_perm=999) > 0.05  # independent: no evidence
 
 
 def _sets(rng):

@@ -204,6 +204,19 @@ def test_partial_spearman():
     assert np.isnan(stats.partial_spearman([1, 2, 3, 4], [1, 2, 3, 4], [1, 2, 3, 4]).rho)
 
 
+def test_partial_spearman_removes_a_shared_driver_and_keeps_a_direct_link():
+    rng = np.random.default_rng(0)
+    z = rng.normal(size=60)
+    x, y = z + 0.3 * rng.normal(size=60), z + 0.3 * rng.normal(size=60)  # linked only through z
+    r = stats.partial_spearman(x, y, z)
+    assert abs(r.rho) < 0.3 and r.pvalue > 0.05
+    y2 = x + 0.3 * rng.normal(size=60)  # a direct link survives holding z fixed
+    r2 = stats.partial_spearman(x, y2, z)
+    assert r2.rho > 0.5 and r2.pvalue < 1e-4
+    # a monotone transform of z changes nothing (ranks)
+    assert stats.partial_spearman(x, y2, np.exp(z)) == r2
+
+
 # --- units, spread, best model ----------------------------------------------------------------------
 
 def _long(n_graphs=8, seeds=(0, 1, 2), models=("GCN", "GAT", "SAGE")):
@@ -265,3 +278,19 @@ def test_best_model_change_rule():
     assert one.changes and not one.established and one.n_seeds == 1
     with pytest.raises(ValueError, match=r"scores lacks the column\(s\) \['seed'\]"):
         stats.best_model_change(_scores(1, 0.1).drop(columns="seed"))
+
+
+def test_hodges_lehmann_normal_approximation_meets_the_exact_interval():
+    from hpstrat_lite.stats import paired
+
+    d = np.random.default_rng(0).normal(1.0, 1.0, size=paired.EXACT_MAX + 1)
+    approx = stats.hodges_lehmann(d)
+    exact_max = paired.EXACT_MAX
+    try:
+        paired.EXACT_MAX = d.size
+        exact = stats.hodges_lehmann(d)
+    finally:
+        paired.EXACT_MAX = exact_max
+    assert approx[0] == exact[0] and approx[1:] == pytest.approx(exact[1:], abs=0.01)
+    assert approx[1] < 1.0 < approx[2]
+    assert np.isnan(stats.hodges_lehmann(np.ones(paired.WALSH_MAX + 1))[0])
