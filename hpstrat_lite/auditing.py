@@ -335,8 +335,8 @@ def audit(data: str | PathLike | Data,
           models: str | Callable[[int, int], nn.Module] | Sequence[str | Callable[[int, int], nn.Module]], *,
           seeds: Iterable[int] = (0,), methods: str | Sequence[str] = DEFAULT_METHODS, metric: str = "accuracy",
           covariate: ArrayLike | None = None, protocol: Protocol = PAPER_PROTOCOL,
-          out: str | PathLike | None = None, root: str | PathLike | None = None,
-          execution: Execution | None = None, necessity: bool = True) -> AuditResult:
+          out: str | PathLike | None = None, execution: Execution | None = None,
+          necessity: bool = True) -> AuditResult:
     """Audit one graph: train ``models`` on the folds of each split method and compare the spreads.
 
     The HpStrat protocol (Section 5): k-fold splits of each method and split seed (round i: test fold i,
@@ -351,7 +351,8 @@ def audit(data: str | PathLike | Data,
     Parameters
     ----------
     data : str, os.PathLike or torch_geometric.data.Data
-        A dataset name, a graph file or a ``Data`` (:func:`hpstrat_lite.data.graphs.as_graph`: string labels
+        A dataset name (read from the data root ``$HPSTRAT_DATA``; another root: pass
+        ``load_dataset(name, root=...)``), a graph file or a ``Data`` (:func:`hpstrat_lite.data.graphs.as_graph`: string labels
         are encoded as scikit-learn encodes them; a graph without features gets identity features, with a
         warning). What loading changed (self-loops, duplicate edges, relabelled classes) is in
         ``result.graph_changes`` and the report.
@@ -377,8 +378,6 @@ def audit(data: str | PathLike | Data,
         with the same ``out`` trains only the runs missing there. A folder that holds another graph's audit
         (any of edges, labels or features differ) or another protocol's is refused before anything is
         written. Without it the files live in a temporary folder.
-    root : path, optional
-        Data root of the built-in datasets.
     execution : Execution, optional
         How the runs train (:class:`hpstrat_lite.protocol.Execution`): ``device``, ``progress`` and
         ``executor="local"`` or ``"ray"`` (a factory defined in a module must be importable on the Ray
@@ -430,7 +429,7 @@ def audit(data: str | PathLike | Data,
     check_bool(necessity, "necessity")
     resolve_device(execution.device)
 
-    graph = as_graph(data, root=root)
+    graph = as_graph(data)
     y = graph.y.numpy().astype(np.int64)
     if int(graph.num_classes) < 2:
         raise ValueError(f"data.y has a single class ({graph.num_nodes} nodes, all of one label): there is nothing "

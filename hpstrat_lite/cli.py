@@ -246,8 +246,13 @@ def _cmd_audit(args) -> int:
         covariate = _load_covariate(args.covariate)
         if COVARIATE_METHOD not in args.methods:
             args.methods = [*args.methods, COVARIATE_METHOD]
-    result = audit(args.data, args.models, seeds=args.seeds, methods=args.methods, metric=args.metric,
-                   covariate=covariate, protocol=_protocol(args), out=args.out, root=args.root,
+    data = args.data
+    if args.root is not None:  # a dataset name under another data root: read it there
+        from .data.graphs import as_graph
+
+        data = as_graph(data, root=args.root)
+    result = audit(data, args.models, seeds=args.seeds, methods=args.methods, metric=args.metric,
+                   covariate=covariate, protocol=_protocol(args), out=args.out,
                    execution=_execution(args), necessity=not args.no_necessity)
     print(format_audit(result))
     print(f"\nrows: {Path(args.out) / 'rows.csv'}")

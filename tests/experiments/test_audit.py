@@ -347,9 +347,11 @@ def test_rows_without_the_new_metrics_still_read():
 
 def test_roc_auc_audit_of_an_imbalanced_binary_graph_with_baselines(data_root, tmp_path):
     """Twitch-PTBR: two classes, 65 % of the nodes in the larger one."""
-    result = audit("Twitch-PTBR", ["MLP"], seeds=[0], metric="roc_auc",
+    from hpstrat_lite import load_dataset
+
+    result = audit(load_dataset("Twitch-PTBR", root=data_root), ["MLP"], seeds=[0], metric="roc_auc",
                    protocol=PAPER_PROTOCOL.replace(max_epochs=30, patience=10), execution=Execution(device="cpu"),
-                   root=data_root, out=tmp_path / "a")
+                   out=tmp_path / "a")
     rows = result.rows
     assert len(rows) == 12 and rows["test_roc_auc"].between(0, 1).all()
     assert result.std.loc["MLP", "hpstrat"] == pytest.approx(
@@ -592,8 +594,10 @@ def test_audit_reports_whether_the_graph_helps(data_root, tmp_path):
     from hpstrat_lite.auditing import audit, load_audit
 
     out = tmp_path / "audit"
-    result = audit("Texas", ["MLP"], seeds=[0], methods=["random", "hpstrat"],
-                   protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), out=out, root=data_root,
+    from hpstrat_lite import load_dataset
+
+    result = audit(load_dataset("Texas", root=data_root), ["MLP"], seeds=[0], methods=["random", "hpstrat"],
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), out=out,
                    execution=Execution(progress=False))
     assert result.necessity is not None and "probe_gain" in set(result.necessity["estimate"])
     assert result.necessity["verdict"].iloc[0] in ("the graph helps", "no evidence that the graph helps",

@@ -120,6 +120,7 @@ def test_a_factory_the_workers_cannot_import_is_refused_before_any_pair(data_roo
     import importlib
     import textwrap
 
+    from hpstrat_lite import load_dataset
     from hpstrat_lite.auditing import audit
 
     pkg = tmp_path / "driver_only"
@@ -140,7 +141,7 @@ def test_a_factory_the_workers_cannot_import_is_refused_before_any_pair(data_roo
                        root=data_root, execution=RAY, protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5))
     assert not (tmp_path / "x.csv").exists()  # no pair ran
     with pytest.raises(ValueError, match=message):
-        audit("Texas", ["mymods:make"], methods=["hpstrat"], root=data_root, necessity=False,
+        audit(load_dataset("Texas", root=data_root), ["mymods:make"], methods=["hpstrat"], necessity=False,
               execution=Execution(executor="ray", progress=False),
               protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5))
 
