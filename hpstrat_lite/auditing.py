@@ -75,6 +75,8 @@ DEFAULT_METHODS = ("random", "stratified", "hpstrat")
 ALL_AUDIT_METHODS = ("random", "stratified", "hpstrat", "degree", "placebo", "covariate")
 #: The independent unit of the pairwise tests: the models of one split seed share its folds.
 UNIT = "split seed"
+#: The fold functions' small-class warning, which the audit gives once (``_class_warnings``), not per fold set.
+SMALL_CLASS_WARNING = "The least populated class in y"
 
 
 # ----------------------------------------------------------------------------------------------
@@ -451,8 +453,10 @@ def audit(data: str | PathLike | Data,
     # the folds of every (method, seed), their quality and the baselines: cheap, and written before training
     h = node_homophily(graph.edge_index, y, graph.num_nodes, assume_simple=True)
     degree = node_degree(graph.edge_index, graph.num_nodes, assume_simple=True)
-    plan = [(m, s, split_folds(m, h, y, k=k, seed=s, n_bins=n_bins, degree=degree, covariate=covariate))
-            for m in methods for s in seeds]
+    with warnings.catch_warnings():  # the small-class warning was given once above, not once per (method, seed)
+        warnings.filterwarnings("ignore", message=SMALL_CLASS_WARNING)
+        plan = [(m, s, split_folds(m, h, y, k=k, seed=s, n_bins=n_bins, degree=degree, covariate=covariate))
+                for m in methods for s in seeds]
     quality = pd.DataFrame([{"dataset": graph.name, "method": m, "seed": s, "k": k, "n_bins": n_bins,
                              **fold_quality(folds, y, h, k=k)} for m, s, folds in plan])
     baselines = baseline_rows(graph, plan, k=k)
@@ -465,7 +469,9 @@ def audit(data: str | PathLike | Data,
         atomic_write(folder / META_FILE, lambda t: Path(t).write_text(json.dumps(meta, indent=1)))
         atomic_write(folder / QUALITY_FILE, lambda t: quality.to_csv(t, index=False))
         atomic_write(folder / BASELINES_FILE, lambda t: baselines.to_csv(t, index=False))
-        rows = run_experiment([graph], models=models, out=folder / ROWS_FILE, **grid)
+        with warnings.catch_warnings():
+            warnings.filterwarnings("ignore", message=SMALL_CLASS_WARNING)
+            rows = run_experiment([graph], models=models, out=folder / ROWS_FILE, **grid)
     mine = rows[(rows["dataset"] == graph.name) & rows["model"].isin(labels) & rows["method"].isin(methods)
                 & rows["seed"].isin(seeds) & (rows["k"] == k) & (rows["n_bins"] == n_bins)
                 & (rows["max_epochs"] == max_epochs) & (rows["patience"] == patience)
