@@ -484,7 +484,9 @@ def audit(data: str | PathLike | Data,
                             kind="stable")
     result = AuditResult.from_rows(mine, quality, metric=metric, baselines=baselines, class_counts=counts,
                                    graph_changes=changes)
-    table = necessity_table(graph, metric=metric, k=k, seed=seeds[0]) if necessity else None
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message=SMALL_CLASS_WARNING)
+        table = necessity_table(graph, metric=metric, k=k, seed=seeds[0]) if necessity else None
     if table is not None and out is not None:
         atomic_write(Path(out) / NECESSITY_FILE, lambda t: table.to_csv(t, index=False))
     return dataclasses.replace(result, necessity=table)
