@@ -40,7 +40,8 @@ from .protocol import PAPER_PROTOCOL, Execution, Protocol
 _LAZY = {"HomophilyStratifiedKFold": "core.splitters", "CovariateStratifiedKFold": "core.splitters",
          "load_dataset": "data.datasets", "dataset_summary": "data.graphs", "available_datasets": "data.datasets",
          "load_graph": "data.graphs", "as_graph": "data.graphs", "HpStratSplit": "data.transforms",
-         "quality_table": "data.quality", "audit": "auditing",
+         "quality_table": "data.quality", "audit": "auditing", "load_audit": "auditing",
+         "format_audit": "audit_report",
          "necessity": "experiments.probes"}
 #: Lazy names whose modules import torch / torch_geometric (the ``[pyg]`` extra): importable by name, listed by
 #: ``dir()``, but not in ``__all__``, so that ``from hpstrat_lite import *`` works on the base install.

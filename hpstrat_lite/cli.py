@@ -17,7 +17,8 @@ import argparse
 import sys
 from pathlib import Path
 
-from .auditing import audit, render_report
+from .audit_report import format_audit, render_report
+from .auditing import audit
 from .core._validate import check_int
 from .core.covariates import node_degree
 from .core.folds import make_folds
@@ -157,10 +158,15 @@ def _cmd_audit(args) -> int:
         covariate = _load_covariate(args.covariate)
         if COVARIATE_METHOD not in args.methods:
             args.methods = [*args.methods, COVARIATE_METHOD]
-    result = audit(args.data, args.models, seeds=args.seeds, methods=args.methods, metric=args.metric,
-                   covariate=covariate, protocol=_protocol(args), out=args.out, root=args.root,
-                   execution=_execution(args))
-    print(result.summary())
+    data = args.data
+    if args.root is not None:  # a dataset name under another data root: read it there
+        from .data.graphs import as_graph
+
+        data = as_graph(data, root=args.root)
+    result = audit(data, args.models, seeds=args.seeds, methods=args.methods, metric=args.metric,
+                   covariate=covariate, protocol=_protocol(args), out=args.out,
+                   execution=_execution(args), necessity=not args.no_necessity)
+    print(format_audit(result))
     print(f"\nrows: {Path(args.out) / 'rows.csv'}")
     if args.no_report:
         return 0
@@ -277,6 +283,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, help="folder for rows.csv, quality.csv, baselines.csv, audit.json and "
                                                 "report.html (a rerun resumes; another graph's folder is refused)")
     p.add_argument("--no-report", action="store_true", help="skip the HTML report (papermill + nbconvert)")
+    p.add_argument("--no-necessity", action="store_true", help="skip the cheap 'does the graph help?' estimate")
     p.add_argument("--traceback", action="store_true", help="on an error, print the full traceback")
     p.set_defaults(func=_cmd_audit)
 

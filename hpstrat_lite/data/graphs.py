@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import warnings
 from pathlib import Path
 
 import numpy as np
@@ -35,6 +36,9 @@ from .normalize import class_ids, feature_tensor, is_canonical, mark_canonical, 
 
 #: File types :func:`load_graph` reads.
 GRAPH_SUFFIXES = (".pt", ".pth", ".npz")
+#: A graph without node features gets identity features (one-hot node ids, dense ``[N, N]`` float32) up to
+#: this many nodes (20,000: 1.6 GB); above it :func:`as_graph` refuses it.
+IDENTITY_MAX_NODES = 20_000
 
 def is_dataset_name(obj) -> bool:
     """True for a string naming a built-in dataset (case-insensitive, see
@@ -79,14 +83,16 @@ def as_graph(dataset, root=None, *, name: str | None = None, sparse_features: bo
     torch_geometric.data.Data
         ``x`` (float32), ``edge_index`` (the undirected simple graph, int64, sorted), ``y`` (int64 in
         ``0..C-1``), ``num_nodes``, ``name``, ``num_classes``. Directed edges are symmetrised,
-        duplicate edges counted once and self-loops dropped, as for the built-in datasets. A ``Data``
-        without ``x`` gets identity features (one-hot node ids, ``[N, N]``).
+        duplicate edges counted once and self-loops dropped, as for the built-in datasets; string labels
+        are encoded as scikit-learn's ``LabelEncoder`` encodes them (sorted unique values -> ``0..C-1``).
+        What changed is counted in :func:`graph_changes`. A ``Data`` without ``x`` gets identity features
+        (one-hot node ids, ``[N, N]``) with a ``UserWarning``, up to :data:`IDENTITY_MAX_NODES` nodes.
 
     Raises
     ------
     ValueError
         An unknown dataset name; a ``Data`` without ``y`` or ``edge_index``, with non-integer or
-        negative labels, with node ids outside ``0..N-1`` or features of the wrong shape (the message
+        negative labels, without ``x`` and more than :data:`IDENTITY_MAX_NODES` nodes, with node ids outside ``0..N-1`` or features of the wrong shape (the message
         names which).
     FileNotFoundError
         A path that does not exist.
@@ -208,8 +214,10 @@ def _data_from_fields(fields: dict, where: str) -> Data:
         raise ValueError(f"graph file {where!r}: edge_index must have shape [2, E]; got {tuple(edges.shape)}.")
     _, y = pick("y", "node_labels")
     _, x = pick("x", "node_features", required=False)
-    y = torch.as_tensor(np.asarray(y) if not torch.is_tensor(y) else y)
-    data = Data(edge_index=edges, y=y, num_nodes=int(y.shape[0]) if y.dim() else None)
+    y = y if torch.is_tensor(y) else np.asarray(y)
+    if isinstance(y, np.ndarray) and y.dtype.kind not in "USO":  # string labels are encoded by canonical_graph
+        y = torch.as_tensor(y)
+    data = Data(edge_index=edges, y=y, num_nodes=int(y.shape[0]) if len(y.shape) else None)
     if x is not None:
         data.x = x if torch.is_tensor(x) else torch.as_tensor(np.asarray(x))
     return data
@@ -219,6 +227,66 @@ def _graph_hash(edge_index: torch.Tensor, y: torch.Tensor) -> str:
     digest = hashlib.sha1(edge_index.contiguous().numpy().tobytes())
     digest.update(y.contiguous().numpy().tobytes())
     return digest.hexdigest()[:8]
+
+
+def graph_changes(graph: Data) -> dict:
+    """What :func:`as_graph` changed in a user's graph to make it canonical: ``self_loops`` and
+    ``duplicate_edges`` dropped, ``reverse_edges`` added (directed edges made undirected), ``labels``
+    (``None``, or the raw labels in the order of their new ids ``0..C-1`` when they were relabelled or
+    encoded) and ``identity_features`` (no ``x`` was given). Empty for a built-in dataset.
+
+    Examples
+    --------
+    >>> d = Data(edge_index=torch.tensor([[0, 0, 1, 1], [0, 1, 2, 2]]), y=torch.tensor([0, 2, 5]),
+    ...          x=torch.ones(3, 1))
+    >>> c = graph_changes(as_graph(d))
+    >>> c["self_loops"], c["duplicate_edges"], c["reverse_edges"], c["labels"]
+    (1, 1, 2, [0, 2, 5])
+    """
+    return dict(graph.__dict__.get("_changes", {}))
+
+
+def _encode_labels(y):
+    """String (or object) labels encoded as scikit-learn's ``LabelEncoder`` does: sorted unique values ->
+    ``0..C-1``; returns ``(codes, classes)``, or ``(y, None)`` for labels that are not strings."""
+    if isinstance(y, (list, tuple)):
+        y = np.asarray(y)
+    if not isinstance(y, np.ndarray) or y.dtype.kind not in "USO":
+        return y, None
+    if y.dtype.kind == "O":
+        strings = [isinstance(v, str) for v in y.ravel()]
+        if not any(strings):
+            return np.asarray(y.tolist()), None
+        if not all(strings):
+            kinds = sorted({type(v).__name__ for v in y.ravel()})
+            raise ValueError(f"data.y mixes label types {kinds}; give one class label per node, all strings or all "
+                             f"integers.")
+    classes, codes = np.unique(y.astype(str), return_inverse=True)
+    return torch.from_numpy(codes.reshape(y.shape).astype(np.int64)), classes.tolist()
+
+
+def _edge_changes(ei: torch.Tensor, simple: torch.Tensor, n: int) -> dict:
+    """Self-loops and repeated edges of ``ei`` dropped, and reverse edges added, to give ``simple``."""
+    if ei is simple:
+        return {"self_loops": 0, "duplicate_edges": 0, "reverse_edges": 0}
+    ei = ei.numpy()
+    loop = ei[0] == ei[1]
+    unique = np.unique(ei[0, ~loop].astype(np.int64) * n + ei[1, ~loop]).size
+    return {"self_loops": int(loop.sum()), "duplicate_edges": int((~loop).sum() - unique),
+            "reverse_edges": int(simple.shape[1] - unique)}
+
+
+def _identity_features(n: int, name) -> torch.Tensor:
+    """Identity features for a graph without ``x``: a warning, or a refusal above :data:`IDENTITY_MAX_NODES`."""
+    gigabytes = 4 * n * n / 1e9
+    if n > IDENTITY_MAX_NODES:
+        raise ValueError(f"graph {name!r} has no node features (data.x is missing) and {n} nodes: identity features "
+                         f"would take {gigabytes:.1f} GB ([N, N] float32); allowed up to {IDENTITY_MAX_NODES} nodes. "
+                         f"Give data.x (e.g. degree or structural features).")
+    warnings.warn(f"graph {name!r} has no node features (data.x is missing): identity features (one-hot node ids, "
+                  f"[{n}, {n}], {gigabytes:.2g} GB) stand in; a model then learns node ids, not node features.",
+                  UserWarning, stacklevel=4)
+    return torch.eye(n)
 
 
 def canonical_graph(data: Data, *, name: str | None = None, sparse_features: bool = False) -> Data:
@@ -231,6 +299,7 @@ def canonical_graph(data: Data, *, name: str | None = None, sparse_features: boo
     if y is None:
         raise ValueError("data has no node labels: data.y is missing; set data.y to one integer class label per "
                          "node (a LongTensor of shape [num_nodes]).")
+    y, encoded = _encode_labels(y)
     y = torch.as_tensor(y) if not isinstance(y, np.ndarray) else torch.from_numpy(y)
     if y.dim() == 2 and y.shape[1] == 1:
         y = y.view(-1)
@@ -240,6 +309,7 @@ def canonical_graph(data: Data, *, name: str | None = None, sparse_features: boo
     n = int(data.num_nodes) if "num_nodes" in data else int(y.numel())  # else one node per label
     labels = check_labels(y.cpu(), n, name="data.y")  # integer-valued, no NaN, non-negative, one per node
     y_new, num_classes = class_ids(labels)
+    relabelled = None if int(labels.max()) + 1 == num_classes else np.unique(labels).tolist()
     y_new = y.cpu() if y.dtype == torch.int64 and torch.equal(y_new, y.cpu()) else y_new  # keep the caller's
 
     ei = getattr(data, "edge_index", None)
@@ -258,9 +328,13 @@ def canonical_graph(data: Data, *, name: str | None = None, sparse_features: boo
     if ei.dtype == torch.int64 and torch.equal(simple, ei):
         simple = ei  # already the undirected simple graph: keep the caller's tensor
 
+    if name is None:
+        name = data.name if isinstance(getattr(data, "name", None), str) else f"graph-{_graph_hash(simple, y_new)}"
+    if not isinstance(name, str) or not name:
+        raise ValueError(f"name must be a non-empty string; got {name!r}.")
     x = getattr(data, "x", None)
     if x is None:
-        x = torch.eye(n)
+        x = _identity_features(n, name)
     else:
         if isinstance(x, np.ndarray):
             x = torch.from_numpy(x)
@@ -279,13 +353,11 @@ def canonical_graph(data: Data, *, name: str | None = None, sparse_features: boo
     x = feature_tensor(x)  # float32; CSR when a sparse bag of words, as for the built-in datasets
     if not sparse_features:
         x = dense_features(x)
-    if name is None:
-        name = data.name if isinstance(getattr(data, "name", None), str) else f"graph-{_graph_hash(simple, y_new)}"
-    if not isinstance(name, str) or not name:
-        raise ValueError(f"name must be a non-empty string; got {name!r}.")
     out = Data(x=x, edge_index=simple, y=y_new, num_nodes=n)
     out.name = name
     out.num_classes = num_classes
+    out.__dict__["_changes"] = {**_edge_changes(ei, simple, n), "labels": encoded or relabelled,
+                    "identity_features": getattr(data, "x", None) is None}
     return mark_canonical(out)
 
 

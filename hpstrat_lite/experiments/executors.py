@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import sys
 
 from .._extras import require
 from ..core._validate import check_bool, check_choice, check_int
@@ -108,8 +109,50 @@ def pair_resources(ray, device, *, cpus_per_pair=1) -> tuple[dict, str]:
     return {"num_cpus": cpus_per_pair, "num_gpus": 0}, "cpu"
 
 
+def factory_modules(factories) -> dict[str, str]:
+    """``{label: module}`` of the factories Ray ships by reference (defined in an importable module; one
+    defined in a script or notebook, module ``__main__``, travels by value)."""
+    out = {}
+    for label, factory in factories.items():
+        target = getattr(factory, "func", factory)  # functools.partial: its function's module
+        module = getattr(target, "__module__", None) or type(target).__module__
+        if module and module != "__main__":
+            out[label] = module
+    return out
+
+
+def _import_modules(modules):
+    """In a worker: ``{module: "ErrorType: message"}`` for each module that does not import there."""
+    import importlib
+
+    failed = {}
+    for module in modules:
+        try:
+            importlib.import_module(module)
+        except Exception as err:  # ImportError, or the module's own error at import
+            failed[module] = f"{type(err).__name__}: {err}"
+    return failed
+
+
+def check_worker_imports(ray, modules: dict[str, str]) -> None:
+    """Import the factories' modules in a Ray worker before any pair is sent; a module the workers cannot
+    import raises ``ValueError`` naming the factory, the module, the driver's folder of it and the fix."""
+    if not modules:
+        return
+    failed = ray.get(ray.remote(_import_modules).options(num_cpus=0).remote(sorted(set(modules.values()))))
+    for label, module in modules.items():
+        if module in failed:
+            top = getattr(sys.modules.get(module.partition(".")[0]), "__file__", None)
+            folder = os.path.dirname(os.path.dirname(top) if top.endswith("__init__.py") else top) if top else None
+            fix = (f"export PYTHONPATH={folder}:$PYTHONPATH before `ray start` (a cluster) or before this run (a "
+                   f"local Ray), or install the package on every worker" if folder else
+                   "install it on every worker, or put its folder on PYTHONPATH before `ray start`")
+            raise ValueError(f"model factory {label!r}: Ray's workers cannot import its module {module!r} "
+                             f"({failed[module]}); the driver imports it from {folder!r}. Fix: {fix}.")
+
+
 def run_pairs_on_ray(tasks, pair_task, on_rows, bar, *, device="cpu", address=None, num_cpus=None, cpus_per_pair=1,
-                     fresh_process=False) -> None:
+                     fresh_process=False, modules=None) -> None:
     """Run one Ray task per pair and hand each task's rows to ``on_rows`` as it ends (in the calling process).
 
     Parameters
@@ -132,6 +175,9 @@ def run_pairs_on_ray(tasks, pair_task, on_rows, bar, *, device="cpu", address=No
     fresh_process : bool
         A new worker process for every pair (``max_calls=1``), so that none inherits the heap of the
         pairs before it.
+    modules : dict, optional
+        ``{factory label: module}`` (:func:`factory_modules`): imported in a worker before any pair is sent
+        (:func:`check_worker_imports`).
 
     A task lost with its worker process or node is run again, at most :data:`MAX_RETRIES` times, then
     :class:`LostTaskError` ends the sweep. A task whose code raises re-raises that error here (the
@@ -140,6 +186,7 @@ def run_pairs_on_ray(tasks, pair_task, on_rows, bar, *, device="cpu", address=No
     """
     with ray_runtime(address, num_cpus=num_cpus) as ray:
         resources, device = pair_resources(ray, device, cpus_per_pair=cpus_per_pair)
+        check_worker_imports(ray, modules or {})
         total_cpus = int(ray.cluster_resources().get("CPU", 0))
         if cpus_per_pair > total_cpus:
             raise ValueError(f"cpus_per_pair={cpus_per_pair} is more than the Ray cluster's {total_cpus} CPUs.")

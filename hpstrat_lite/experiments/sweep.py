@@ -23,7 +23,7 @@ from ..core._validate import check_covariate, check_k, check_n_bins, check_seeds
 from ..core.folds import ALL_METHODS, SPLIT_METHODS, fold_masks, make_folds
 from ..core.homophily import node_homophily
 from .._host import host_name
-from .executors import check_executor, run_pairs_on_ray
+from .executors import check_executor, factory_modules, run_pairs_on_ray
 from ..protocol import PAPER_PROTOCOL, Execution, Protocol, check_protocol_value
 from ..rows import (results_dir, TRAINING_COLUMNS, append_rows, check_protocol, checkpoint_dir, code_version, key_value,
                     read_rows, training_values, with_training_columns)
@@ -331,7 +331,8 @@ def _run_pairs_on_ray(todo, grid, done, bar):
         done.update(_key(r[c] for c in RUN_KEY) for r in rows)
 
     run_pairs_on_ray(tasks, _pair_task, on_rows, bar, device=execution.device, address=ray_address, num_cpus=num_cpus,
-                     cpus_per_pair=cpus_per_pair, fresh_process=fresh_process)
+                     cpus_per_pair=cpus_per_pair, fresh_process=fresh_process,
+                     modules=factory_modules(grid.get("factories", {})))
 
 
 _LOADED = {}  # the one dataset a Ray worker process keeps loaded between tasks: {plan key: (data, h, plan)}

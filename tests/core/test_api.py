@@ -21,6 +21,7 @@ DATA_ARGUMENTS = {
     "CovariateStratifiedKFold": ["n_splits"], "load_dataset": ["name", "root"],
     "dataset_summary": ["names", "root"], "available_datasets": ["root"], "load_graph": ["path"],
     "as_graph": ["dataset", "root"], "HpStratSplit": [], "audit": ["data", "models"], "necessity": ["data"],
+    "load_audit": ["out"], "format_audit": ["result"],
     "Protocol": [], "Execution": [],
 }
 

@@ -233,3 +233,37 @@ def test_cli_takes_a_graph_file_wherever_it_takes_a_dataset(tmp_path, capsys):
     assert "mine" in capsys.readouterr().out
     assert main(["quality", "--dataset", str(tmp_path / "gone.npz")]) == 2
     assert "gone.npz' does not exist" in capsys.readouterr().err
+
+
+def test_string_labels_are_encoded_as_scikit_learn_encodes_them(tmp_path):
+    from sklearn.preprocessing import LabelEncoder
+
+    from hpstrat_lite.data.graphs import graph_changes
+
+    names = np.array(["dog", "cat", "eel", "cat", "dog", "bee"])
+    np.savez(tmp_path / "named.npz", edges=np.array([[0, 1], [1, 2], [2, 3], [4, 5]]), node_labels=names,
+             node_features=np.ones((6, 2)))
+    g = load_graph(tmp_path / "named.npz")
+    assert g.y.tolist() == LabelEncoder().fit_transform(names).tolist() and g.num_classes == 4
+    assert graph_changes(g)["labels"] == ["bee", "cat", "dog", "eel"]
+    d = Data(x=torch.ones(6, 2), edge_index=torch.tensor([[0, 1], [1, 2]]), y=names.astype(object), num_nodes=6)
+    assert as_graph(d).y.tolist() == g.y.tolist()
+    with pytest.raises(ValueError, match=r"data.y mixes label types \['int', 'str'\]; give one class label per node, "
+                                         r"all strings or all integers"):
+        as_graph(Data(x=torch.ones(2, 1), edge_index=torch.tensor([[0], [1]]), y=np.array(["a", 1], dtype=object)))
+
+
+def test_missing_features_warn_and_are_refused_above_the_stated_size():
+    from hpstrat_lite.data.graphs import IDENTITY_MAX_NODES, graph_changes
+
+    d = Data(edge_index=torch.tensor([[0, 1, 1], [1, 2, 2]]), y=torch.tensor([0, 1, 1]))
+    with pytest.warns(UserWarning, match=r"has no node features \(data.x is missing\): identity features \(one-hot "
+                                         r"node ids, \[3, 3\]"):
+        g = as_graph(d, name="tiny")
+    assert torch.equal(g.x, torch.eye(3)) and graph_changes(g)["identity_features"]
+    assert graph_changes(g)["duplicate_edges"] == 1 and graph_changes(g)["reverse_edges"] == 2
+    n = IDENTITY_MAX_NODES + 1
+    with pytest.raises(ValueError, match=rf"graph 'big' has no node features \(data.x is missing\) and {n} nodes: "
+                                         rf"identity features would take 1.6 GB \(\[N, N\] float32\); allowed up to "
+                                         rf"{IDENTITY_MAX_NODES} nodes. Give data.x"):
+        as_graph(Data(edge_index=torch.tensor([[0], [1]]), y=torch.arange(n) % 2), name="big")

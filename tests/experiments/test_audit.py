@@ -10,6 +10,7 @@ import torch
 from torch_geometric.data import Data
 
 from hpstrat_lite import fold_masks, random_folds
+from hpstrat_lite.audit_report import design_line, format_audit, key_findings, necessity_line, verdict
 from hpstrat_lite.auditing import AuditResult, audit, load_audit
 from hpstrat_lite.data.normalize import simple_undirected
 from hpstrat_lite.engine.train import train_runs
@@ -133,12 +134,13 @@ def test_audit_of_a_small_graph_with_a_built_in_and_a_user_model(tmp_path):
     assert list(result.ranks.index) == models + ["mean"]
     assert np.allclose(result.ranks.loc[models].sum(axis=1), 6.0)  # ranks 1..3 in every model
     assert 0 <= result.friedman.pvalue <= 1 and result.friedman.statistic >= 0
-    assert set(result.best_model.index) == {"random", "stratified", "hpstrat", "changes"}
+    assert set(result.best_model) == {"random", "stratified", "hpstrat"}
     assert list(result.quality.columns) == ["sdd", "cdd", "chd", "w1"]
-    text = repr(result)
+    text = format_audit(result)
     assert "Friedman" in text and "best model" in text and "verdict" in text
+    assert repr(result).count("\n") == 0 and "runs=72" in repr(result)  # short: the report is format_audit's
     if result.friedman.pvalue >= 0.05:
-        assert "inconclusive" in result.verdict()
+        assert "inconclusive" in verdict(result)
     # out: rows.csv is written, and a rerun resumes without training
     assert (tmp_path / "a" / "rows.csv").is_file()
     again = audit(data, ["GCN", make_tiny, LinearModel], out=tmp_path / "a", **kw)
@@ -227,70 +229,93 @@ def test_two_models_three_seeds_can_reach_significance():
     result = AuditResult.from_rows(rows, QUALITY)
     assert result.friedman.n_blocks == 6 and result.friedman.min_pvalue < 0.05
     assert result.friedman.pvalue == pytest.approx(np.exp(-6))  # every block ranks hpstrat < stratified < random
-    assert result.conclusive and "the split methods differ" in result.verdict()
+    assert result.conclusive and "the split methods differ" in verdict(result)
     assert result.ranks.loc["mean"].idxmin() == "hpstrat"
     # models as blocks with seeds averaged away could not: 2 blocks reach at best p = exp(-2)
     one_seed = AuditResult.from_rows(rows[rows["seed"] == 0], QUALITY)
     assert one_seed.friedman.min_pvalue == pytest.approx(np.exp(-2)) and not one_seed.conclusive
-    assert one_seed.friedman.blocks_needed == 3 and "from 3 blocks on" in one_seed.design_line()
+    assert one_seed.friedman.blocks_needed == 3 and "from 3 blocks on" in design_line(one_seed)
 
 
 def test_key_findings_state_the_verdict_the_measured_spreads_and_the_baselines():
-    rows = _constructed_rows({"random": 0.05, "stratified": 0.03, "hpstrat": 0.01})
+    rows = _constructed_rows({"random": 0.05, "stratified": 0.03, "hpstrat": 0.01}, seeds=range(7))
     quality = QUALITY.assign(chd=[0.02, 0.03, 0.001], cdd=[1.5, 0.2, 0.4])
-    box = AuditResult.from_rows(rows, quality).key_findings()
+    result = AuditResult.from_rows(rows, quality)
+    box = key_findings(result)
     assert box.startswith("**Key findings** (computed from this audit's runs):")
-    assert "**yes**: hpstrat gives the lowest (mean rank 1.00; Friedman p = 0.0025 < 0.05 over 6" in box
+    # a winner only after the pairwise tests: 7 split seeds, every one ranking hpstrat lowest
+    assert result.best_method == "hpstrat" and result.method_posthoc.n_blocks == 7
+    assert "**yes**: hpstrat gives the lowest (Friedman chi2 = 28.00, p = 8.3e-07 < 0.05, 14 (model, seed) " \
+           "blocks; against every other method Holm p <= 0.047 over 7 split seeds)" in box
     assert "random 5.00, stratified 3.00, hpstrat 1.00; lowest per model: A: hpstrat, B: hpstrat." in box
     assert "lowest CHD hpstrat (0.00100), lowest CDD stratified (0.200)" in box
-    one_seed = AuditResult.from_rows(rows[rows["seed"] == 0], quality).key_findings()
+    # three seeds: Friedman over 6 blocks differs, but 3 split seeds cannot name a winner
+    three = AuditResult.from_rows(rows[rows["seed"] < 3], quality)
+    assert three.conclusive and three.best_method is None
+    assert "**the methods differ, no winner**" in key_findings(three)
+    assert "over 3 split seeds hpstrat leads (median -4.00 points of std vs random; -2.00 points of std vs " \
+           "stratified), untested: no split method differs from the next (a Wilcoxon test needs at least 6 split " \
+           "seeds; a winner needs at least 7)" in verdict(three)
+    one_seed = key_findings(AuditResult.from_rows(rows[rows["seed"] == 0], quality))
     assert "**inconclusive** (Friedman p = 0.14 >= 0.05 over 2 (model, seed) blocks; the smallest p this design " \
            "can reach is 0.14)" in one_seed
-    assert "No model leads by more than its cross-seed spread" in one_seed
+    assert "Best model: one split seed: no spread to judge a lead" in one_seed
     flat = _constructed_rows({"random": 0.05, "stratified": 0.0, "hpstrat": 0.01}, level={"A": 0.78, "B": 0.90})
     base = pd.DataFrame([{"baseline": "majority", "method": m, "seed": s, "fold": f,
                           **{f"test_{c}": 0.78 for c in ("acc", "balanced_acc", "macro_f1", "roc_auc")}}
                          for m in ("random", "stratified", "hpstrat") for s in range(3) for f in range(4)])
     assert "Within noise of the majority-class baseline (their spreads measure the folds' class shares): A." in \
-        AuditResult.from_rows(flat, quality, baselines=base).key_findings()
+        key_findings(AuditResult.from_rows(flat, quality, baselines=base))
 
 
-def test_friedman_blocks_equals_scipy_and_states_what_significance_needs():
+def test_the_audits_friedman_test_is_scipys_over_model_seed_blocks():
     from scipy.stats import friedmanchisquare
 
-    from hpstrat_lite.auditing import friedman_blocks
-
-    rng = np.random.default_rng(1)
-    table = pd.DataFrame(rng.integers(0, 4, (7, 4)).astype(float), columns=list("abcd"))  # ties included
-    got = friedman_blocks(table)
-    stat, p = friedmanchisquare(*[table[c] for c in table])
-    assert got.statistic == pytest.approx(stat) and got.pvalue == pytest.approx(p)
-    from scipy.stats import chi2
-
-    if got.blocks_needed_observed is not None:  # the smallest n at the observed W reaching p < 0.05
-        n, w = got.blocks_needed_observed, got.kendall_w
-        assert chi2.sf(w * n * 3, 3) < 0.05 <= chi2.sf(w * (n - 1) * 3, 3)
-    assert np.isnan(friedman_blocks(table.iloc[:1]).pvalue)
+    rows = _constructed_rows({"random": 0.05, "stratified": 0.04, "hpstrat": 0.045}, seeds=range(4), seed=3)
+    rows["test_acc"] += np.random.default_rng(2).normal(0, 0.02, len(rows))
+    result = AuditResult.from_rows(rows, QUALITY)
+    per = rows.groupby(["model", "seed", "method"])["test_acc"].std().unstack()[["random", "stratified", "hpstrat"]]
+    stat, p = friedmanchisquare(*[per[c] for c in per])
+    assert result.friedman.statistic == pytest.approx(stat) and result.friedman.pvalue == pytest.approx(p)
+    assert result.friedman.n_blocks == 8 and result.friedman.unit == "(model, split seed) block"
+    one_method = AuditResult.from_rows(rows[rows["method"] == "hpstrat"], QUALITY)
+    assert np.isnan(one_method.friedman.pvalue) and one_method.method_posthoc is None
+    assert "inconclusive" in verdict(one_method)
 
 
-def test_best_model_changes_only_beyond_the_cross_seed_spread():
-    from hpstrat_lite.auditing import best_model_changes, best_model_rule
+def _per_seed_rows(values, k=4):
+    """Rows whose fold scores average to the given per-seed means: {(model, method): [per-seed means]}."""
+    return pd.DataFrame([{"dataset": "toy", "model": m, "method": meth, "seed": s, "fold": f, "k": k,
+                          "test_acc": v / 100 + (f - 1.5) * 0.01}
+                         for (m, meth), vs in values.items() for s, v in enumerate(vs) for f in range(k)])
 
-    def per_seed(values):  # {(model, method): [per-seed means]}
-        return pd.DataFrame([{"model": m, "method": meth, "seed": s, "mean": v}
-                             for (m, meth), vs in values.items() for s, v in enumerate(vs)])
 
-    flip = per_seed({("A", "random"): [80, 81, 79], ("B", "random"): [70, 71, 69],
-                     ("A", "hpstrat"): [70, 71, 69], ("B", "hpstrat"): [80, 80, 81]})
-    rule = best_model_rule(flip)
-    assert rule.loc["random", "best"] == "A" and rule.loc["hpstrat", "best"] == "B"
-    assert rule["counts"].all() and best_model_changes(rule)
-    noisy = per_seed({("A", "random"): [80, 70, 81], ("B", "random"): [70, 80, 70.5],
-                      ("A", "hpstrat"): [70, 80, 70], ("B", "hpstrat"): [80, 70, 80.5]})
-    rule = best_model_rule(noisy)  # +0.05-point style leads that flip from seed to seed do not count
-    assert rule.loc["hpstrat", "best"] != rule.loc["random", "best"] and not best_model_changes(rule)
-    one_seed = best_model_rule(flip[flip["seed"] == 0])
-    assert not one_seed["counts"].any()  # with one seed no lead counts
+def test_best_model_is_named_only_by_the_pairwise_tests_and_agrees_with_the_text():
+    from hpstrat_lite.audit_report import best_model_line
+
+    quality = QUALITY.loc[["random", "hpstrat"]]
+    flip = _per_seed_rows({("A", "random"): [80, 81, 79, 82, 80, 81], ("B", "random"): [70, 71, 69, 72, 71, 70],
+                           ("A", "hpstrat"): [70, 71, 69, 72, 71, 70], ("B", "hpstrat"): [80, 80, 81, 79, 82, 80]})
+    result = AuditResult.from_rows(flip, quality)
+    r = result.model_posthoc["random"]
+    assert (r.leader, r.winner, r.n_blocks, r.unit) == ("A", "A", 6, "split seed")
+    assert r.pairs["pvalue"].iloc[0] == pytest.approx(2 / 2 ** 6)  # exact: every seed favours A
+    assert result.best_model == {"random": "A", "hpstrat": "B"} and result.best_model_changes
+    line = best_model_line(result)
+    assert "CHANGES with the split method" in line and "A is best" in line and "B is best" in line
+    assert "over 6 split seeds, A - B: median +10.00 points, Wilcoxon p = 0.031, Holm p = 0.031" in line
+    # leads that flip from seed to seed: no model is named, and the text says so
+    noisy = _per_seed_rows({("A", "random"): [80, 70, 81, 72, 80, 70], ("B", "random"): [70, 80, 70.5, 79, 71, 80],
+                            ("A", "hpstrat"): [70, 80, 70, 79, 71, 80], ("B", "hpstrat"): [80, 70, 80.5, 72, 80, 70]})
+    result = AuditResult.from_rows(noisy, quality)
+    assert result.best_model == {"random": None, "hpstrat": None} and not result.best_model_changes
+    assert "no clear best model under any split method" in best_model_line(result)
+    assert "no model differs from the next" in best_model_line(result)
+    # one split seed: a 10-point lead is no lead, and the text says why
+    one = AuditResult.from_rows(flip[flip["seed"] == 0], quality)
+    assert one.best_model == {"random": None, "hpstrat": None}
+    assert "one split seed: no spread to judge a lead" in best_model_line(one)
+    assert "within noise" not in best_model_line(one)
 
 
 def test_baselines_mark_models_at_the_majority_rate():
@@ -304,12 +329,12 @@ def test_baselines_mark_models_at_the_majority_rate():
                     base.append({"baseline": name, "method": method, "seed": seed, "fold": fold,
                                  **{f"test_{c}": v for c in ("acc", "balanced_acc", "macro_f1", "roc_auc")}})
     result = AuditResult.from_rows(rows, QUALITY, baselines=pd.DataFrame(base), class_counts=[9192, 2566])
-    assert result.at_majority == ["A"] and list(result.baselines.index) == ["majority", "logistic"]
+    assert result.at_majority == ("A",) and list(result.baselines.index) == ["majority", "logistic"]
     assert result.baselines.loc["majority", "hpstrat"] == pytest.approx(78.0)
-    assert "within noise of the majority-class baseline" in result.verdict() and "A" in result.verdict()
-    assert result.imbalanced_binary and "metric='roc_auc'" in result.summary()
+    assert "within noise of the majority-class baseline" in verdict(result) and "A" in verdict(result)
+    assert result.imbalanced_binary and "metric='roc_auc'" in format_audit(result)
     only_a = AuditResult.from_rows(rows[rows["model"] == "A"], QUALITY, baselines=pd.DataFrame(base))
-    assert "rests only on models that learned no more than the class shares" in only_a.verdict()
+    assert "rests only on models that learned no more than the class shares" in verdict(only_a)
 
 
 def test_rows_without_the_new_metrics_still_read():
@@ -322,20 +347,22 @@ def test_rows_without_the_new_metrics_still_read():
 
 def test_roc_auc_audit_of_an_imbalanced_binary_graph_with_baselines(data_root, tmp_path):
     """Twitch-PTBR: two classes, 65 % of the nodes in the larger one."""
-    result = audit("Twitch-PTBR", ["MLP"], seeds=[0], metric="roc_auc",
+    from hpstrat_lite import load_dataset
+
+    result = audit(load_dataset("Twitch-PTBR", root=data_root), ["MLP"], seeds=[0], metric="roc_auc",
                    protocol=PAPER_PROTOCOL.replace(max_epochs=30, patience=10), execution=Execution(device="cpu"),
-                   root=data_root, out=tmp_path / "a")
+                   out=tmp_path / "a")
     rows = result.rows
     assert len(rows) == 12 and rows["test_roc_auc"].between(0, 1).all()
     assert result.std.loc["MLP", "hpstrat"] == pytest.approx(
         100 * rows[rows["method"] == "hpstrat"]["test_roc_auc"].std())
     assert result.baselines.loc["majority"].tolist() == [50.0, 50.0, 50.0]  # a constant score: ROC-AUC 0.5
     assert (result.baselines.loc["logistic"] > 50).all()
-    assert result.imbalanced_binary and result.class_counts == [1251, 661]
+    assert result.imbalanced_binary and result.class_counts == (1251, 661)
     # the same folder read back on another metric: one run served every metric
     acc = load_audit(tmp_path / "a", metric="accuracy")
     assert acc.baselines.loc["majority"].round(0).tolist() == [65.0, 65.0, 65.0]
-    assert "metric='roc_auc'" in acc.summary() and "metric='roc_auc'" not in result.summary()
+    assert "metric='roc_auc'" in format_audit(acc) and "metric='roc_auc'" not in format_audit(result)
 
 
 def test_control_methods_and_a_user_covariate(tmp_path):
@@ -361,10 +388,33 @@ def test_an_out_folder_of_another_graph_is_refused(tmp_path):
     before = {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()}
     other = _graph(seed=1)
     other.name = "other"
-    with pytest.raises(ValueError, match=r"holds the audit of another graph \('toy', 80 nodes\); this one is "
-                                         r"'other' \(80 nodes\): name another folder"):
+    with pytest.raises(ValueError, match=r"holds the audit of another graph \('toy', 80 nodes, id [0-9a-f]{16}\); "
+                                         r"this one is 'other' \(80 nodes, id [0-9a-f]{16}\), its edges and labels and "
+                                         r"features differ: name another folder \(nothing in .* was changed\)"):
         audit(other, ["MLP"], **kw)
     assert {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()} == before  # nothing written
+
+
+def test_a_graph_whose_features_changed_is_never_answered_with_the_first_graphs_runs(tmp_path):
+    kw = dict(seeds=[0], methods=["hpstrat"], protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5),
+              execution=Execution(device="cpu"), out=tmp_path / "a")
+    data = _graph()
+    first = audit(data, ["MLP"], **kw)
+    before = {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()}
+    noise = data.clone()
+    noise.x = torch.from_numpy(np.random.default_rng(9).normal(size=tuple(data.x.shape)).astype(np.float32))
+    with pytest.raises(ValueError, match=r"holds the audit of another graph \('toy', 80 nodes, id [0-9a-f]{16}\); "
+                                         r"this one is 'toy' \(80 nodes, id [0-9a-f]{16}\), its features differ"):
+        audit(noise, ["MLP"], **kw)
+    assert {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()} == before  # nothing touched
+    fresh = audit(noise, ["MLP"], **{**kw, "out": tmp_path / "b"})  # its own folder: trained, not reused
+    assert not np.array_equal(fresh.rows["val_loss"].to_numpy(), first.rows["val_loss"].to_numpy())
+    assert load_audit(tmp_path / "a").rows.equals(first.rows)
+    # the protocol is part of the folder's identity too, and refused before anything is written
+    with pytest.raises(ValueError, match=r"holds rows of another protocol .*'max_epochs': 5.*this run has .*"
+                                         r"'max_epochs': 6"):
+        audit(data, ["MLP"], **{**kw, "protocol": kw["protocol"].replace(max_epochs=6)})
+    assert {p.name: p.read_bytes() for p in (tmp_path / "a").iterdir() if p.is_file()} == before
 
 
 
@@ -544,12 +594,134 @@ def test_audit_reports_whether_the_graph_helps(data_root, tmp_path):
     from hpstrat_lite.auditing import audit, load_audit
 
     out = tmp_path / "audit"
-    result = audit("Texas", ["MLP"], seeds=[0], methods=["random", "hpstrat"],
-                   protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), out=out, root=data_root,
+    from hpstrat_lite import load_dataset
+
+    result = audit(load_dataset("Texas", root=data_root), ["MLP"], seeds=[0], methods=["random", "hpstrat"],
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), out=out,
                    execution=Execution(progress=False))
     assert result.necessity is not None and "probe_gain" in set(result.necessity["estimate"])
     assert result.necessity["verdict"].iloc[0] in ("the graph helps", "no evidence that the graph helps",
                                                    "the graph hurts")
-    assert "does the graph help? " + result.necessity["verdict"].iloc[0] in result.summary()
+    assert "does the graph help? " + result.necessity["verdict"].iloc[0] in format_audit(result)
     again = load_audit(out)
-    assert again.necessity_line() == result.necessity_line()
+    assert necessity_line(again) == necessity_line(result)
+
+
+# ---------------------------------------------------------------------------------------------------
+# Said, not silent: convergence, multi-class ROC-AUC, what loading changed, bad inputs in one line
+# ---------------------------------------------------------------------------------------------------
+
+def test_capped_runs_are_reported_with_a_warning_and_which_estimate_to_believe(tmp_path):
+    from hpstrat_lite.audit_report import convergence_line
+
+    data = _graph()
+    result = audit(data, ["MLP", "GCN"], seeds=[0], methods=["random", "hpstrat"], necessity=False,
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=4, patience=4), execution=Execution(device="cpu"))
+    conv = result.convergence  # patience = max_epochs: no run can stop early
+    assert conv.loc["MLP", "runs"] == 8 and conv.loc["MLP", "capped"] == 8 and conv.loc["GCN", "share"] == 1.0
+    assert result.capped_models == ["MLP", "GCN"] and result.necessity is None
+    line = convergence_line(result)
+    assert line.startswith("convergence: WARNING: more than 25% of the runs of MLP, GCN stopped at max_epochs = 4 "
+                           "instead of early (MLP 8/8 (100%), GCN 8/8 (100%))") and "raise max_epochs" in line
+    assert line in format_audit(result) and "does the graph help? not estimated (not requested" in format_audit(result)
+    # the necessity estimate says +5 points [3, 7]; the capped GCN measures another gap: believe the estimate
+    gap = result.graph_gap
+    assert gap[0] == "GCN" and gap[1] == pytest.approx((result.score.loc["GCN"] - result.score.loc["MLP"]).mean())
+    table = pd.DataFrame({"estimate": ["probe_gain"], "value": [gap[1] + 5], "low": [gap[1] + 3],
+                          "high": [gap[1] + 7], "verdict": ["the graph helps"], "gap": [gap[1] + 5],
+                          "metric": ["accuracy"]})
+    capped = dataclasses.replace(result, necessity=table)
+    assert capped.necessity_disagrees
+    assert "disagree: believe the necessity estimate until a rerun with a larger max_epochs" in \
+        convergence_line(capped)
+    converged = dataclasses.replace(capped, convergence=capped.convergence.assign(capped=0, share=0.0))
+    assert "none above the 25% this audit flags" in convergence_line(converged)
+    assert "the runs converged, so believe the measured gap" in convergence_line(converged)
+    agree = dataclasses.replace(result, necessity=table.assign(low=gap[1] - 1))
+    assert not agree.necessity_disagrees and "disagree" not in convergence_line(agree)
+
+
+def test_roc_auc_is_one_vs_rest_macro_on_five_classes(tmp_path):
+    from sklearn.metrics import roc_auc_score
+
+    from hpstrat_lite.engine.metrics import classification_scores
+
+    rng = np.random.default_rng(0)
+    y = rng.integers(0, 5, 200)
+    probs = rng.dirichlet(np.ones(5), 200) + 0.3 * np.eye(5)[y]
+    assert classification_scores(probs, y)["roc_auc"] == pytest.approx(
+        roc_auc_score(y, probs / probs.sum(1, keepdims=True), multi_class="ovr", average="macro"))
+    data = _graph(n=100)
+    data.y = torch.from_numpy(np.random.default_rng(1).integers(0, 5, 100))
+    result = audit(data, ["MLP"], seeds=[0], methods=["hpstrat"], metric="roc_auc", out=tmp_path / "a",
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5), execution=Execution(device="cpu"))
+    assert result.rows["test_roc_auc"].between(0, 1).all() and result.metric == "roc_auc"
+    assert (result.necessity["metric"] == "accuracy").all()  # the estimate's ROC-AUC is binary: said, not raised
+    assert "does the graph help? " in format_audit(result) and "(cheap estimate in accuracy:" in format_audit(result)
+
+
+def test_what_loading_changed_is_counted_in_the_report(tmp_path):
+    data = _graph()
+    ei = data.edge_index
+    loops = torch.tensor([[0, 1, 2], [0, 1, 2]])
+    raw = torch.cat([ei[:, ei[0] < ei[1]], ei[:, :5][:, ei[0, :5] < ei[1, :5]], loops], 1)  # one direction
+    y = data.y.numpy() * 2 + 1  # labels {1, 3, 5}
+    changed = Data(x=data.x, edge_index=raw, y=torch.from_numpy(y), num_nodes=data.num_nodes)
+    changed.name = "raw"
+    result = audit(changed, ["MLP"], seeds=[0], methods=["hpstrat"], necessity=False,
+                   protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), execution=Execution(device="cpu"))
+    dups = int((ei[0, :5] < ei[1, :5]).sum())
+    assert result.graph_changes == {"self_loops": 3, "duplicate_edges": dups, "reverse_edges": ei.shape[1] // 2,
+                                    "labels": [1, 3, 5], "identity_features": False}
+    assert (f"graph as read: 3 self-loop(s) dropped; {dups} duplicate edge(s) dropped; {ei.shape[1] // 2} reverse "
+            f"edge(s) added (made undirected); class labels [1, 3, 5] relabelled in sorted order to 0..2.") \
+        in format_audit(result)
+
+
+def test_a_graph_without_features_warns_and_a_large_one_is_refused(tmp_path):
+    data = _graph()
+    bare = Data(edge_index=data.edge_index, y=data.y, num_nodes=data.num_nodes)
+    bare.name = "bare"
+    with pytest.warns(UserWarning, match=r"graph 'bare' has no node features \(data.x is missing\): identity "
+                                         r"features \(one-hot node ids, \[80, 80\]"):
+        result = audit(bare, ["MLP"], seeds=[0], methods=["hpstrat"],
+                       protocol=PAPER_PROTOCOL.replace(max_epochs=3, patience=3), execution=Execution(device="cpu"))
+    assert result.graph_changes["identity_features"] and result.necessity is None
+    assert "no node features: identity features (one-hot node ids) stood in" in format_audit(result)
+    assert "does the graph help? not estimated (the graph has no node features)" in format_audit(result)
+    n = 20_001
+    big = Data(edge_index=torch.tensor([[0], [1]]), y=torch.arange(n) % 2, num_nodes=n)
+    with pytest.raises(ValueError, match=r"graph 'big' has no node features \(data.x is missing\) and 20001 nodes: "
+                                         r"identity features would take 1.6 GB \(\[N, N\] float32\); allowed up to "
+                                         r"20000 nodes"):
+        audit(Data(**{**big.to_dict(), "name": "big"}), ["MLP"], out=tmp_path / "never")
+    assert not (tmp_path / "never").exists()
+
+
+def test_string_labels_are_encoded_and_a_single_class_is_refused_before_training(tmp_path, capsys):
+    from hpstrat_lite.cli import main
+
+    data = _graph()
+    names = np.array(["cat", "dog", "eel"])[data.y.numpy()]
+    np.savez(tmp_path / "named.npz", edges=data.edge_index.numpy().T, node_labels=names,
+             node_features=data.x.numpy())
+    rc = main(["audit", "--data", str(tmp_path / "named.npz"), "--models", "MLP", "--methods", "hpstrat",
+               "--max-epochs", "3", "--patience", "3", "--device", "cpu", "--out", str(tmp_path / "a"),
+               "--no-report", "--no-necessity"])
+    printed = capsys.readouterr()
+    assert rc == 0, printed.err
+    assert "class labels ['cat', 'dog', 'eel'] encoded in sorted order, as scikit-learn's LabelEncoder to 0..2" \
+        in printed.out
+    assert load_audit(tmp_path / "a").class_counts == tuple(np.bincount(data.y.numpy()))
+    np.savez(tmp_path / "one.npz", edges=data.edge_index.numpy().T, node_labels=np.zeros(80, int),
+             node_features=data.x.numpy())
+    assert main(["audit", "--data", str(tmp_path / "one.npz"), "--models", "MLP", "--out", str(tmp_path / "b")]) == 2
+    err = capsys.readouterr().err.strip()
+    assert err == ("hpstrat audit: error: data.y has a single class (80 nodes, all of one label): there is nothing to "
+                   "classify; an audit needs at least two classes.")
+    assert not (tmp_path / "b").exists()
+    mixed = Data(x=data.x, edge_index=data.edge_index, y=np.array(["a", 1] * 40, dtype=object), num_nodes=80)
+    with pytest.raises(ValueError, match=r"data.y mixes label types \['int', 'str'\]; give one class label per node"):
+        audit(mixed, ["MLP"])
+    with pytest.raises(ValueError, match=r"necessity must be True or False; got 'yes'"):
+        audit(data, ["MLP"], necessity="yes")

@@ -114,6 +114,38 @@ def test_a_factory_trains_on_ray_and_a_lost_worker_is_retried(data_root, tmp_pat
         np.testing.assert_array_equal(merged[col].to_numpy(), merged[f"{col}_ray"].to_numpy(), err_msg=col)
 
 
+def test_a_factory_the_workers_cannot_import_is_refused_before_any_pair(data_root, tmp_path, local_ray, monkeypatch):
+    """A factory importable from the driver's sys.path but not from Ray's workers: one line with the fix, from a
+    worker's import, before any pair is sent and without a Ray traceback."""
+    import importlib
+    import textwrap
+
+    from hpstrat_lite import load_dataset
+    from hpstrat_lite.auditing import audit
+
+    pkg = tmp_path / "driver_only"
+    pkg.mkdir()
+    (pkg / "mymods.py").write_text(textwrap.dedent("""
+        import torch
+
+        def make(i, o):
+            return torch.nn.Linear(i, o)
+    """))
+    monkeypatch.syspath_prepend(str(pkg))  # the driver's sys.path only, not PYTHONPATH: the workers lack it
+    factory = importlib.import_module("mymods").make
+    message = (rf"model factory 'mymods.make': Ray's workers cannot import its module 'mymods' \(ModuleNotFoundError: "
+               rf"No module named 'mymods'\); the driver imports it from '{pkg}'\. Fix: export PYTHONPATH={pkg}:"
+               rf"\$PYTHONPATH before `ray start`")
+    with pytest.raises(ValueError, match=message):
+        run_experiment(["Texas"], models=[factory], seeds=[0], methods=["hpstrat"], out=tmp_path / "x.csv",
+                       root=data_root, execution=RAY, protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5))
+    assert not (tmp_path / "x.csv").exists()  # no pair ran
+    with pytest.raises(ValueError, match=message):
+        audit(load_dataset("Texas", root=data_root), ["mymods:make"], methods=["hpstrat"], necessity=False,
+              execution=Execution(executor="ray", progress=False),
+              protocol=PAPER_PROTOCOL.replace(max_epochs=5, patience=5))
+
+
 def test_executor_arguments_are_checked(data_root, tmp_path):
     x = dict(datasets=["Texas"], out=tmp_path / "x.csv", root=data_root)
     for bad, match in ((dict(executor="dask"), r"executor must be one of \('local', 'ray'\); got 'dask'"),
