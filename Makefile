@@ -22,8 +22,9 @@ $(STAMP): pyproject.toml book/pyproject.toml constraints.txt Makefile
 	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node mathjax@3
 	touch $(STAMP)
 
+# Two test workers (the machine's two cores); the tests that build the smoke book share one worker (xdist_group).
 test: $(STAMP)
-	$(BIN)/python -m pytest
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 # Re-executes only notebooks whose inputs changed; FORCE=1 re-executes everything from the data.
 book: $(STAMP)

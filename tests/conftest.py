@@ -54,3 +54,18 @@ def _writable_cache(tmp_path_factory):
     if "HPSTRAT_CACHE" not in os.environ:
         os.environ["HPSTRAT_CACHE"] = str(tmp_path_factory.mktemp("hpstrat_cache"))
     yield
+
+
+@pytest.fixture(scope="session", autouse=True)
+def _one_thread_per_test_worker():
+    """Under ``pytest -n 2`` (``make test``) each of the two workers trains with one torch thread, so the
+    workers do not oversubscribe the two cores."""
+    if not os.environ.get("PYTEST_XDIST_WORKER"):
+        yield
+        return
+    import torch
+
+    old = torch.get_num_threads()
+    torch.set_num_threads(1)
+    yield
+    torch.set_num_threads(old)

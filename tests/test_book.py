@@ -8,6 +8,9 @@ import pytest
 
 import hpstrat_book.build as book
 
+# the smoke book is built once, in one test worker, for both files (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("smoke_book")
+
 
 
 SMOKE_OUT = Path(__file__).resolve().parents[1] / "_build" / "smoke-test"  # same as tests/test_notebooks.py

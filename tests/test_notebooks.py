@@ -15,6 +15,9 @@ import pytest
 import yaml
 
 import hpstrat_book.build as book
+
+# the smoke book is built once, in one test worker, for both files (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("smoke_book")
 from hpstrat_book.plots import stratum_spread
 from conftest import bins_oracle
 from hpstrat_book import scorecard
