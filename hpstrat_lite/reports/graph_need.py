@@ -161,7 +161,9 @@ def csbm_gaps(rows=None) -> pd.DataFrame:
         first = g.iloc[0]
         row.update({e: float(first[e]) for e in ESTIMATES if e in g})
         row.update({c: first[c] for c in ("verdict", "estimate_seconds") if c in g})
-        row["train_seconds"] = float(g.drop_duplicates("finished_at")["train_seconds"].sum())
+        if "train_seconds" in g:  # each call's seconds once (its k rows repeat them)
+            calls = g.drop_duplicates("finished_at") if "finished_at" in g else g.iloc[:1]
+            row["train_seconds"] = float(calls["train_seconds"].sum())
         out.append(row)
     return pd.DataFrame(out)
 
