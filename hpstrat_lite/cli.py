@@ -479,8 +479,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="roc_auc: ROC AUC of the class-1 score (binary labels only)")
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
-    p.add_argument("--threshold", type=float, default=1.0,
-                   help="practical threshold of the verdicts, points (default 1: smaller gaps are no help or harm)")
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="practical threshold of the verdicts, points (default 0.5: smaller estimated gaps are no "
+                        "help or harm)")
     p.set_defaults(func=_cmd_necessity)
 
     p = sub.add_parser("book", help="execute the notebooks with papermill and build the HTML book")

@@ -197,11 +197,11 @@ def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = C
                                   for f in range(k)])
                 log(f"lam={lam:g} mu={mu:g}: added {', '.join(missing)}; train {train_seconds:.0f} s")
                 continue
-            res = necessity(data, k=k, seed=seed)
+            res = necessity(data, k=k, seed=seed)  # its first split is the models' folds
             estimates = {e: v for e, v in zip(res.table()["estimate"], res.table()["value"])}
             rows = []
             for f in range(k):
-                probes = res.folds.set_index("fold").loc[f]
+                probes = res.folds[res.folds["split_seed"] == seed].set_index("fold").loc[f]
                 rows.append({**key, "fold": f, **{columns[m]: acc[m][f] for m in missing},
                              **{f"probe_{p}": probes[p] for p in PROBES},
                              "probe_version": PROBE_VERSION,

@@ -26,8 +26,10 @@ hyperparameters for an MLP". :func:`necessity` answers in seconds with two kinds
   (Zhou et al., 2004) is a graph-only baseline.
 
 Each fold is one HpStrat round (test fold i, validation fold i + 1 mod k, training the rest), as in the
-GNN experiments. The paired gain's confidence interval across the k folds is a Student t interval,
-``mean ± t_{0.975, k-1} s / sqrt(k)``; the folds' training sets overlap, so it is an approximation that
+GNN experiments. On graphs under :data:`MIN_TEST_PREDICTIONS` nodes several HpStrat splits (split seeds)
+are used, as the measured gaps average over split seeds (:func:`split_repeats`). The paired gain's
+confidence interval across the m rounds (k folds x splits) is a Student t interval,
+``mean ± t_{0.975, m-1} s / sqrt(m)``; the rounds' training sets overlap, so it is an approximation that
 errs on the narrow side (Nadeau and Bengio, 2003).
 
 The verdict (:func:`verdict`) comes from the best-of-both gain with a practical threshold
@@ -71,14 +73,24 @@ ESTIMATES = LABEL_MEASURES + tuple(GAINS)
 """Every estimate :func:`necessity` returns, label-only measures first."""
 VERDICTS = ("the graph helps", "no evidence that the graph helps", "the graph hurts",
             "the graph makes no practical difference")
-PRACTICAL_GAP = 1.0
-"""Smallest gap in points (score x 100) that a verdict calls a help or a harm (:func:`verdict`)."""
+PRACTICAL_GAP = 0.5
+"""Smallest estimated gap in points (score x 100) that a verdict calls a help or a harm (:func:`verdict`):
+half of the 1-point gap a measured difference needs to count (:data:`MEASURED_GAP`), because a linear probe's
+gain runs below the gap of the best of several tuned GNNs (picked on its test score) on graphs where both are
+small; the interval must also exclude 0."""
+MEASURED_GAP = 1.0
+"""Smallest measured GNN - MLP gap in points that counts as a practical difference (with p < 0.05)."""
 STRUCTURE_WEIGHT = 4.0
 """Scale of the standardised structural columns in the heterophily-aware probes (their L2 penalty is
 ``1 / STRUCTURE_WEIGHT**2`` of a feature column's)."""
-PROBE_VERSION = 2
+MIN_TEST_PREDICTIONS = 2000
+"""Test predictions (nodes x splits) the intervals rest on at least, where :data:`MAX_REPEATS` allows."""
+MAX_REPEATS = 5
+"""Most HpStrat splits :func:`necessity` averages over (on graphs under :data:`MIN_TEST_PREDICTIONS` nodes)."""
+PROBE_VERSION = 3
 """Version of the probes: 1 had ``sgc`` and ``hetero`` ``[X, ĀZ, Z - ĀZ]`` only and no practical threshold;
-2 adds the heterophily-aware family (``mean``, ``hops``, ``compat``, structural columns) and the threshold."""
+2 adds the heterophily-aware family (``mean``, ``hops``, ``compat``, structural columns) and the threshold;
+3 adds the repeated splits of small graphs (:func:`split_repeats`)."""
 C_GRID = (0.01, 0.1, 1.0, 10.0)
 """Inverse L2 regularisation strengths the probe tries (chosen on the validation fold)."""
 LP_ALPHAS = (0.5, 0.9, 0.99)
@@ -316,10 +328,12 @@ def probe_scores(x, edge_index, y, folds, *, k: int, metric: str = "accuracy", s
                  dim: int = REDUCED_DIM) -> tuple[pd.DataFrame, dict]:
     """Per-fold test scores of every probe of :data:`PROBES` on the k rounds of ``folds``.
 
-    Returns ``(table, seconds)``: one row per fold (``fold``, one column per probe, ``<family>_choice`` and
-    ``graph_choice``: the member chosen on validation), and the seconds spent preparing the designs and in
-    each probe.
+    ``folds``: one fold assignment, or a dict ``split seed -> fold assignment`` (several HpStrat splits of
+    one graph). Returns ``(table, seconds)``: one row per (split, fold) (``split_seed``, ``fold``, one column
+    per probe, ``<family>_choice`` and ``graph_choice``: the member chosen on validation), and the seconds
+    spent preparing the designs and in each probe.
     """
+    splits = folds if isinstance(folds, dict) else {seed: folds}
     t0 = time.perf_counter()
     n = y.shape[0]
     a = adjacency(edge_index, n)
@@ -329,8 +343,9 @@ def probe_scores(x, edge_index, y, folds, *, k: int, metric: str = "accuracy", s
     seconds = {"designs": time.perf_counter() - t0, "features": 0.0, **{p: 0.0 for p in members},
                "label_propagation": 0.0}
     rows = []
-    for i, (train, val, test) in enumerate(fold_rounds(folds, k=k)):
-        row, vals = {"fold": i}, {}
+    rounds = [(sd, i, r) for sd, f in splits.items() for i, r in enumerate(fold_rounds(f, k=k))]
+    for split_seed, i, (train, val, test) in rounds:
+        row, vals = {"split_seed": split_seed, "fold": i}, {}
         for name in ("features", *members):
             t = time.perf_counter()
             design = compat_design(designs, y, train) if name == "compat" else designs[name]
@@ -443,8 +458,14 @@ def _graph_of(data, root):
     return graph, y
 
 
+def split_repeats(n: int) -> int:
+    """HpStrat splits :func:`necessity` averages over on a graph of ``n`` nodes (``repeats="auto"``): enough
+    for :data:`MIN_TEST_PREDICTIONS` test predictions, at most :data:`MAX_REPEATS`."""
+    return int(min(MAX_REPEATS, max(1, np.ceil(MIN_TEST_PREDICTIONS / max(int(n), 1)))))
+
+
 def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root=None,
-              dim: int = REDUCED_DIM, threshold: float = PRACTICAL_GAP) -> GraphNeed:
+              dim: int = REDUCED_DIM, threshold: float = PRACTICAL_GAP, repeats="auto") -> GraphNeed:
     """Does the graph help on this node-classification task? Cheap estimates and a verdict.
 
     Computes the label-only measures, builds HpStrat folds (node homophily, B = 10 bins, ``k`` folds,
@@ -472,6 +493,10 @@ def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root
         Columns kept by the truncated SVD before propagation (:func:`reduce_features`).
     threshold : float
         Practical threshold of the verdicts, points (default :data:`PRACTICAL_GAP`).
+    repeats : int or "auto"
+        HpStrat splits (seeds ``seed``, ``seed + 1``, ...) whose k rounds all enter the interval; "auto"
+        (:func:`split_repeats`): one on graphs of at least :data:`MIN_TEST_PREDICTIONS` nodes, more on
+        smaller ones (at most :data:`MAX_REPEATS`), as the measured gaps average over split seeds.
 
     Returns
     -------
@@ -494,6 +519,9 @@ def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root
     dim = check_int(dim, "dim", 1)
     if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
         raise ValueError(f"threshold={threshold!r}: the practical threshold must be a number >= 0 (points).")
+    auto = isinstance(repeats, str) and repeats == "auto"
+    if not auto:
+        check_int(repeats, "repeats", 1, hint=' or "auto"')
     graph, y = _graph_of(data, root)
     if metric == "roc_auc" and np.unique(y).size != 2:
         raise ValueError(f"metric='roc_auc' needs binary labels; data.y has {np.unique(y).size} classes. "
@@ -511,7 +539,9 @@ def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root
                          threshold=float(threshold))
     t = time.perf_counter()
     ei = graph.edge_index.numpy()
-    folds = hpstrat_folds(node_homophily(ei, y, y.shape[0]), y, k=k, seed=seed)
+    h = node_homophily(ei, y, y.shape[0])
+    splits = split_repeats(y.shape[0]) if auto else check_int(repeats, "repeats", 1)
+    folds = {seed + r: hpstrat_folds(h, y, k=k, seed=seed + r) for r in range(splits)}
     seconds["folds"] = time.perf_counter() - t
     _load_solvers()  # threadpoolctl limits the thread pools of libraries loaded before it is entered
     with threadpool_limits(limits=1):  # small BLAS products: one thread is many times faster on a busy machine

@@ -14,7 +14,7 @@ Measured gaps (points, test accuracy x 100), each with a two-sided p-value:
 
 :func:`calibration` sets a family's estimate (``aggregation_gain``, ``heterophily_gain``, ``probe_gain`` for
 the best of both) beside the measured gap of the same family, with the verdict of the estimate and whether it
-has the sign of a significant gap (:func:`is_significant`: ``|gap| >=`` :data:`PRACTICAL_GAP` and
+has the sign of a significant gap (:func:`is_significant`: ``|gap| >=`` :data:`MEASURED_GAP` and
 ``p < 0.05``); :func:`calibration_summary` gives Spearman and the sign counts per family, and
 :func:`calibration_plot` the predicted-against-measured panels with the line y = x.
 
@@ -31,7 +31,8 @@ import pandas as pd
 
 from ..core.graph_measures import LABEL_MEASURES
 from ..experiments.graph_need import CSBM_FILE, ESTIMATES_FILE, csbm_name, with_probe_version
-from ..experiments.probes import (ESTIMATES, FAMILY_GAINS, FAMILY_NAMES, PRACTICAL_GAP, PROBE_VERSION, VERDICTS,
+from ..experiments.probes import (ESTIMATES, FAMILY_GAINS, FAMILY_NAMES, MEASURED_GAP, PRACTICAL_GAP, PROBE_VERSION,
+                                  VERDICTS,
                                   verdict as gain_verdict)
 from ..experiments.results import RESULTS_DIR, read_rows
 from ..rows import TRAINING_COLUMNS, with_training_columns
@@ -188,13 +189,13 @@ def estimates(rows=None, *, k: int = 4, seed: int = 0, metric: str = "accuracy",
     return pd.concat([values[[e for e in ESTIMATES if e in values]], *bounds, meta, cost], axis=1).reset_index()
 
 
-def is_significant(gap, p, *, alpha: float = ALPHA, min_gap: float = PRACTICAL_GAP):
+def is_significant(gap, p, *, alpha: float = ALPHA, min_gap: float = MEASURED_GAP):
     """Whether a measured gap counts as significant: ``|gap| >= min_gap`` points and ``p < alpha``."""
     return (np.abs(np.asarray(gap, float)) >= min_gap) & (np.asarray(p, float) < alpha)
 
 
 def calibration(estimate_table: pd.DataFrame, gap_table: pd.DataFrame, family: str, *,
-                measured: str | None = None, alpha: float = ALPHA, min_gap: float = PRACTICAL_GAP) -> pd.DataFrame:
+                measured: str | None = None, alpha: float = ALPHA, min_gap: float = MEASURED_GAP) -> pd.DataFrame:
     """A family's estimate against its measured gap, one row per graph in both tables (joined on
     ``dataset``): ``estimate``, ``low``, ``high`` (the family's gain of :data:`FAMILY_GAINS`, points),
     ``gap``, ``p`` (the measured ``<measured>_gap`` and ``_p``, default ``measured = family``), ``verdict``
@@ -236,7 +237,7 @@ def calibration_summary(tables: dict, *, n_boot: int = 2000, seed: int = 0) -> p
 def calibration_plot(tables: dict):
     """One panel per family: the estimate (x, with its 95 % interval) against the measured gap (y) for each
     set of graphs, on ``tables`` ((set, family) -> :func:`calibration` frame), with the line y = x and the
-    practical band ``± PRACTICAL_GAP``. Significant gaps are filled markers, the others hollow."""
+    band ``± MEASURED_GAP`` of measured gaps too small to count. Significant gaps are filled markers, the others hollow."""
     plt = _plt()
     families = list(dict.fromkeys(f for _, f in tables))
     fig, axes = plt.subplots(1, len(families), figsize=(BOOK_WIDTH * 1.3, 3.2), squeeze=False)
@@ -256,7 +257,7 @@ def calibration_plot(tables: dict):
             lim = [min(lim[0], t[["estimate", "gap"]].min().min()), max(lim[1], t[["estimate", "gap"]].max().max())]
         if np.isfinite(lim[0]):
             ax.plot(lim, lim, color=NEUTRAL_COLOR, lw=0.8, ls="--")
-        ax.axhspan(-PRACTICAL_GAP, PRACTICAL_GAP, color=NEUTRAL_COLOR, alpha=0.15, lw=0)
+        ax.axhspan(-MEASURED_GAP, MEASURED_GAP, color=NEUTRAL_COLOR, alpha=0.15, lw=0)
         ax.set_title(FAMILY_NAMES[fam], fontsize=8)
         ax.set_xlabel("estimated gap (points)", fontsize=8)
         ax.tick_params(labelsize=7)
@@ -347,7 +348,7 @@ def _said(verdicts: pd.Series) -> pd.Series:
 
 
 def verdict_agreement(table: pd.DataFrame, *, gap: str = "gap", p: str = "p", alpha: float = ALPHA,
-                      min_gap: float = PRACTICAL_GAP) -> dict:
+                      min_gap: float = MEASURED_GAP) -> dict:
     """How :func:`hpstrat_lite.experiments.probes.necessity`'s verdict fares on the graphs of ``table``:
     ``right`` (a significant gap of the verdict's sign), ``wrong`` (a significant gap of the other sign),
     ``silent`` (no helps / hurts where the gap is significant), ``n_significant``; significant:

@@ -3,7 +3,7 @@ import pytest
 import torch
 from torch_geometric.data import Data
 
-from hpstrat_lite.experiments.probes import (ESTIMATES, FAMILY_GAINS, GAINS, PROBES, VERDICTS, adjacency,
+from hpstrat_lite.experiments.probes import (ESTIMATES, FAMILY_GAINS, GAINS, PRACTICAL_GAP, PROBES, VERDICTS, adjacency,
                                              family_lines, label_propagation, necessity, propagators, t_interval,
                                              verdict)
 
@@ -79,7 +79,7 @@ def test_families_table_and_lines():
     assert len(lines) == 3 and all("expected GNN - MLP gap" in line for line in lines)
     assert fam.set_index("family").loc["graph", "verdict"] == res.verdict
     text = str(res)
-    assert "heterophily-aware" in text and "practical threshold 1 points" in text
+    assert "heterophily-aware" in text and "practical threshold 0.5 points" in text
 
 
 def test_practical_threshold_turns_a_small_gain_into_no_practical_difference():
@@ -143,7 +143,8 @@ def test_t_interval_matches_scipy():
     (-2.0, -3, -0.2, VERDICTS[2]),
     (np.nan, np.nan, np.nan, VERDICTS[1])])
 def test_verdict_rule(mean, low, high, expected):
-    assert verdict(mean, low, high) == expected
+    assert verdict(mean, low, high, threshold=1.0) == expected
+    assert verdict(mean, low, high) == verdict(mean, low, high, threshold=PRACTICAL_GAP)
 
 
 def test_verdict_threshold_zero_is_the_interval_rule():
