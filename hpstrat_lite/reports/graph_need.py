@@ -137,9 +137,10 @@ def csbm_gaps(rows=None) -> pd.DataFrame:
     """Per cSBM setting: the knobs, ``dataset`` (:func:`hpstrat_lite.experiments.graph_need.csbm_name`),
     ``gap`` (GCN minus MLP over folds, points), ``p`` (paired t over folds), ``mlp``, ``gcn`` (mean test
     accuracy, points), ``<family>_gnn`` / ``_gap`` / ``_p`` for each family of :data:`CSBM_FAMILIES` and for
-    ``graph`` (every GNN of the rows), and the estimates the rows carry (those of the probes that ran with the
-    grid; :func:`estimates` has the current probes' ones under ``dataset``). The rows of one (setting, fold)
-    are joined first: a model added later has rows of its own (:func:`hpstrat_lite.experiments.graph_need.run_csbm_grid`)."""
+    ``graph`` (every GNN of the rows) and ``train_seconds``; the current probes' estimates of each setting are
+    :func:`estimates`' row of the same ``dataset``. The rows of one (setting, fold)
+    are joined first: a model added later has rows of its own
+    (:func:`hpstrat_lite.experiments.graph_need.run_csbm_grid`)."""
     df = _rows(rows, RESULTS_DIR / CSBM_FILE)
     if df.empty:
         return pd.DataFrame()
@@ -159,9 +160,6 @@ def csbm_gaps(rows=None) -> pd.DataFrame:
                "gap": float(d.mean()), "p": _paired_p(d.dropna()), "mlp": wide["MLP"].mean(), "gcn": wide["GCN"].mean()}
         gnns = tuple(m for m in wide if m != "MLP" and wide[m].notna().all())
         row.update(_family_gaps(wide, {**CSBM_FAMILIES, "graph": gnns}))
-        first = g.iloc[0]
-        row.update({e: float(first[e]) for e in ESTIMATES if e in g})
-        row.update({c: first[c] for c in ("verdict", "estimate_seconds") if c in g})
         if "train_seconds" in g:  # each call's seconds once (its k rows repeat them)
             calls = g.drop_duplicates("finished_at") if "finished_at" in g else g.iloc[:1]
             row["train_seconds"] = float(calls["train_seconds"].sum())
@@ -237,7 +235,8 @@ def calibration_summary(tables: dict, *, n_boot: int = 2000, seed: int = 0) -> p
 def calibration_plot(tables: dict):
     """One panel per family: the estimate (x, with its 95 % interval) against the measured gap (y) for each
     set of graphs, on ``tables`` ((set, family) -> :func:`calibration` frame), with the line y = x and the
-    band ``± MEASURED_GAP`` of measured gaps too small to count. Significant gaps are filled markers, the others hollow."""
+    band ``± MEASURED_GAP`` of measured gaps too small to count. Significant gaps are filled markers, the
+    others hollow."""
     plt = _plt()
     families = list(dict.fromkeys(f for _, f in tables))
     fig, axes = plt.subplots(1, len(families), figsize=(BOOK_WIDTH * 1.3, 3.2), squeeze=False)
@@ -490,15 +489,22 @@ def need_findings(table: pd.DataFrame, scores: dict, verdicts: dict, grid: pd.Da
             f"{name}: the gap's sign on {v['right']} of {v['n_significant']}, the opposite sign on {v['wrong']}, "
             f"\"no evidence\" on {v['silent']}" for name, v in verdicts.items()) + ".")
     if len(grid):
-        sig = grid[grid["p"] < alpha]
+        gap, p = ("graph_gap", "graph_p") if "graph_gap" in grid else ("gap", "p")
+        sig = grid[is_significant(grid[gap], grid[p], alpha=alpha)]
         by_lam = lambda d: ", ".join(f"λ = {lam:g}: {n}" for lam, n in d.groupby("lam").size().items())  # noqa: E731
-        won, lost = sig[sig["gap"] > 0], sig[sig["gap"] < 0]
-        wrong = sig[(_said(sig["verdict"]) != 0) & (_said(sig["verdict"]) != np.sign(sig["gap"]))]
+        won, lost = sig[sig[gap] > 0], sig[sig[gap] < 0]
+        said = _said(sig["verdict"]) if "verdict" in sig else pd.Series(0, index=sig.index)
+        wrong = sig[(said != 0) & (said != np.sign(sig[gap]))]
+        right = sig[(said != 0) & (said == np.sign(sig[gap]))]
         where = ", ".join(f"({r.lam:g}, {r.mu:g})" for r in wrong.itertuples())
-        bullets.append(f"On the {len(grid)} cSBM settings GCN minus MLP runs from {grid['gap'].min():+.1f} to "
-                       f"{grid['gap'].max():+.1f} points: GCN wins significantly on {len(won)} "
-                       f"({by_lam(won) or 'none'}) and loses on {len(lost)} ({by_lam(lost) or 'none'}); the verdict "
-                       f"has the wrong sign on {len(wrong)}" + (f" (λ, μ) = {where}." if len(wrong) else "."))
+        who = "the best GNN" if gap == "graph_gap" else "GCN"
+        bullets.append(f"On the {len(grid)} cSBM settings {who} minus MLP runs from {grid[gap].min():+.1f} to "
+                       f"{grid[gap].max():+.1f} points (GCN minus MLP: {grid['gap'].min():+.1f} to "
+                       f"{grid['gap'].max():+.1f}): it wins significantly (|gap| ≥ {MEASURED_GAP:g}, "
+                       f"p < {alpha:g}) on "
+                       f"{len(won)} ({by_lam(won) or 'none'}) and loses on {len(lost)} ({by_lam(lost) or 'none'}); "
+                       f"the verdict has its sign on {len(right)} of {len(sig)} and the wrong sign on {len(wrong)}"
+                       + (f" (λ, μ) = {where}." if len(wrong) else "."))
     name, low = recommended(scores) if scores else ("", pd.DataFrame())
     worst = low.loc[name, list(scores)].astype(float).dropna() if scores else pd.Series(dtype=float)
     if len(worst):

@@ -45,7 +45,8 @@ def opposite_type_graph(n=800, degree=5, seed=0):
     y, t = rng.integers(0, 2, size=n), rng.integers(0, 2, size=n)
     x = rng.normal(size=(n, 8))
     x[:, 0] += 2 * t - 1
-    # i - j is allowed iff t_j = 1 - y_i and t_i = 1 - y_j: groups (y, t) = (0, 0) - (1, 1), (0, 1) - (0, 1), (1, 0) - (1, 0)
+    # i - j is allowed iff t_j = 1 - y_i and t_i = 1 - y_j:
+    # groups (y, t) = (0, 0) - (1, 1), (0, 1) - (0, 1), (1, 0) - (1, 0)
     partner = {(0, 0): (1, 1), (1, 1): (0, 0), (0, 1): (0, 1), (1, 0): (1, 0)}
     groups = {g: np.flatnonzero((y == g[0]) & (t == g[1])) for g in partner}
     src, dst = [], []
