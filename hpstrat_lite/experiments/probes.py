@@ -379,7 +379,8 @@ class GraphNeed:
         The label-only measures (:data:`hpstrat_lite.core.graph_measures.LABEL_MEASURES`), ``num_edges``,
         ``isolated``.
     folds : pandas.DataFrame
-        Per-fold test scores of each probe (:data:`PROBES`).
+        Test scores of each probe (:data:`PROBES`) per round: ``split_seed``, ``fold`` (several split seeds
+        on a small graph, :func:`split_repeats`).
     gains : pandas.DataFrame
         One row per gain of :data:`GAINS`: ``mean``, ``low``, ``high`` (the 95 % t interval over folds), in
         points (score x 100).
