@@ -262,7 +262,6 @@ def calibration_plot(tables: dict):
         ax.tick_params(labelsize=7)
     axes[0, 0].set_ylabel("measured gap (points)", fontsize=8)
     axes[0, 0].legend(fontsize=7)
-    fig.tight_layout()
     return fig
 
 
