@@ -113,7 +113,9 @@ def test_result_table_lists_every_estimate():
     res = necessity(informative_features_random_graph(n=300), k=3)
     tab = res.table()
     assert list(tab["estimate"]) == list(ESTIMATES)
-    assert len(res.folds) == 3 and set(PROBES) <= set(res.folds.columns)
+    assert len(res.folds) == 3 * 5 and set(PROBES) <= set(res.folds.columns)  # 300 nodes: 5 split seeds
+    assert sorted(res.folds["split_seed"].unique()) == [0, 1, 2, 3, 4]
+    assert len(necessity(informative_features_random_graph(n=300), k=3, repeats=1).folds) == 3
     assert list(res.gains["estimate"]) == list(GAINS)
     assert res.verdict in str(res)
 
@@ -146,6 +148,13 @@ def test_t_interval_matches_scipy():
 def test_verdict_rule(mean, low, high, expected):
     assert verdict(mean, low, high, threshold=1.0) == expected
     assert verdict(mean, low, high) == verdict(mean, low, high, threshold=PRACTICAL_GAP)
+
+
+def test_split_repeats_reach_the_test_predictions_on_small_graphs():
+    from hpstrat_lite.experiments.probes import MAX_REPEATS, MIN_TEST_PREDICTIONS, split_repeats
+
+    assert split_repeats(MIN_TEST_PREDICTIONS) == 1 and split_repeats(10 ** 6) == 1
+    assert split_repeats(MIN_TEST_PREDICTIONS // 2) == 2 and split_repeats(183) == MAX_REPEATS
 
 
 def test_verdict_threshold_zero_is_the_interval_rule():
@@ -184,6 +193,8 @@ def test_no_edges_is_a_stated_answer():
      {"threshold": -0.5}, r"threshold=-0.5: the practical threshold must be a number >= 0"),
     (Data(x=torch.randn(9, 2), edge_index=torch.tensor([[0, 1], [1, 0]]), y=torch.arange(9) % 3),
      {"threshold": "1"}, r"threshold='1'"),
+    (Data(x=torch.randn(9, 2), edge_index=torch.tensor([[0, 1], [1, 0]]), y=torch.arange(9) % 3),
+     {"repeats": 0}, r"repeats must be an integer >= 1"),
 ])
 def test_bad_input(data, kwargs, match):
     with pytest.raises(ValueError, match=match):
