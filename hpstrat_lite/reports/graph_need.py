@@ -386,11 +386,12 @@ def cost_ratios(estimate_table: pd.DataFrame, study: pd.DataFrame) -> pd.DataFra
 
 def recommended(scores: dict) -> tuple[str, pd.DataFrame]:
     """The estimate to trust: the one whose worst lower bound of the Spearman interval, over the sets of
-    graphs in ``scores`` (name -> :func:`validation` frame), is highest. Returns its name and the table of
+    graphs in ``scores`` (name -> :func:`validation` frame), is highest (ties: the higher mean lower bound). Returns its name and the table of
     lower bounds (one column per set, ``worst``)."""
     low = pd.concat({name: v.set_index("estimate")["low"] for name, v in scores.items()}, axis=1)
     low["worst"] = low.min(axis=1)
-    low = low.sort_values("worst", ascending=False)
+    tie_break = low[list(scores)].mean(axis=1)  # equal worst bounds: the higher mean lower bound
+    low = low.assign(_mean=tie_break).sort_values(["worst", "_mean"], ascending=False).drop(columns="_mean")
     return str(low.index[0]), low
 
 
@@ -427,7 +428,8 @@ def trust_reading(scores: dict, *, verdicts: dict | None = None) -> str:
     name, low = recommended(scores)
     bounds = ", ".join(f"{s}: {low.loc[name, s]:.2f}" for s in scores)
     text = [f"**Rule.** Trust the estimate whose Spearman interval has the highest lower bound on its worst set "
-            f"of graphs. **Recommended: `{name}`** (lower bounds {bounds}).", "", "**Where each estimate fails.**"]
+            f"of graphs (ties: the highest mean lower bound). **Recommended: `{name}`** (lower bounds {bounds}).",
+            "", "**Where each estimate fails.**"]
     for e in low.index:
         fails = []
         for s, v in scores.items():

@@ -187,3 +187,9 @@ def test_calibration_per_family_counts_the_verdict_on_significant_gaps():
         calibration(est, gaps, "mixhop")
     with pytest.raises(ValueError, match="measured='aggregation': the gap table has no aggregation_gap column"):
         calibration(est, gaps, "heterophily", measured="aggregation")
+
+
+def test_recommended_breaks_a_tie_of_worst_bounds_by_the_mean_bound():
+    a = pd.DataFrame({"estimate": ["x", "y"], "low": [0.4, 0.8]})
+    b = pd.DataFrame({"estimate": ["x", "y"], "low": [0.0, 0.0]})
+    assert recommended({"real": a, "few": b})[0] == "y"
