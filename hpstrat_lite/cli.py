@@ -186,7 +186,8 @@ def _cmd_ladder(args) -> int:
 
 
 def _cmd_necessity(args) -> int:
-    print(necessity(args.data, metric=args.metric, k=args.k, seed=args.seed, root=args.root))
+    print(necessity(args.data, metric=args.metric, k=args.k, seed=args.seed, root=args.root,
+                    threshold=args.threshold))
     return 0
 
 
@@ -306,13 +307,17 @@ def build_parser() -> argparse.ArgumentParser:
     p.set_defaults(func=_cmd_ladder)
 
     p = sub.add_parser("necessity", help="does the graph help? label-only measures and linear probes on HpStrat "
-                                         "folds, with a verdict from the probe gain's interval (seconds)")
+                                         "folds: the expected GNN - MLP gap per model family (aggregation, "
+                                         "heterophily-aware, best of both) with its interval and a verdict (seconds)")
     p.add_argument("--data", required=True, help="dataset name or graph file (.pt: a saved Data; .npz: edges / "
                                                  "edge_index, node_labels / y, node_features / x)")
     p.add_argument("--metric", default="accuracy", choices=["accuracy", "roc_auc"],
                    help="roc_auc: ROC AUC of the class-1 score (binary labels only)")
     p.add_argument("--k", type=int, default=4)
     p.add_argument("--seed", type=int, default=0)
+    p.add_argument("--threshold", type=float, default=0.5,
+                   help="practical threshold of the verdicts, points (default 0.5: smaller estimated gaps are no "
+                        "help or harm)")
     p.set_defaults(func=_cmd_necessity)
 
     return parser

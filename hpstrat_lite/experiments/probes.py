@@ -7,18 +7,36 @@ hyperparameters for an MLP". :func:`necessity` answers in seconds with two kinds
 - label-only measures (:mod:`hpstrat_lite.core.graph_measures`): edge, node and adjusted homophily and
   label informativeness. They ignore the features;
 - linear probes on HpStrat folds: one multinomial logistic regression (scikit-learn, the inverse
-  regularisation ``C`` chosen on the validation fold) on the features alone, and the same probe on
-  features joined with their propagation over the graph: SGC-style ``[X, ÂX, Â²X]`` with
-  ``Â = D̃^{-1/2}(A + I)D̃^{-1/2}`` (Wu et al., 2019), and a heterophily-aware ``[X, ĀX, X - ĀX]`` with
-  ``Ā = D^{-1}A`` the mean over a node's neighbours without itself (ego and neighbours kept apart, as in
-  H2GCN). The *probe gain* is the graph probe's test score minus the feature probe's, per fold, where the
-  graph probe of a fold is the one of the two with the better validation score. Label propagation
+  regularisation ``C`` chosen on the validation fold) on the features alone, and the same probe on the
+  features joined with what a graph model of each *family* sees:
+
+  * **aggregation** (GCN, SGC-like): SGC's ``[X, ÂZ, Â²Z]`` with ``Â = D̃^{-1/2}(A + I)D̃^{-1/2}``
+    (Wu et al., 2019);
+  * **heterophily-aware** (H2GCN, GPR-GNN, MixHop-like: ego and neighbour channels with separate weights,
+    several hops, Zhu et al., 2020; Abu-El-Haija et al., 2019): ``mean`` ``[X, ĀZ, s·T]``, ``hops``
+    ``[X, ĀZ, Ā²Z, s·T]`` and ``compat`` ``[X, ĀY_tr, Ā²Y_tr, s·T]``, with ``Ā = D^{-1}A`` the mean over a
+    node's neighbours without itself, ``Y_tr`` the one-hot training labels (so ``ĀY_tr`` is a node's row of
+    the empirical class-compatibility counts) and ``T`` the structural columns ``[log(1 + d), Ā log(1 + d),
+    Â 1]`` scaled by ``s =`` :data:`STRUCTURE_WEIGHT` (a handful of columns, penalised less than the
+    hundreds of feature columns).
+
+  A family's probe on a fold is its member with the best validation score; the *best of both* is the
+  graph probe with the best validation score. Each family's *gain* is its probe's test score minus the
+  feature probe's, per fold: the expected gap between the family's best GNN and the MLP. Label propagation
   (Zhou et al., 2004) is a graph-only baseline.
 
 Each fold is one HpStrat round (test fold i, validation fold i + 1 mod k, training the rest), as in the
-GNN experiments. The paired gain's confidence interval across the k folds is a Student t interval,
-``mean ± t_{0.975, k-1} s / sqrt(k)``; the folds' training sets overlap, so it is an approximation that
+GNN experiments. On graphs under :data:`MIN_TEST_PREDICTIONS` nodes several HpStrat splits (split seeds)
+are used, as the measured gaps average over split seeds (:func:`split_repeats`). The paired gain's
+confidence interval across the m rounds (k folds x splits) is a Student t interval,
+``mean ± t_{0.975, m-1} s / sqrt(m)``; the rounds' training sets overlap, so it is an approximation that
 errs on the narrow side (Nadeau and Bengio, 2003).
+
+The verdict (:func:`verdict`) comes from the best-of-both gain with a practical threshold
+:data:`PRACTICAL_GAP`: "the graph helps" when the interval lies above 0 *and* the mean is at least the
+threshold, "the graph hurts" when it lies below 0 and the mean is at most minus the threshold, "the graph
+makes no practical difference" when the whole interval lies within the threshold, else "no evidence that the
+graph helps". Each family gets the same rule (:meth:`GraphNeed.families`).
 
 Cost: wide features are kept sparse for the feature probe and reduced to :data:`REDUCED_DIM` columns by a
 randomised truncated SVD before they are propagated, so the propagated blocks stay small and dense.
@@ -39,13 +57,40 @@ from ..core.graph_measures import LABEL_MEASURES, label_measures
 from ..core.homophily import node_homophily
 
 METRICS = ("accuracy", "roc_auc")
-PROBES = ("features", "sgc", "hetero", "graph", "label_propagation")
-"""Per-fold scores: feature probe, the two graph probes, the graph probe chosen on validation, label propagation."""
-GAINS = {"probe_gain": "graph", "sgc_gain": "sgc", "hetero_gain": "hetero", "lp_gain": "label_propagation"}
-"""Each gain estimate and the probe whose score minus the feature probe's it is."""
+FAMILIES = {"aggregation": ("sgc",), "heterophily": ("mean", "hops", "compat")}
+"""The graph probes of each model family."""
+FAMILY_NAMES = {"aggregation": "aggregation (GCN, SGC-like)",
+                "heterophily": "heterophily-aware (H2GCN, GPR-GNN, MixHop-like)", "graph": "best of both"}
+PROBES = ("features", *FAMILIES["aggregation"], *FAMILIES["heterophily"], *FAMILIES, "graph", "label_propagation")
+"""Per-fold scores: the feature probe, each graph probe, each family's probe and the best of both chosen on
+validation, label propagation."""
+GAINS = {"probe_gain": "graph", "aggregation_gain": "aggregation", "heterophily_gain": "heterophily",
+         "lp_gain": "label_propagation"}
+"""Each gain estimate and the probe whose score minus the feature probe's it is (``probe_gain``: best of both)."""
+FAMILY_GAINS = {"aggregation": "aggregation_gain", "heterophily": "heterophily_gain", "graph": "probe_gain"}
+"""The gain estimate of each family (``graph``: the best of both)."""
 ESTIMATES = LABEL_MEASURES + tuple(GAINS)
 """Every estimate :func:`necessity` returns, label-only measures first."""
-VERDICTS = ("the graph helps", "no evidence that the graph helps", "the graph hurts")
+VERDICTS = ("the graph helps", "no evidence that the graph helps", "the graph hurts",
+            "the graph makes no practical difference")
+PRACTICAL_GAP = 0.5
+"""Smallest estimated gap in points (score x 100) that a verdict calls a help or a harm (:func:`verdict`):
+half of the 1-point gap a measured difference needs to count (:data:`MEASURED_GAP`), because a linear probe's
+gain runs below the gap of the best of several tuned GNNs (picked on its test score) on graphs where both are
+small; the interval must also exclude 0."""
+MEASURED_GAP = 1.0
+"""Smallest measured GNN - MLP gap in points that counts as a practical difference (with p < 0.05)."""
+STRUCTURE_WEIGHT = 4.0
+"""Scale of the standardised structural columns in the heterophily-aware probes (their L2 penalty is
+``1 / STRUCTURE_WEIGHT**2`` of a feature column's)."""
+MIN_TEST_PREDICTIONS = 2000
+"""Test predictions (nodes x splits) the intervals rest on at least, where :data:`MAX_REPEATS` allows."""
+MAX_REPEATS = 5
+"""Most HpStrat splits :func:`necessity` averages over (on graphs under :data:`MIN_TEST_PREDICTIONS` nodes)."""
+PROBE_VERSION = 3
+"""Version of the probes: 1 had ``sgc`` and ``hetero`` ``[X, ĀZ, Z - ĀZ]`` only and no practical threshold;
+2 adds the heterophily-aware family (``mean``, ``hops``, ``compat``, structural columns) and the threshold;
+3 adds the repeated splits of small graphs (:func:`split_repeats`)."""
 C_GRID = (0.01, 0.1, 1.0, 10.0)
 """Inverse L2 regularisation strengths the probe tries (chosen on the validation fold)."""
 LP_ALPHAS = (0.5, 0.9, 0.99)
@@ -128,11 +173,33 @@ def _int_seed(seed) -> int:
     return int(check_seed(seed).integers(2 ** 31 - 1)) if isinstance(seed, np.random.Generator) else int(seed)
 
 
-def probe_designs(x, a, *, dim: int = REDUCED_DIM, seed=0) -> dict:
-    """The three design matrices the probes fit: ``features`` (``x``, column-scaled), ``sgc``
-    ``[X, ÂZ, Â²Z]`` and ``hetero`` ``[X, ĀZ, Z - ĀZ]``, with ``Z`` the reduced features
-    (:func:`reduce_features`) standardised. Sparse ``x`` stays sparse (the dense blocks are appended)."""
+def structure_columns(a) -> np.ndarray:
+    """``[log(1 + d), Ā log(1 + d), Â 1]``: a node's log degree, its neighbours' mean log degree and the
+    row sums of ``Â`` (what a symmetric normalisation tells a GCN about degrees), ``[n, 3]``."""
+    a_hat, a_mean, _ = propagators(a)
+    log_deg = np.log1p(np.asarray(a.sum(1)).ravel())[:, None]
+    return np.hstack([log_deg, a_mean @ log_deg, a_hat @ np.ones((a.shape[0], 1))])
+
+
+def _join(base, blocks, structure=None):
+    """``[base, standardised blocks, STRUCTURE_WEIGHT x standardised structure]``, sparse when ``base`` is."""
     import scipy.sparse as sp
+    from sklearn.preprocessing import StandardScaler
+
+    extra = [StandardScaler().fit_transform(np.hstack(blocks))]
+    if structure is not None:
+        extra.append(STRUCTURE_WEIGHT * StandardScaler().fit_transform(structure))
+    extra = np.hstack(extra)
+    return sp.hstack([base, sp.csr_matrix(extra)], format="csr") if sp.issparse(base) else np.hstack([base, extra])
+
+
+def probe_designs(x, a, *, dim: int = REDUCED_DIM, seed=0) -> dict:
+    """The design matrices the probes fit, but ``compat`` (it needs a fold's training labels,
+    :func:`compat_design`): ``features`` (``x``, column-scaled), ``sgc`` ``[X, ÂZ, Â²Z]``, ``mean``
+    ``[X, ĀZ, s·T]`` and ``hops`` ``[X, ĀZ, Ā²Z, s·T]``, with ``Z`` the reduced features
+    (:func:`reduce_features`) standardised and ``T`` :func:`structure_columns`. Sparse ``x`` stays sparse
+    (the dense blocks are appended). Also ``structure`` (``T``) and ``a_mean`` (``Ā``) for
+    :func:`compat_design`."""
     from sklearn.preprocessing import MaxAbsScaler, StandardScaler
 
     a_hat, a_mean, _ = propagators(a)
@@ -140,12 +207,19 @@ def probe_designs(x, a, *, dim: int = REDUCED_DIM, seed=0) -> dict:
     z = StandardScaler().fit_transform(reduce_features(x, dim=dim, seed=seed))
     a_z = a_hat @ z
     m_z = a_mean @ z
-    blocks = {"sgc": [a_z, a_hat @ a_z], "hetero": [m_z, z - m_z]}
-    out = {"features": base}
-    for name, extra in blocks.items():
-        extra = StandardScaler().fit_transform(np.hstack(extra))
-        out[name] = sp.hstack([base, sp.csr_matrix(extra)], format="csr") if sp.issparse(base) else np.hstack([base, extra])
-    return out
+    structure = structure_columns(a)
+    return {"features": base, "sgc": _join(base, [a_z, a_hat @ a_z]), "mean": _join(base, [m_z], structure),
+            "hops": _join(base, [m_z, a_mean @ m_z], structure), "structure": structure, "a_mean": a_mean}
+
+
+def compat_design(designs: dict, y, train) -> np.ndarray:
+    """``[X, ĀY_tr, Ā²Y_tr, s·T]``: each node's share of neighbours (and of 2-hop walks) ending in a training
+    node of each class: its row of the class-compatibility counts seen from the training labels only."""
+    c = int(y.max()) + 1
+    onehot = np.zeros((y.shape[0], c))
+    onehot[train, y[train]] = 1.0
+    h1 = designs["a_mean"] @ onehot
+    return _join(designs["features"], [h1, designs["a_mean"] @ h1], designs["structure"])
 
 
 def score(y_true, proba, metric: str) -> float:
@@ -218,38 +292,68 @@ def t_interval(values, *, level: float = 0.95) -> tuple[float, float, float]:
     return float(v.mean()), float(v.mean() - half), float(v.mean() + half)
 
 
-def verdict(low: float, high: float) -> str:
-    """One of :data:`VERDICTS` from the probe gain's interval: above 0, straddling 0 (or undefined), below 0."""
-    if np.isfinite(low) and low > 0:
+def verdict(mean: float, low: float, high: float, *, threshold: float = PRACTICAL_GAP) -> str:
+    """One of :data:`VERDICTS` from a gain's mean and interval (points) and the practical ``threshold``:
+    *helps* when ``low > 0`` and ``mean >= threshold``, *hurts* when ``high < 0`` and ``mean <= -threshold``,
+    *no practical difference* when ``-threshold < low`` and ``high < threshold``, else (an interval that
+    straddles 0 or is undefined) *no evidence that the graph helps*."""
+    threshold = float(threshold)
+    if not threshold >= 0:
+        raise ValueError(f"threshold={threshold!r}: the practical threshold must be a number >= 0 (points).")
+    if np.isfinite(low) and low > 0 and mean >= threshold:
         return VERDICTS[0]
-    if np.isfinite(high) and high < 0:
+    if np.isfinite(high) and high < 0 and mean <= -threshold:
         return VERDICTS[2]
+    if np.isfinite(low) and np.isfinite(high) and -threshold < low and high < threshold:
+        return VERDICTS[3]
     return VERDICTS[1]
+
+
+def family_lines(table: pd.DataFrame, *, threshold: float = PRACTICAL_GAP) -> list[str]:
+    """One line per family of :data:`FAMILY_GAINS` from an estimates table (:meth:`GraphNeed.table`, or the
+    same columns read back from a CSV): "<family>: expected GNN - MLP gap +x points [lo, hi]: <verdict>"."""
+    tab = table.set_index("estimate")
+    lines = []
+    for fam, gain in FAMILY_GAINS.items():
+        if gain not in tab.index:
+            continue
+        r = tab.loc[gain]
+        mean, low, high = float(r["value"]), float(r["low"]), float(r["high"])
+        lines.append(f"{FAMILY_NAMES[fam]}: expected GNN - MLP gap {mean:+.1f} points [{low:+.1f}, {high:+.1f}]: "
+                     f"{verdict(mean, low, high, threshold=threshold)}")
+    return lines
 
 
 def probe_scores(x, edge_index, y, folds, *, k: int, metric: str = "accuracy", seed=0,
                  dim: int = REDUCED_DIM) -> tuple[pd.DataFrame, dict]:
     """Per-fold test scores of every probe of :data:`PROBES` on the k rounds of ``folds``.
 
-    Returns ``(table, seconds)``: one row per fold (``fold``, one column per probe, ``graph_choice``: the
-    graph probe chosen on validation), and the seconds spent preparing the designs and in each probe.
+    ``folds``: one fold assignment, or a dict ``split seed -> fold assignment`` (several HpStrat splits of
+    one graph). Returns ``(table, seconds)``: one row per (split, fold) (``split_seed``, ``fold``, one column
+    per probe, ``<family>_choice`` and ``graph_choice``: the member chosen on validation), and the seconds
+    spent preparing the designs and in each probe.
     """
+    splits = folds if isinstance(folds, dict) else {seed: folds}
     t0 = time.perf_counter()
     n = y.shape[0]
     a = adjacency(edge_index, n)
     designs = probe_designs(x, a, dim=dim, seed=seed)
     s = propagators(a)[2]
-    seconds = {"designs": time.perf_counter() - t0, "features": 0.0, "sgc": 0.0, "hetero": 0.0,
+    members = [p for fam in FAMILIES.values() for p in fam]
+    seconds = {"designs": time.perf_counter() - t0, "features": 0.0, **{p: 0.0 for p in members},
                "label_propagation": 0.0}
     rows = []
-    for i, (train, val, test) in enumerate(fold_rounds(folds, k=k)):
-        row, vals = {"fold": i}, {}
-        for name in ("features", "sgc", "hetero"):
+    rounds = [(sd, i, r) for sd, f in splits.items() for i, r in enumerate(fold_rounds(f, k=k))]
+    for split_seed, i, (train, val, test) in rounds:
+        row, vals = {"split_seed": split_seed, "fold": i}, {}
+        for name in ("features", *members):
             t = time.perf_counter()
-            vals[name], row[name] = fit_probe(designs[name], y, train, val, test, metric=metric)
+            design = compat_design(designs, y, train) if name == "compat" else designs[name]
+            vals[name], row[name] = fit_probe(design, y, train, val, test, metric=metric)
             seconds[name] += time.perf_counter() - t
-        choice = "sgc" if vals["sgc"] >= vals["hetero"] else "hetero"
-        row["graph"], row["graph_choice"] = row[choice], choice
+        for fam, names in {**FAMILIES, "graph": tuple(members)}.items():
+            choice = max(names, key=lambda p: vals[p])  # ties: the first (the simpler design)
+            row[fam], row[f"{fam}_choice"] = row[choice], choice
         t = time.perf_counter()
         row["label_propagation"] = label_propagation(s, y, train, val, test, metric=metric)[1]
         seconds["label_propagation"] += time.perf_counter() - t
@@ -275,18 +379,21 @@ class GraphNeed:
         The label-only measures (:data:`hpstrat_lite.core.graph_measures.LABEL_MEASURES`), ``num_edges``,
         ``isolated``.
     folds : pandas.DataFrame
-        Per-fold test scores of each probe (:data:`PROBES`).
+        Test scores of each probe (:data:`PROBES`) per round: ``split_seed``, ``fold`` (several split seeds
+        on a small graph, :func:`split_repeats`).
     gains : pandas.DataFrame
         One row per gain of :data:`GAINS`: ``mean``, ``low``, ``high`` (the 95 % t interval over folds), in
         points (score x 100).
     verdict : str
-        One of :data:`VERDICTS`, from the ``probe_gain`` interval.
+        One of :data:`VERDICTS`, from the best-of-both ``probe_gain`` and ``threshold`` (:func:`verdict`).
     gap : float
-        The estimated gap in points: the mean probe gain.
+        The estimated gap in points: the mean best-of-both probe gain.
     seconds : dict
         Wall time of each part (``measures``, ``folds``, ``designs``, each probe) and ``total``.
     note : str
         Why the verdict needed no probe (a graph without edges), else empty.
+    threshold : float
+        The practical threshold of the verdicts, in points (:data:`PRACTICAL_GAP`).
     """
     name: str
     metric: str
@@ -299,6 +406,18 @@ class GraphNeed:
     gap: float
     seconds: dict = field(default_factory=dict)
     note: str = ""
+    threshold: float = PRACTICAL_GAP
+
+    def families(self) -> pd.DataFrame:
+        """The expected GNN - MLP gap per model family (:data:`FAMILY_GAINS`): ``family``, ``models`` (what the
+        family stands for), ``gap``, ``low``, ``high`` (points, 95 % t interval over folds) and ``verdict``
+        (:func:`verdict` with :attr:`threshold`). What the audit prints."""
+        g = self.gains.set_index("estimate")
+        return pd.DataFrame([{"family": fam, "models": FAMILY_NAMES[fam], "gap": g.loc[gain, "mean"],
+                              "low": g.loc[gain, "low"], "high": g.loc[gain, "high"],
+                              "verdict": verdict(g.loc[gain, "mean"], g.loc[gain, "low"], g.loc[gain, "high"],
+                                                 threshold=self.threshold)}
+                             for fam, gain in FAMILY_GAINS.items()])
 
     def table(self) -> pd.DataFrame:
         """Every estimate in one frame: ``estimate``, ``value`` (label measures as fractions, gains in
@@ -316,8 +435,10 @@ class GraphNeed:
                 lines.append(f"  {r.estimate:24s} {r.value:+7.2f} points  [{r.low:+.2f}, {r.high:+.2f}]")
             else:
                 lines.append(f"  {r.estimate:24s} {r.value:7.3f}")
-        lines.append(f"verdict: {self.verdict} (estimated gap {self.gap:+.2f} points, graph probe minus "
-                     f"feature probe){'; ' + self.note if self.note else ''}")
+        lines += ["  " + line for line in family_lines(tab, threshold=self.threshold)]
+        lines.append(f"verdict: {self.verdict} (estimated best GNN - MLP gap {self.gap:+.2f} points, best graph "
+                     f"probe minus feature probe; practical threshold {self.threshold:g} points)"
+                     f"{'; ' + self.note if self.note else ''}")
         lines.append(f"time: {self.seconds.get('total', float('nan')):.1f} s")
         return "\n".join(lines)
 
@@ -338,14 +459,23 @@ def _graph_of(data, root):
     return graph, y
 
 
+def split_repeats(n: int) -> int:
+    """HpStrat splits :func:`necessity` averages over on a graph of ``n`` nodes (``repeats="auto"``): enough
+    for :data:`MIN_TEST_PREDICTIONS` test predictions, at most :data:`MAX_REPEATS`."""
+    return int(min(MAX_REPEATS, max(1, np.ceil(MIN_TEST_PREDICTIONS / max(int(n), 1)))))
+
+
 def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root=None,
-              dim: int = REDUCED_DIM) -> GraphNeed:
+              dim: int = REDUCED_DIM, threshold: float = PRACTICAL_GAP, repeats="auto") -> GraphNeed:
     """Does the graph help on this node-classification task? Cheap estimates and a verdict.
 
     Computes the label-only measures, builds HpStrat folds (node homophily, B = 10 bins, ``k`` folds,
-    ``seed``) and fits the linear probes of this module on each round; the verdict comes from the 95 %
-    t interval over folds of the probe gain (graph probe minus feature probe): "the graph helps" when it
-    lies above 0, "the graph hurts" below 0, else "no evidence that the graph helps".
+    ``seed``) and fits the linear probes of this module on each round. Each family (aggregation,
+    heterophily-aware, best of both) gets its expected GNN - MLP gap with a 95 % t interval over folds; the
+    verdict comes from the best of both and the practical ``threshold`` (:func:`verdict`): "the graph
+    helps" when the interval lies above 0 and the gap is at least ``threshold`` points, "the graph hurts"
+    symmetrically, "no practical difference" when the interval lies within ``± threshold``, else "no
+    evidence that the graph helps".
 
     Parameters
     ----------
@@ -362,6 +492,12 @@ def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root
         Data root for dataset names.
     dim : int
         Columns kept by the truncated SVD before propagation (:func:`reduce_features`).
+    threshold : float
+        Practical threshold of the verdicts, points (default :data:`PRACTICAL_GAP`).
+    repeats : int or "auto"
+        HpStrat splits (seeds ``seed``, ``seed + 1``, ...) whose k rounds all enter the interval; "auto"
+        (:func:`split_repeats`): one on graphs of at least :data:`MIN_TEST_PREDICTIONS` nodes, more on
+        smaller ones (at most :data:`MAX_REPEATS`), as the measured gaps average over split seeds.
 
     Returns
     -------
@@ -382,6 +518,11 @@ def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root
     check_choice(metric, "metric", METRICS)
     seed = check_int(seed, "seed", 0)
     dim = check_int(dim, "dim", 1)
+    if isinstance(threshold, bool) or not isinstance(threshold, (int, float)) or not threshold >= 0:
+        raise ValueError(f"threshold={threshold!r}: the practical threshold must be a number >= 0 (points).")
+    auto = isinstance(repeats, str) and repeats == "auto"
+    if not auto:
+        check_int(repeats, "repeats", 1, hint=' or "auto"')
     graph, y = _graph_of(data, root)
     if metric == "roc_auc" and np.unique(y).size != 2:
         raise ValueError(f"metric='roc_auc' needs binary labels; data.y has {np.unique(y).size} classes. "
@@ -395,10 +536,13 @@ def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root
         gains = pd.DataFrame({"estimate": list(GAINS), "mean": np.nan, "low": np.nan, "high": np.nan})
         seconds["total"] = time.perf_counter() - t_start
         return GraphNeed(name, metric, k, seed, measures, pd.DataFrame(columns=["fold", *PROBES]), gains,
-                         VERDICTS[1], float("nan"), seconds, note="the graph has no edges, so no model can use it")
+                         VERDICTS[1], float("nan"), seconds, note="the graph has no edges, so no model can use it",
+                         threshold=float(threshold))
     t = time.perf_counter()
     ei = graph.edge_index.numpy()
-    folds = hpstrat_folds(node_homophily(ei, y, y.shape[0]), y, k=k, seed=seed)
+    h = node_homophily(ei, y, y.shape[0])
+    splits = split_repeats(y.shape[0]) if auto else check_int(repeats, "repeats", 1)
+    folds = {seed + r: hpstrat_folds(h, y, k=k, seed=seed + r) for r in range(splits)}
     seconds["folds"] = time.perf_counter() - t
     _load_solvers()  # threadpoolctl limits the thread pools of libraries loaded before it is entered
     with threadpool_limits(limits=1):  # small BLAS products: one thread is many times faster on a busy machine
@@ -412,5 +556,6 @@ def necessity(data, *, metric: str = "accuracy", k: int = 4, seed: int = 0, root
     gains = pd.DataFrame(gains)
     main = gains.iloc[0]
     seconds["total"] = time.perf_counter() - t_start
-    return GraphNeed(name, metric, k, seed, measures, table, gains, verdict(main["low"], main["high"]),
-                     float(main["mean"]), seconds)
+    return GraphNeed(name, metric, k, seed, measures, table, gains,
+                     verdict(main["mean"], main["low"], main["high"], threshold=threshold), float(main["mean"]),
+                     seconds, threshold=float(threshold))

@@ -126,8 +126,13 @@ def test_need_findings_count_verdicts_rank_the_gaps_and_read_the_grid():
     assert few["spearman"] == pytest.approx(1.0) and few["spearman_p"] == pytest.approx(1 / 3)  # 2 of 3! pairings
     assert "few: **inconclusive**" in text  # a perfect rank order of 3 graphs is thin evidence
     assert "grid: the gap's sign on 2 of 4, the opposite sign on 1, \"no evidence\" on 1" in text
-    assert "wins significantly on 2 (λ = 1: 2) and loses on 2 (λ = -1: 2)" in text
-    assert "the verdict has the wrong sign on 1 (λ, μ) = (-1, 0)." in text
+    assert "GCN minus MLP runs from -12.0 to +20.0" in text
+    assert "wins significantly (|gap| ≥ 1, p < 0.05) on 2 (λ = 1: 2) and loses on 2 (λ = -1: 2)" in text
+    assert "the verdict has its sign on 2 of 4 and the wrong sign on 1 (λ, μ) = (-1, 0)." in text
+    best = sets["grid"].assign(graph_gap=[8.0, 5.0, 0.4, 20.0, 6.0], graph_p=[0.01, 0.01, 0.6, 0.001, 0.02])
+    text = need_findings(sets["real"], scores, verdicts, best)
+    assert "the best GNN minus MLP runs from +0.4 to +20.0" in text and "loses on 0 (none)" in text
+    assert "the verdict has its sign on 3 of 4 and the wrong sign on 0." in text
     assert "no estimate shows a rank relation on every set" in text  # no interval is above 0 on the 3 graphs
     alone = need_findings(sets["real"], {"real": scores["real"]}, {}, pd.DataFrame())
     assert "the estimate to trust is `probe_gain`; its interval lies above 0 on every set" in alone  # not the noise
@@ -135,3 +140,33 @@ def test_need_findings_count_verdicts_rank_the_gaps_and_read_the_grid():
     row = validation(flipped["real"], n_boot=200).set_index("estimate").loc["probe_gain"]
     assert rank_verdict(row) == "disagrees"
     assert need_findings(pd.DataFrame(), {}, {}, pd.DataFrame()).startswith("**Key findings.** Nothing is computed")
+
+
+def test_calibration_per_family_counts_the_verdict_on_significant_gaps():
+    from hpstrat_lite.reports.graph_need import calibration, calibration_summary, cannot_tell
+
+    est = pd.DataFrame({"dataset": ["A", "B", "C", "D"], "heterophily_gain": [5.0, -3.0, 0.2, 2.0],
+                        "heterophily_gain_low": [2.0, -5.0, -8.0, -0.5], "heterophily_gain_high": [8.0, -1.0, 9.0, 4.5]})
+    gaps = pd.DataFrame({"dataset": ["A", "B", "C", "D", "E"], "heterophily_gap": [13.0, -3.6, 4.0, 0.5, 1.0],
+                         "heterophily_p": [1e-10, 0.04, 0.001, 0.01, 0.2]})
+    t = calibration(est, gaps, "heterophily").set_index("dataset")
+    assert list(t.index) == ["A", "B", "C", "D"]  # E has no estimate
+    assert list(t["verdict"]) == ["the graph helps", "the graph hurts", "no evidence that the graph helps",
+                                  "no evidence that the graph helps"]
+    assert list(t["significant"]) == [True, True, True, False]  # D: |gap| < 1 point
+    assert t.loc["A", "agrees"] == 1 and t.loc["B", "agrees"] == 1 and t.loc["C", "agrees"] == 0
+    assert np.isnan(t.loc["D", "agrees"])
+    s = calibration_summary({("set", "heterophily"): t.reset_index()}, n_boot=100).iloc[0]
+    assert (s["n_significant"], s["right"], s["wrong"], s["silent"]) == (3, 2, 0, 1)
+    assert s["spearman"] == pytest.approx(0.8)
+    assert list(cannot_tell(t.reset_index())["dataset"]) == ["C"]
+    with pytest.raises(ValueError, match="family='mixhop': expected one of"):
+        calibration(est, gaps, "mixhop")
+    with pytest.raises(ValueError, match="measured='aggregation': the gap table has no aggregation_gap column"):
+        calibration(est, gaps, "heterophily", measured="aggregation")
+
+
+def test_recommended_breaks_a_tie_of_worst_bounds_by_the_mean_bound():
+    a = pd.DataFrame({"estimate": ["x", "y"], "low": [0.4, 0.8]})
+    b = pd.DataFrame({"estimate": ["x", "y"], "low": [0.0, 0.0]})
+    assert recommended({"real": a, "few": b})[0] == "y"
