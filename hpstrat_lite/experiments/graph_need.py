@@ -150,7 +150,7 @@ def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = C
     gains in points), ``verdict``, ``estimate_seconds`` (the necessity call) and ``train_seconds`` (the
     models of that row). A setting whose rows lack some models' columns (written by a run with fewer
     ``models``) gets one more row per fold with the key and only those models' columns (and its own
-    ``train_seconds``, host and code version): :func:`hpstrat_lite.reports.graph_need.csbm_gaps` joins the
+    ``train_seconds``, host and code version): :func:`hpstrat_book.graph_need.csbm_gaps` joins the
     rows of a (setting, fold).
     """
     from ..data.synthetic import make_csbm

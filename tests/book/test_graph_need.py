@@ -143,7 +143,7 @@ def test_need_findings_count_verdicts_rank_the_gaps_and_read_the_grid():
 
 
 def test_calibration_per_family_counts_the_verdict_on_significant_gaps():
-    from hpstrat_lite.reports.graph_need import calibration, calibration_summary, cannot_tell
+    from hpstrat_book.graph_need import calibration, calibration_summary, cannot_tell
 
     est = pd.DataFrame({"dataset": ["A", "B", "C", "D"], "heterophily_gain": [5.0, -3.0, 0.2, 2.0],
                         "heterophily_gain_low": [2.0, -5.0, -8.0, -0.5], "heterophily_gain_high": [8.0, -1.0, 9.0, 4.5]})

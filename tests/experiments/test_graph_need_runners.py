@@ -27,7 +27,7 @@ def test_csbm_grid_writes_rows_and_resumes(tmp_path):
 
 
 def test_csbm_grid_adds_a_model_to_settings_already_there(tmp_path):
-    from hpstrat_lite.reports.graph_need import csbm_gaps
+    from hpstrat_book.graph_need import csbm_gaps
 
     out = tmp_path / "grid.csv"
     logs = []
