@@ -17,6 +17,7 @@ from ._extras import require
 from ._io import atomic_write
 from .auditing import ALPHA, CAPPED_SHARE, AuditResult, load_audit
 from ._format import findings_box, format_number
+from .experiments.probes import family_lines
 from .stats import MIN_PAIRS, PosthocResult
 
 #: The notebook :func:`render_report` executes (shipped with the package), and the file it writes.
@@ -180,8 +181,10 @@ def necessity_line(result: AuditResult) -> str:
     interval = f" [{probe['low'].iloc[0]:+.2f}, {probe['high'].iloc[0]:+.2f}]" if len(probe) else ""
     metric = n["metric"].iloc[0] if "metric" in n else result.metric
     note = f" in {metric}" if metric != result.metric else ""
-    return (f"does the graph help? {first['verdict']} (cheap estimate{note}: linear probe on propagated features minus "
-            f"on features alone, {first['gap']:+.2f} points{interval}; hpstrat necessity)")
+    head = (f"does the graph help? {first['verdict']} (cheap estimate{note}: best probe on the graph minus on "
+            f"features alone, {first['gap']:+.2f} points{interval}; hpstrat necessity)")
+    families = family_lines(n) if {"estimate", "value", "low", "high"} <= set(n.columns) else []
+    return "\n".join([head, *(f"- {line}" for line in families)])
 
 
 def _friedman_head(result: AuditResult, *, markdown: bool) -> tuple[str | None, str]:
