@@ -3,7 +3,9 @@
 ==============  ===================================================  ===========================
 kind            rule                                                 example
 ==============  ===================================================  ===========================
-``homophily``   2 decimals                                           0.825158 -> ``0.83``
+``homophily``   2 decimals (a node's or a graph's homophily)             0.825158 -> ``0.83``
+``fold homophily`` 3 decimals (a fold's mean homophily: folds differ     0.82516 -> ``0.825``
+                in the third decimal)
 ``accuracy``    1 decimal (percentage points, also their std)        81.2743 -> ``81.3``
 ``p``           2 significant digits                                 0.000123456 -> ``0.00012``
 ``metric``      3 significant digits (SDD, CDD, CHD, W1, ratios)     12.2825 -> ``12.3``
@@ -17,14 +19,17 @@ an int ``d``    ``d`` decimals
 
 A ``metric`` below 0.001 is written as ``1.23e-04``, so that no number shows more than 4 decimals. A
 value that rounds to zero is shown without a sign (``-0.0004`` -> ``0.00``, never ``-0.00``); a
-missing value (None, NaN) is ``n/a``. :func:`format_table` applies the rules to a table's columns,
+missing value (None, NaN) is ``n/a``; a boolean is ``yes`` / ``no``; a list is written as words
+(``GCN, MLP``) and a mapping as ``key value`` pairs (``max epochs 1000, patience 100``), never as a Python repr.
+A column header is shown in words: ``max_epochs`` -> ``max epochs``. :func:`format_table` applies the rules to a table's columns,
 guessing a column's kind from its name and values where it is not given.
 
 Numbered tables
 ---------------
 
-A main table of a chapter is numbered and captioned ("Table N", referenced in prose as {numref}`tbl-...`):
-``format_table(df, caption=..., name="tbl-...")`` returns a :class:`NumberedTable`, whose Markdown is a MyST
+Every table of a chapter with a caption is numbered ("Table N", referenced in prose as {numref}`tbl-...`):
+``format_table(df, caption=...)`` (with ``name="tbl-..."`` for a table the prose references; without one the
+label is made from the caption) returns a :class:`NumberedTable`, whose Markdown is a MyST
 ``{table}`` directive around a pipe table of the formatted cells. The book renders it because ``_config.yml``
 parses Markdown outputs as MyST (``nb_render_markdown_format: myst``) and prefers them to HTML
 (``nb_mime_priority_overrides``); Jupyter shows its HTML (the captioned ``Styler``).
@@ -54,7 +59,7 @@ import pandas as pd
 from .verdicts import BY_CONSTRUCTION, VERDICTS
 
 #: The kinds of value and how many decimals (``"d"``) or significant digits (``"s"``) each keeps.
-KINDS = {"homophily": ("d", 2), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
+KINDS = {"homophily": ("d", 2), "fold homophily": ("d", 3), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
          "integer": ("d", 0), "share": ("%", 0), "text": None, "code": None}
 NA = "n/a"
 _METRIC_NAMES = ("sdd", "cdd", "chd", "w1")
@@ -78,12 +83,14 @@ def format_number(value, *, kind="metric") -> str:
     ('0.00012', '12.3', '8')
     """
     _check_kind(kind)
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple, set, dict)):
+        return _words(value)
     if kind in ("text", "code") or isinstance(value, str):
         return str(value)
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT:
         return NA
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -206,14 +213,35 @@ def format_table(df: pd.DataFrame, *, kinds: dict | None = None, caption: str | 
     | 0.83 | 0.012 | 2708 |
     ```
     """
+    if name is None and caption and " ".join(str(caption).split()):
+        name = caption_label(caption)
     if name is not None:
         return NumberedTable(df, kinds=kinds, caption=caption, name=name, hide_index=hide_index)
-    kinds = _check_kinds(df, kinds)
+    return _styler(df, _check_kinds(df, kinds), caption, hide_index)
+
+
+def _styler(df, kinds, caption, hide_index):
+    """The formatted ``Styler`` of :func:`format_table` (``kinds`` checked)."""
     styler = df.style.format({col: (lambda v, k=kinds[col]: _html_cell(v, k)) for col in df.columns})
-    styler = styler.format_index(_index_label)
+    styler = styler.format_index(_index_label).format_index(header_words, axis=1)
     if caption:
         styler = styler.set_caption(caption)
     return styler.hide(axis="index") if hide_index else styler
+
+
+def caption_label(caption: str) -> str:
+    """A table label made from a caption: ``tbl-`` and its first six words (letters, digits), lowercase.
+
+    >>> caption_label("Mean homophily of each fold (k = 4)!")
+    'tbl-mean-homophily-of-each-fold-k'
+    """
+    words = re.findall(r"[a-z0-9]+", str(caption).lower())[:6]
+    return "tbl-" + "-".join(words or ["table"])
+
+
+def header_words(label) -> str:
+    """A column header in words: underscores as spaces (``max_epochs`` -> ``max epochs``)."""
+    return str(label).replace("_", " ") if isinstance(label, str) else label
 
 
 def _html_cell(value, kind) -> str:
@@ -237,7 +265,7 @@ class NumberedTable:
     """
 
     def __init__(self, df: pd.DataFrame, *, kinds: dict | None = None, caption: str | None = None, name: str,
-                 hide_index: bool = False):
+                 hide_index: bool = False, bold=()):
         self.kinds = _check_kinds(df, kinds)
         if not isinstance(name, str) or not re.fullmatch(TABLE_NAME, name):
             raise ValueError(f"name={name!r} is not a table label; use 'tbl-' and lowercase words (letters, "
@@ -248,22 +276,24 @@ class NumberedTable:
         if df.shape[1] == 0 and hide_index:
             raise ValueError(f"table {name!r} has no column to show (df has no columns and hide_index=True).")
         self.df, self.caption, self.name, self.hide_index = df, caption, name, hide_index
+        self.bold = [c for c in bold if c in df.columns]
 
     def _repr_markdown_(self) -> str:
         cells = format_frame(self.df, kinds=self.kinds)
-        index = [] if self.hide_index else [_words(n) if n is not None else "" for n in cells.index.names]
+        index = [] if self.hide_index else [header_words(_words(n)) if n is not None else "" for n in cells.index.names]
         header = [_md_text(n) for n in index] + [_md_text(_column_label(c)) for c in cells.columns]
         align = [":--"] * len(index) + ["--:" if _numeric(cells[c], self.kinds[c]) else ":--" for c in cells.columns]
         lines = [_md_row(header), _md_row(align)]
         for key, row in zip(cells.index, cells.itertuples(index=False)):
             keys = [] if self.hide_index else list(key) if isinstance(key, tuple) else [key]
             lines.append(_md_row([_md_text(_words(k)) for k in keys]
-                                 + [_md_code(v) if self.kinds[c] == "code" else _md_text(v)
+                                 + [_md_code(v) if self.kinds[c] == "code" else
+                                    f"**{_md_text(v)}**" if c in self.bold and str(v).strip() else _md_text(v)
                                     for c, v in zip(cells.columns, row)]))
         return "\n".join([f"```{{table}} {self.caption}", f":name: {self.name}", "", *lines, "```"])
 
     def _repr_html_(self) -> str:
-        return format_table(self.df, kinds=self.kinds, caption=self.caption, hide_index=self.hide_index).to_html()
+        return _styler(self.df, self.kinds, self.caption, self.hide_index).to_html()
 
     def __repr__(self) -> str:
         return f"NumberedTable(name={self.name!r}, caption={self.caption!r}, shape={self.df.shape})"
@@ -282,7 +312,7 @@ def _numeric(cells: pd.Series, kind) -> bool:
 
 
 def _column_label(col) -> str:
-    return " ".join(str(c) for c in col if str(c)) if isinstance(col, tuple) else str(col)
+    return header_words(" ".join(str(c) for c in col if str(c)) if isinstance(col, tuple) else str(col))
 
 
 def _md_text(text) -> str:
@@ -342,9 +372,14 @@ CHAPTER_TITLES = {
 
 
 def _words(value) -> str:
-    """A cell as words: a list or tuple joined with commas (empty: an em dash), NaN as an empty cell."""
+    """A cell as words: a list or tuple joined with commas (empty: an em dash), a mapping as ``key value``
+    pairs, a boolean as yes / no, NaN as an empty cell."""
+    if isinstance(value, dict):
+        return ", ".join(f"{header_words(k)} {_words(v)}" for k, v in value.items()) if value else "—"
     if isinstance(value, (list, tuple, set)):
-        return ", ".join(map(str, value)) if value else "—"
+        return ", ".join(map(_words, value)) if value else "—"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
     if value is None or (isinstance(value, float) and value != value):
         return ""
     return str(value)
@@ -359,9 +394,11 @@ def claims_frame(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS) -> pd.DataFrame
     return claims[keep].map(_words).reset_index(drop=True)
 
 
-def claims_table(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS, link_base: str | None = None):
-    """A claims table for reading: a ``pandas.io.formats.style.Styler`` with no index column, every cell whole
-    and wrapping, lists as words and the verdict in bold.
+def claims_table(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS, link_base: str | None = None,
+                 caption: str | None = None, name: str | None = None):
+    """A claims table for reading: no index column, every cell whole and wrapping at spaces, lists as words and
+    the verdict in bold. With a ``caption`` (and no ``link_base``) a numbered table (:class:`NumberedTable`),
+    else a ``pandas.io.formats.style.Styler``.
 
     Parameters
     ----------
@@ -374,12 +411,17 @@ def claims_table(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS, link_base: str 
         (``link_base + chapter + ".html"``).
     """
     frame = claims_frame(claims, columns=columns)
+    if caption and link_base is None:
+        return NumberedTable(frame, kinds={c: "text" for c in frame.columns}, caption=caption,
+                             name=name or caption_label(caption), hide_index=True, bold=["verdict"])
     if link_base is not None and "chapter" in claims.columns:
         frame["chapter"] = [_link(c, link_base) for c in claims["chapter"]]
     styler = frame.style.hide(axis="index")
-    styler = styler.map(lambda v: "font-weight: bold", subset=["verdict"])
-    styler = styler.set_table_styles([
-        {"selector": "td, th", "props": "white-space: normal; word-break: normal; overflow-wrap: anywhere; "
+    styler = styler.map(lambda v: "font-weight: bold", subset=["verdict"]).format_index(header_words, axis=1)
+    if caption:
+        styler = styler.set_caption(caption)
+    styler = styler.set_table_styles([  # words wrap at spaces only; a wide table scrolls (book/_static/hpstrat.css)
+        {"selector": "td, th", "props": "white-space: normal; word-break: normal; overflow-wrap: normal; "
                                         "text-align: left; vertical-align: top"},
         {"selector": "td", "props": "min-width: 6em; max-width: 32em"},
     ])
@@ -400,15 +442,26 @@ def verdict_counts(claims: pd.DataFrame) -> dict:
     return {v: int(counts.get(v, 0)) for v in VERDICTS}
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 claim"``, ``"3 claims"`` (``noun`` is the plural)."""
+    return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
+
+
 def counts_sentence(claims: pd.DataFrame, *, what: str = "claims") -> str:
-    """"n claims tested: a agree, d disagree, i inconclusive; c more hold by construction (counted apart)."."""
+    """"n claims tested: a agree, d disagree, i inconclusive; c more hold by construction (counted apart)."
+
+    Singular for one claim, only the verdicts that occur, and an empty string when there is no claim."""
     c = verdict_counts(claims)
     tested = len(claims) - c[BY_CONSTRUCTION]
-    text = (f"{tested} {what} tested: {c['agrees']} agree, {c['disagrees']} disagree, "
-            f"{c['inconclusive']} inconclusive")
-    if c[BY_CONSTRUCTION]:
-        text += f"; {c[BY_CONSTRUCTION]} more hold by construction (counted apart)"
-    return text + "."
+    parts = [f"{c[v]} {v if c[v] == 1 else w}" for v, w in (("agrees", "agree"), ("disagrees", "disagree"),
+                                                            ("inconclusive", "inconclusive")) if c[v]]
+    text = f"{_count(tested, what)} tested: {', '.join(parts)}" if tested else ""
+    held = c[BY_CONSTRUCTION]
+    if held:
+        verb = "holds" if held == 1 else "hold"
+        text = (f"{text}; {held} more {verb} by construction (counted apart)" if text
+                else f"{_count(held, what)} {verb} by construction")
+    return text + "." if text else ""
 
 
 def findings_box(bullets, *, source: str = "this page's rows", closing: str | None = None) -> str:
@@ -418,6 +471,7 @@ def findings_box(bullets, *, source: str = "this page's rows", closing: str | No
     if not bullets:
         return f"**Key findings.** Nothing is computed from {source} yet."
     lines = [f"**Key findings** (computed from {source}):", "", *(f"- {b}" for b in bullets)]
+    closing = closing or None
     return "\n".join(lines + (["", closing] if closing else []))
 
 
@@ -448,7 +502,7 @@ def _short(text: str, limit: int = 160) -> str:
     """``text`` up to its first "; reruns:" or its last "; " break within ``limit`` characters (a findings bullet
     gives the headline figure; the full cell is in the claims table), saying when a committed rerun fails."""
     head, *reruns = text.split("; reruns:")
-    note = "; not on every committed rerun" if reruns and "(fails)" in reruns[0] else ""
+    note = "; not on every committed rerun" if reruns and _a_rerun_fails(reruns[0]) else ""
     if len(head) > limit:
         cut = head.rfind("; ", 0, limit)
         head = head[:cut] + "; ..." if cut > 0 else head
@@ -484,7 +538,14 @@ def _p_of(row) -> str:
     ours = _words(row["ours"]) if row is not None else ""
     m = re.search(r"Wilcoxon p = ([0-9.e+-]+)", ours)
     text = f"p = {m.group(1)}" if m else "no test"
-    return text + ("; not on every committed rerun" if "(fails)" in ours else "")
+    return text + ("; not on every committed rerun" if _a_rerun_fails(ours) else "")
+
+
+def _a_rerun_fails(text: str) -> bool:
+    """Whether an ``ours`` cell says that a committed rerun broke the claim
+    (:func:`hpstrat_lite.reports.verdicts.reruns_text`: "holds on 2 of 3 committed reruns")."""
+    m = re.search(r"holds on (\d+) of (\d+) committed rerun", text)
+    return bool(m) and int(m.group(1)) < int(m.group(2))
 
 
 def findings_sentences(part1: pd.DataFrame, part2: pd.DataFrame) -> str:

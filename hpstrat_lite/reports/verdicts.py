@@ -76,11 +76,14 @@ def ordering_verdict(holds: bool, *, beyond_noise: bool = True, reruns: Mapping[
 
 
 def reruns_text(figures: Mapping[str, str], holds: Mapping[str, bool]) -> str:
-    """``"; reruns: <name> <figure> (holds), ..."`` for the ``ours`` cell of an ordering claim ('' for none)."""
+    """``"; reruns: holds on 2 of 3 committed reruns"`` for the ``ours`` cell of an ordering claim ('' for
+    none). The reruns' figures and files are listed on the book's page *Data, reruns and provenance*, not in
+    the cell (``figures`` gives the reruns' names)."""
     if not figures:
         return ""
-    return "; reruns: " + ", ".join(f"{name} {fig} ({'holds' if holds[name] else 'fails'})"
-                                    for name, fig in figures.items())
+    ok = sum(bool(holds[name]) for name in figures)
+    n = len(figures)
+    return f"; reruns: holds on {ok} of {n} committed rerun{'s' if n != 1 else ''}"
 
 
 def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accuracy") -> pd.DataFrame:
