@@ -230,10 +230,12 @@ def method_findings(homophily, spreads: dict, quality: pd.DataFrame, *, n_bins: 
     full = int(np.argmax(shares))
     sparse = int((shares < 0.05).sum())
     mean, std = (format_number(v, kind="homophily") for v in (finite.mean(), np.std(finite, ddof=1)))
-    isolated = f"; {int(counts[n_bins])} isolated node(s) form a stratum of their own" if counts[n_bins] else ""
+    n_iso = int(counts[n_bins])
+    isolated = (f"; {n_iso} isolated node{' forms' if n_iso == 1 else 's form'} a stratum of their own"
+                if n_iso else "")
+    thin = {0: "", 1: "; 1 bin holds under 5%"}.get(sparse, f"; {sparse} bins hold under 5% each")
     bullets = [f"Node homophily over the {n_bins} bins: mean {mean}, std {std}; the fullest bin "
-               f"{_bin(full, n_bins)} holds {shares[full]:.0%} of the nodes with neighbours and {sparse} bin(s) hold "
-               f"under 5% each{isolated}."]
+               f"{_bin(full, n_bins)} holds {shares[full]:.0%} of the nodes with neighbours{thin}{isolated}."]
     if "hpstrat" in spreads:
         largest = {m: int(t["spread"].max()) for m, t in spreads.items()}
         over = {m: int((t["spread"] > 1).sum()) for m, t in spreads.items()}
