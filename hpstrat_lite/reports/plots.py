@@ -485,8 +485,8 @@ def bins_sensitivity(table: pd.DataFrame, *, metrics=("chd", "cdd", "w1"), basel
 def cross_fold_std_plot(std: pd.DataFrame):
     """Cross-fold std of test accuracy for each model and split method (HpStrat Section 5.2).
 
-    ``std`` is :func:`hpstrat_lite.reports.hpstrat.cross_fold_std` output. One group per model: small dots are
-    the datasets, the large marker with a bar is the mean over the datasets of that model. Lower is a
+    ``std`` is :func:`hpstrat_lite.reports.hpstrat.cross_fold_std` output. One group per model: a pale bar per
+    split method is the mean over the datasets of that model, the dots on it are the datasets. Lower is a
     more stable protocol.
     """
     methods = _methods(std["method"].unique())
