@@ -309,10 +309,14 @@ def protocol_rows(results_files, *, k: int, seeds, models=None):
 
 def protocol_line(rows: pd.DataFrame, k: int) -> str:
     """One line that says what ``rows`` hold: runs, datasets x models x methods x folds, seeds, protocol."""
-    protocol = rows[["max_epochs", "patience"]].drop_duplicates().to_dict("records")
+    protocol = "; ".join(f"at most {int(r['max_epochs'])} epochs, patience {int(r['patience'])}"
+                         for r in rows[["max_epochs", "patience"]].drop_duplicates().to_dict("records"))
+    seeds = sorted(int(s) for s in rows["seed"].unique())
+    seeds = (f"split seed {seeds[0]}" if len(seeds) == 1 else
+             f"split seeds {seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else
+             "split seeds " + ", ".join(map(str, seeds)))
     return (f"{len(rows)} runs: {rows['dataset'].nunique()} datasets x {rows['model'].nunique()} models x "
-            f"{rows['method'].nunique()} split methods x {k} folds, split seed(s) "
-            f"{sorted(int(s) for s in rows['seed'].unique())}, protocol {protocol}")
+            f"{rows['method'].nunique()} split methods x {k} folds, {seeds}; {protocol}")
 
 
 def random_split_rows(rows: pd.DataFrame, *, datasets, models, k: int, n_seeds: int):
