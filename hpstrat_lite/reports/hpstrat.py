@@ -424,7 +424,7 @@ def stability_verdict(tests: dict, *, alpha: float = 0.05) -> str:
     for other, t in tests["pairwise"].iterrows():
         name = {"stratified": "class-stratified", "random": "random"}[other]
         stat = (f"median difference {t['median_diff']:+.2f} points over {t['pairs']} pairs, "
-                + (f"Wilcoxon p = {t['p_value']:.3g}, r = {t['rank_biserial_r']:+.2f}" if t["p_value"] == t["p_value"]
+                + (f"Wilcoxon p = {t['p_value']:.2g}, r = {t['rank_biserial_r']:+.2f}" if t["p_value"] == t["p_value"]
                    else f"too few pairs for a test (at least {MIN_TEST_PAIRS})"))
         if t["verdict"] == "inconclusive":
             parts.append(f"against {name} k-fold the difference is **inconclusive** ({stat})")
@@ -434,7 +434,7 @@ def stability_verdict(tests: dict, *, alpha: float = 0.05) -> str:
     f = tests["friedman"]
     if f["p_value"] != f["p_value"]:
         return "; ".join(parts) + f"; too few pairs ({f['pairs']}) for the Friedman test."
-    friedman = (f"the Friedman test of the three methods gives p = {f['p_value']:.3g} (Kendall's W = "
+    friedman = (f"the Friedman test of the three methods gives p = {f['p_value']:.2g} (Kendall's W = "
                 f"{f['kendall_w']:.2f}): " + ("the methods' ranks differ by more than chance"
                                               if f["p_value"] < alpha else "their ranks do not differ by more than chance"))
     return "; ".join(parts) + "; " + friedman + "."
