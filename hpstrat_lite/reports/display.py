@@ -1,28 +1,27 @@
 """Numbers as the book shows them: each kind of value rounded to the precision that carries meaning.
 
-==============  ===================================================  ===========================
-kind            rule                                                 example
-==============  ===================================================  ===========================
-``homophily``   2 decimals (a node's or a graph's homophily)             0.825158 -> ``0.83``
-``fold homophily`` 3 decimals (a fold's mean homophily: folds differ     0.82516 -> ``0.825``
-                in the third decimal)
-``accuracy``    1 decimal (percentage points, also their std)        81.2743 -> ``81.3``
-``p``           2 significant digits                                 0.000123456 -> ``0.00012``
-``metric``      3 significant digits (SDD, CDD, CHD, W1, ratios)     12.2825 -> ``12.3``
-``rank``        2 decimals                                           1.6667 -> ``1.67``
-``integer``     no decimals                                          8.0 -> ``8``
-``share``       a fraction as a whole percentage                     0.6667 -> ``67%``
-``text``        as it is                                             ``"GCN"``
-``code``        as it is, shown as code (a command)                  ``"hpstrat experiment"``
-an int ``d``    ``d`` decimals
-==============  ===================================================  ===========================
+==================  ================================================  ==========================
+kind                rule                                              example
+==================  ================================================  ==========================
+``homophily``       2 decimals (a node's or a graph's homophily)      0.825158 -> ``0.83``
+``fold homophily``  3 decimals (a fold's mean: folds differ there)    0.82516 -> ``0.825``
+``accuracy``        1 decimal (percentage points, also their std)     81.2743 -> ``81.3``
+``p``               2 significant digits                              0.000123456 -> ``0.00012``
+``metric``          3 significant digits (SDD, CDD, CHD, W1, ratios)  12.2825 -> ``12.3``
+``rank``            2 decimals                                        1.6667 -> ``1.67``
+``integer``         no decimals                                       8.0 -> ``8``
+``share``           a fraction as a whole percentage                  0.6667 -> ``67%``
+``text``            as it is                                          ``"GCN"``
+``code``            as it is, shown as code (a command)               ``"hpstrat experiment"``
+an int ``d``        ``d`` decimals
+==================  ================================================  ==========================
 
 A ``metric`` below 0.001 is written as ``1.23e-04``, so that no number shows more than 4 decimals. A
 value that rounds to zero is shown without a sign (``-0.0004`` -> ``0.00``, never ``-0.00``); a
 missing value (None, NaN) is ``n/a``; a boolean is ``yes`` / ``no``; a list is written as words
-(``GCN, MLP``) and a mapping as ``key value`` pairs (``max epochs 1000, patience 100``), never as a Python repr.
-A column header is shown in words: ``max_epochs`` -> ``max epochs``. :func:`format_table` applies the rules to a table's columns,
-guessing a column's kind from its name and values where it is not given.
+(``GCN, MLP``) and a mapping as ``key value`` pairs (``max epochs 1000, patience 100``), never as a Python
+repr. A column header is shown in words: ``max_epochs`` -> ``max epochs``. :func:`format_table` applies the
+rules to a table's columns, guessing a column's kind from its name and values where it is not given.
 
 Numbered tables
 ---------------
@@ -59,8 +58,8 @@ import pandas as pd
 from .verdicts import BY_CONSTRUCTION, VERDICTS
 
 #: The kinds of value and how many decimals (``"d"``) or significant digits (``"s"``) each keeps.
-KINDS = {"homophily": ("d", 2), "fold homophily": ("d", 3), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
-         "integer": ("d", 0), "share": ("%", 0), "text": None, "code": None}
+KINDS = {"homophily": ("d", 2), "fold homophily": ("d", 3), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3),
+         "rank": ("d", 2), "integer": ("d", 0), "share": ("%", 0), "text": None, "code": None}
 NA = "n/a"
 _METRIC_NAMES = ("sdd", "cdd", "chd", "w1")
 
@@ -280,7 +279,8 @@ class NumberedTable:
 
     def _repr_markdown_(self) -> str:
         cells = format_frame(self.df, kinds=self.kinds)
-        index = [] if self.hide_index else [header_words(_words(n)) if n is not None else "" for n in cells.index.names]
+        index = [] if self.hide_index else [header_words(_words(n)) if n is not None else ""
+                                            for n in cells.index.names]
         header = [_md_text(n) for n in index] + [_md_text(_column_label(c)) for c in cells.columns]
         align = [":--"] * len(index) + ["--:" if _numeric(cells[c], self.kinds[c]) else ":--" for c in cells.columns]
         lines = [_md_row(header), _md_row(align)]
