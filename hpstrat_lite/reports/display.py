@@ -365,7 +365,8 @@ CHAPTER_TITLES = {
     "02b_fold_metrics_summary": "Fold metrics: summary", "03_gnn_experiments": "GNN experiments",
     "03b_gnn_experiments_k5": "GNN experiments, k = 5", "03c_gnn_experiments_seeds": "GNN experiments, six seeds",
     "03d_controls": "Is it the homophily?",
-    "04_appendix_b": "Appendix B of the HpStrat paper", "05_appendix_g": "Appendix G of the HpStrat paper", "06_mlp_vs_gnn": "MLP vs GNN",
+    "04_appendix_b": "Appendix B of the HpStrat paper", "05_appendix_g": "Appendix G of the HpStrat paper",
+    "06_mlp_vs_gnn": "MLP vs GNN",
     "07_feature_study": "Feature study", "08_synthetic_ws": "Synthetic WS benchmarks",
     "09_link_benchmarks": "Link benchmarks",
 }
