@@ -9,8 +9,8 @@ import numpy as np
 import pandas as pd
 
 #: The kinds of value and how many decimals (``"d"``) or significant digits (``"s"``) each keeps.
-KINDS = {"homophily": ("d", 2), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3), "rank": ("d", 2),
-         "integer": ("d", 0), "share": ("%", 0), "text": None, "code": None}
+KINDS = {"homophily": ("d", 2), "fold homophily": ("d", 3), "accuracy": ("d", 1), "p": ("s", 2), "metric": ("s", 3),
+         "rank": ("d", 2), "integer": ("d", 0), "share": ("%", 0), "text": None, "code": None}
 NA = "n/a"
 
 
@@ -32,12 +32,16 @@ def format_number(value, *, kind="metric") -> str:
     ('0.00012', '12.3', '8')
     """
     _check_kind(kind)
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
+    if isinstance(value, (list, tuple, set)):
+        return ", ".join(format_number(v, kind=kind) for v in value) if value else "—"
+    if isinstance(value, dict):
+        return ", ".join(f"{str(k).replace('_', ' ')} {format_number(v, kind=kind)}" for k, v in value.items()) or "—"
     if kind in ("text", "code") or isinstance(value, str):
         return str(value)
     if value is None or (isinstance(value, float) and math.isnan(value)) or value is pd.NA or value is pd.NaT:
         return NA
-    if isinstance(value, (bool, np.bool_)):
-        return str(bool(value))
     try:
         x = float(value)
     except (TypeError, ValueError):
@@ -73,4 +77,5 @@ def findings_box(bullets, *, source: str = "this page's rows", closing: str | No
     if not bullets:
         return f"**Key findings.** Nothing is computed from {source} yet."
     lines = [f"**Key findings** (computed from {source}):", "", *(f"- {b}" for b in bullets)]
+    closing = closing or None
     return "\n".join(lines + (["", closing] if closing else []))

@@ -127,7 +127,7 @@ def protocol_table(rows=None, *, datasets=NODE_DATASETS, book_rows=None, missing
         for m in ("MLP", "GCN"):
             mean, std, nt, *_ = _cell(book, ds, m)
             rec[f"{m.upper()} (HpStrat 60/20/20)"] = _fmt(mean, std) + (f" [{_int(nt)} trials]" if np.isfinite(mean) else "")
-        rec["note"] = ("raw files absent offline: not run" if ds in missing else
+        rec["note"] = ("not in this book (see the appendix Data, reruns and provenance)" if ds in missing else
                        "" if rec["MLP (ours)"] != "n/a" or rec["GCN (ours)"] != "n/a" else "not run yet")
         out.append(rec)
     return pd.DataFrame(out).set_index("dataset")

@@ -68,8 +68,8 @@ def load_config(path=None) -> dict:
 
     Book structure (read by :func:`toc` only): a part may be ``numbered: true`` (its chapters are
     numbered, continuing from the previous numbered part) and list hand-written ``pages`` shown after
-    its opener; a per-dataset chapter may name a hand-written chapter ``page`` (its per-dataset pages
-    become that page's sections); a chapter with ``section_of: <earlier chapter of the same part>`` is
+    its opener; a chapter may name a hand-written chapter ``page`` (its executed pages, one per dataset
+    or one, become that page's sections, before those of ``section_of`` chapters); a chapter with ``section_of: <earlier chapter of the same part>`` is
     a section of that chapter instead of a chapter of its own.
     """
     import yaml
@@ -120,7 +120,7 @@ def plan(profile: str = "full", config=None) -> list[dict]:
     None), ``reads`` (results globs), ``part`` (index of its part), ``first`` (True for the first
     page of a chapter; the other pages of a per-dataset chapter are its sections), ``show_code``
     (the chapter's ``show_code: true``: its code cells are shown; by default they are folded), ``page``
-    (the hand-written chapter page of a per-dataset chapter, or None) and ``section_of`` (the chapter
+    (the hand-written chapter page, or None) and ``section_of`` (the chapter
     this page is a section of, or None).
     """
     _check_profile(profile)
@@ -292,6 +292,18 @@ def _set_title(nb, title: str) -> None:
             return
 
 
+#: Tag of a markdown cell shown on a chapter's page only, not on the sections that run the same notebook
+#: with other parameters (its explanations, objectives and exercises are not repeated there).
+FIRST_PAGE_ONLY = "first-page-only"
+
+
+def drop_first_page_only(nb):
+    """Remove the markdown cells tagged :data:`FIRST_PAGE_ONLY` from ``nb`` (in place; returns ``nb``)."""
+    nb.cells = [c for c in nb.cells
+                if not (c.cell_type == "markdown" and FIRST_PAGE_ONLY in c.get("metadata", {}).get("tags", []))]
+    return nb
+
+
 def tag_for_reading(nb, *, show_code: bool = False):
     """Cell tags for the rendered page: the parameters cell and papermill's injected ``# Parameters`` cell
     are removed from the page (``remove-cell``; the tags stay, so papermill still finds the cell), and
@@ -440,6 +452,8 @@ def execute(job: dict, book_root, *, kernel_name: str = "python3", repo=None):
             _set_title(nb, job["title"])
         if Path(job["output"]).stem != Path(job["notebook"]).stem:  # one of several pages of this notebook
             suffix_labels(nb, _slug(Path(job["output"]).stem))
+            if job.get("section_of"):  # a section repeating its chapter's notebook: the explanations once
+                drop_first_page_only(nb)
         nb.metadata.get("papermill", {}).update(input_path=job["notebook"], output_path=job["output"])
         nbformat.write(nb, tmp_out)
         os.replace(tmp_out, out)

@@ -1,30 +1,34 @@
 """Numbers as the book shows them: each kind of value rounded to the precision that carries meaning.
 
-==============  ===================================================  ===========================
-kind            rule                                                 example
-==============  ===================================================  ===========================
-``homophily``   2 decimals                                           0.825158 -> ``0.83``
-``accuracy``    1 decimal (percentage points, also their std)        81.2743 -> ``81.3``
-``p``           2 significant digits                                 0.000123456 -> ``0.00012``
-``metric``      3 significant digits (SDD, CDD, CHD, W1, ratios)     12.2825 -> ``12.3``
-``rank``        2 decimals                                           1.6667 -> ``1.67``
-``integer``     no decimals                                          8.0 -> ``8``
-``share``       a fraction as a whole percentage                     0.6667 -> ``67%``
-``text``        as it is                                             ``"GCN"``
-``code``        as it is, shown as code (a command)                  ``"hpstrat experiment"``
-an int ``d``    ``d`` decimals
-==============  ===================================================  ===========================
+==================  ================================================  ==========================
+kind                rule                                              example
+==================  ================================================  ==========================
+``homophily``       2 decimals (a node's or a graph's homophily)      0.825158 -> ``0.83``
+``fold homophily``  3 decimals (a fold's mean: folds differ there)    0.82516 -> ``0.825``
+``accuracy``        1 decimal (percentage points, also their std)     81.2743 -> ``81.3``
+``p``               2 significant digits                              0.000123456 -> ``0.00012``
+``metric``          3 significant digits (SDD, CDD, CHD, W1, ratios)  12.2825 -> ``12.3``
+``rank``            2 decimals                                        1.6667 -> ``1.67``
+``integer``         no decimals                                       8.0 -> ``8``
+``share``           a fraction as a whole percentage                  0.6667 -> ``67%``
+``text``            as it is                                          ``"GCN"``
+``code``            as it is, shown as code (a command)               ``"hpstrat experiment"``
+an int ``d``        ``d`` decimals
+==================  ================================================  ==========================
 
 A ``metric`` below 0.001 is written as ``1.23e-04``, so that no number shows more than 4 decimals. A
 value that rounds to zero is shown without a sign (``-0.0004`` -> ``0.00``, never ``-0.00``); a
-missing value (None, NaN) is ``n/a``. :func:`format_table` applies the rules to a table's columns,
-guessing a column's kind from its name and values where it is not given.
+missing value (None, NaN) is ``n/a``; a boolean is ``yes`` / ``no``; a list is written as words
+(``GCN, MLP``) and a mapping as ``key value`` pairs (``max epochs 1000, patience 100``), never as a Python
+repr. A column header is shown in words: ``max_epochs`` -> ``max epochs``. :func:`format_table` applies the
+rules to a table's columns, guessing a column's kind from its name and values where it is not given.
 
 Numbered tables
 ---------------
 
-A main table of a chapter is numbered and captioned ("Table N", referenced in prose as {numref}`tbl-...`):
-``format_table(df, caption=..., name="tbl-...")`` returns a :class:`NumberedTable`, whose Markdown is a MyST
+Every table of a chapter with a caption is numbered ("Table N", referenced in prose as {numref}`tbl-...`):
+``format_table(df, caption=...)`` (with ``name="tbl-..."`` for a table the prose references; without one the
+label is made from the caption) returns a :class:`NumberedTable`, whose Markdown is a MyST
 ``{table}`` directive around a pipe table of the formatted cells. The book renders it because ``_config.yml``
 parses Markdown outputs as MyST (``nb_render_markdown_format: myst``) and prefers them to HTML
 (``nb_mime_priority_overrides``); Jupyter shows its HTML (the captioned ``Styler``).
@@ -152,14 +156,35 @@ def format_table(df: pd.DataFrame, *, kinds: dict | None = None, caption: str | 
     | 0.83 | 0.012 | 2708 |
     ```
     """
+    if name is None and caption and " ".join(str(caption).split()):
+        name = caption_label(caption)
     if name is not None:
         return NumberedTable(df, kinds=kinds, caption=caption, name=name, hide_index=hide_index)
-    kinds = _check_kinds(df, kinds)
+    return _styler(df, _check_kinds(df, kinds), caption, hide_index)
+
+
+def _styler(df, kinds, caption, hide_index):
+    """The formatted ``Styler`` of :func:`format_table` (``kinds`` checked)."""
     styler = df.style.format({col: (lambda v, k=kinds[col]: _html_cell(v, k)) for col in df.columns})
-    styler = styler.format_index(_index_label)
+    styler = styler.format_index(_index_label).format_index(header_words, axis=1)
     if caption:
         styler = styler.set_caption(caption)
     return styler.hide(axis="index") if hide_index else styler
+
+
+def caption_label(caption: str) -> str:
+    """A table label made from a caption: ``tbl-`` and its first six words (letters, digits), lowercase.
+
+    >>> caption_label("Mean homophily of each fold (k = 4)!")
+    'tbl-mean-homophily-of-each-fold-k'
+    """
+    words = re.findall(r"[a-z0-9]+", str(caption).lower())[:6]
+    return "tbl-" + "-".join(words or ["table"])
+
+
+def header_words(label) -> str:
+    """A column header in words: underscores as spaces (``max_epochs`` -> ``max epochs``)."""
+    return str(label).replace("_", " ") if isinstance(label, str) else label
 
 
 def _html_cell(value, kind) -> str:
@@ -183,7 +208,7 @@ class NumberedTable:
     """
 
     def __init__(self, df: pd.DataFrame, *, kinds: dict | None = None, caption: str | None = None, name: str,
-                 hide_index: bool = False):
+                 hide_index: bool = False, bold=()):
         self.kinds = _check_kinds(df, kinds)
         if not isinstance(name, str) or not re.fullmatch(TABLE_NAME, name):
             raise ValueError(f"name={name!r} is not a table label; use 'tbl-' and lowercase words (letters, "
@@ -194,22 +219,25 @@ class NumberedTable:
         if df.shape[1] == 0 and hide_index:
             raise ValueError(f"table {name!r} has no column to show (df has no columns and hide_index=True).")
         self.df, self.caption, self.name, self.hide_index = df, caption, name, hide_index
+        self.bold = [c for c in bold if c in df.columns]
 
     def _repr_markdown_(self) -> str:
         cells = format_frame(self.df, kinds=self.kinds)
-        index = [] if self.hide_index else [_words(n) if n is not None else "" for n in cells.index.names]
+        index = [] if self.hide_index else [header_words(_words(n)) if n is not None else ""
+                                            for n in cells.index.names]
         header = [_md_text(n) for n in index] + [_md_text(_column_label(c)) for c in cells.columns]
         align = [":--"] * len(index) + ["--:" if _numeric(cells[c], self.kinds[c]) else ":--" for c in cells.columns]
         lines = [_md_row(header), _md_row(align)]
         for key, row in zip(cells.index, cells.itertuples(index=False)):
             keys = [] if self.hide_index else list(key) if isinstance(key, tuple) else [key]
             lines.append(_md_row([_md_text(_words(k)) for k in keys]
-                                 + [_md_code(v) if self.kinds[c] == "code" else _md_text(v)
+                                 + [_md_code(v) if self.kinds[c] == "code" else
+                                    f"**{_md_text(v)}**" if c in self.bold and str(v).strip() else _md_text(v)
                                     for c, v in zip(cells.columns, row)]))
         return "\n".join([f"```{{table}} {self.caption}", f":name: {self.name}", "", *lines, "```"])
 
     def _repr_html_(self) -> str:
-        return format_table(self.df, kinds=self.kinds, caption=self.caption, hide_index=self.hide_index).to_html()
+        return _styler(self.df, self.kinds, self.caption, self.hide_index).to_html()
 
     def __repr__(self) -> str:
         return f"NumberedTable(name={self.name!r}, caption={self.caption!r}, shape={self.df.shape})"
@@ -228,7 +256,7 @@ def _numeric(cells: pd.Series, kind) -> bool:
 
 
 def _column_label(col) -> str:
-    return " ".join(str(c) for c in col if str(c)) if isinstance(col, tuple) else str(col)
+    return header_words(" ".join(str(c) for c in col if str(c)) if isinstance(col, tuple) else str(col))
 
 
 def _md_text(text) -> str:
@@ -282,16 +310,22 @@ CHAPTER_TITLES = {
     "02b_fold_metrics_summary": "Fold metrics: summary", "03_gnn_experiments": "GNN experiments",
     "03b_gnn_experiments_k5": "GNN experiments, k = 5", "03c_gnn_experiments_seeds": "GNN experiments, six seeds",
     "03d_controls": "Is it the homophily?",
-    "04_appendix_b": "Appendix B", "05_appendix_g": "Appendix G", "06_mlp_vs_gnn": "MLP vs GNN",
+    "04_appendix_b": "Appendix B of the HpStrat paper", "05_appendix_g": "Appendix G of the HpStrat paper",
+    "06_mlp_vs_gnn": "MLP vs GNN",
     "07_feature_study": "Feature study", "08_synthetic_ws": "Synthetic WS benchmarks",
     "09_link_benchmarks": "Link benchmarks",
 }
 
 
 def _words(value) -> str:
-    """A cell as words: a list or tuple joined with commas (empty: an em dash), NaN as an empty cell."""
+    """A cell as words: a list or tuple joined with commas (empty: an em dash), a mapping as ``key value``
+    pairs, a boolean as yes / no, NaN as an empty cell."""
+    if isinstance(value, dict):
+        return ", ".join(f"{header_words(k)} {_words(v)}" for k, v in value.items()) if value else "—"
     if isinstance(value, (list, tuple, set)):
-        return ", ".join(map(str, value)) if value else "—"
+        return ", ".join(map(_words, value)) if value else "—"
+    if isinstance(value, (bool, np.bool_)):
+        return "yes" if value else "no"
     if value is None or (isinstance(value, float) and value != value):
         return ""
     return str(value)
@@ -306,9 +340,11 @@ def claims_frame(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS) -> pd.DataFrame
     return claims[keep].map(_words).reset_index(drop=True)
 
 
-def claims_table(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS, link_base: str | None = None):
-    """A claims table for reading: a ``pandas.io.formats.style.Styler`` with no index column, every cell whole
-    and wrapping, lists as words and the verdict in bold.
+def claims_table(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS, link_base: str | None = None,
+                 caption: str | None = None, name: str | None = None):
+    """A claims table for reading: no index column, every cell whole and wrapping at spaces, lists as words and
+    the verdict in bold. With a ``caption`` (and no ``link_base``) a numbered table (:class:`NumberedTable`),
+    else a ``pandas.io.formats.style.Styler``.
 
     Parameters
     ----------
@@ -321,12 +357,17 @@ def claims_table(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS, link_base: str 
         (``link_base + chapter + ".html"``).
     """
     frame = claims_frame(claims, columns=columns)
+    if caption and link_base is None:
+        return NumberedTable(frame, kinds={c: "text" for c in frame.columns}, caption=caption,
+                             name=name or caption_label(caption), hide_index=True, bold=["verdict"])
     if link_base is not None and "chapter" in claims.columns:
         frame["chapter"] = [_link(c, link_base) for c in claims["chapter"]]
     styler = frame.style.hide(axis="index")
-    styler = styler.map(lambda v: "font-weight: bold", subset=["verdict"])
-    styler = styler.set_table_styles([
-        {"selector": "td, th", "props": "white-space: normal; word-break: normal; overflow-wrap: anywhere; "
+    styler = styler.map(lambda v: "font-weight: bold", subset=["verdict"]).format_index(header_words, axis=1)
+    if caption:
+        styler = styler.set_caption(caption)
+    styler = styler.set_table_styles([  # words wrap at spaces only; a wide table scrolls (book/_static/hpstrat.css)
+        {"selector": "td, th", "props": "white-space: normal; word-break: normal; overflow-wrap: normal; "
                                         "text-align: left; vertical-align: top"},
         {"selector": "td", "props": "min-width: 6em; max-width: 32em"},
     ])
@@ -347,18 +388,29 @@ def verdict_counts(claims: pd.DataFrame) -> dict:
     return {v: int(counts.get(v, 0)) for v in VERDICTS}
 
 
+def _count(n: int, noun: str) -> str:
+    """``"1 claim"``, ``"3 claims"`` (``noun`` is the plural)."""
+    return f"{n} {noun[:-1] if n == 1 and noun.endswith('s') else noun}"
+
+
 def counts_sentence(claims: pd.DataFrame, *, what: str = "claims") -> str:
     """"n claims tested: a agree, d disagree, i inconclusive; c more hold by construction, e exploratory (counted
-    apart)."."""
+    apart)."
+
+    Singular for one claim, only the verdicts that occur, and an empty string when there is no claim."""
     c = verdict_counts(claims)
     tested = len(claims) - sum(c[v] for v in APART)
-    text = (f"{tested} {what} tested: {c['agrees']} agree, {c['disagrees']} disagree, "
-            f"{c['inconclusive']} inconclusive")
-    apart = [f"{c[BY_CONSTRUCTION]} more hold by construction"] if c[BY_CONSTRUCTION] else []
-    apart += [f"{c[EXPLORATORY]} exploratory (on the rows an effect was found on)"] if c[EXPLORATORY] else []
+    parts = [f"{c[v]} {v if c[v] == 1 else w}" for v, w in (("agrees", "agree"), ("disagrees", "disagree"),
+                                                            ("inconclusive", "inconclusive")) if c[v]]
+    text = f"{_count(tested, what)} tested: {', '.join(parts)}" if tested else ""
+    apart = []
+    if c[BY_CONSTRUCTION]:
+        apart.append(f"{c[BY_CONSTRUCTION]} {'holds' if c[BY_CONSTRUCTION] == 1 else 'hold'} by construction")
+    if c[EXPLORATORY]:
+        apart.append(f"{c[EXPLORATORY]} exploratory (on the rows an effect was found on)")
     if apart:
-        text += "; " + ", ".join(apart) + " (counted apart)"
-    return text + "."
+        text = f"{text}; " + ", ".join(apart) + " (counted apart)" if text else ", ".join(apart)
+    return text + "." if text else ""
 
 
 def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int = 6,
@@ -385,11 +437,17 @@ def key_findings(claims: pd.DataFrame, *, chapter: str | None = None, limit: int
     return findings_box(bullets, source=source, closing=counts_sentence(claims))
 
 
+def _a_rerun_fails(text: str) -> bool:
+    """Whether an ``ours`` cell says that a committed rerun broke the claim ("holds on 2 of 3 committed reruns")."""
+    m = re.search(r"holds on (\d+) of (\d+) committed rerun", text)
+    return bool(m) and int(m.group(1)) < int(m.group(2))
+
+
 def _short(text: str, limit: int = 160) -> str:
     """``text`` up to its first "; reruns:" or its last "; " break within ``limit`` characters (a findings bullet
     gives the headline figure; the full cell is in the claims table), saying when a committed rerun fails."""
     head, *reruns = text.split("; reruns:")
-    note = "; not on every committed rerun" if reruns and "(fails)" in reruns[0] else ""
+    note = "; not on every committed rerun" if reruns and _a_rerun_fails(reruns[0]) else ""
     if len(head) > limit:
         cut = head.rfind("; ", 0, limit)
         head = head[:cut] + "; ..." if cut > 0 else head

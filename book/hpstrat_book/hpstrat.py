@@ -316,10 +316,14 @@ def protocol_rows(results_files, *, k: int, seeds, models=None):
 
 def protocol_line(rows: pd.DataFrame, k: int) -> str:
     """One line that says what ``rows`` hold: runs, datasets x models x methods x folds, seeds, protocol."""
-    protocol = rows[["max_epochs", "patience"]].drop_duplicates().to_dict("records")
+    protocol = "; ".join(f"at most {int(r['max_epochs'])} epochs, patience {int(r['patience'])}"
+                         for r in rows[["max_epochs", "patience"]].drop_duplicates().to_dict("records"))
+    seeds = sorted(int(s) for s in rows["seed"].unique())
+    seeds = (f"split seed {seeds[0]}" if len(seeds) == 1 else
+             f"split seeds {seeds[0]}-{seeds[-1]}" if seeds == list(range(seeds[0], seeds[-1] + 1)) else
+             "split seeds " + ", ".join(map(str, seeds)))
     return (f"{len(rows)} runs: {rows['dataset'].nunique()} datasets x {rows['model'].nunique()} models x "
-            f"{rows['method'].nunique()} split methods x {k} folds, split seed(s) "
-            f"{sorted(int(s) for s in rows['seed'].unique())}, protocol {protocol}")
+            f"{rows['method'].nunique()} split methods x {k} folds, {seeds}; {protocol}")
 
 
 def random_split_rows(rows: pd.DataFrame, *, datasets, models, k: int, n_seeds: int):
@@ -406,7 +410,7 @@ def stability_verdict(tests: dict, *, alpha: float = 0.05) -> str:
     for other, t in tests["pairwise"].iterrows():
         name = {"stratified": "class-stratified", "random": "random"}[other]
         stat = (f"median difference {t['median_diff']:+.2f} points over {t['pairs']} pairs, "
-                + (f"Wilcoxon p = {t['p_value']:.3g}, r = {t['rank_biserial_r']:+.2f}" if t["p_value"] == t["p_value"]
+                + (f"Wilcoxon p = {t['p_value']:.2g}, r = {t['rank_biserial_r']:+.2f}" if t["p_value"] == t["p_value"]
                    else f"too few pairs for a test (at least {MIN_TEST_PAIRS})"))
         if t["verdict"] == "inconclusive":
             parts.append(f"against {name} k-fold the difference is **inconclusive** ({stat})")
@@ -416,7 +420,7 @@ def stability_verdict(tests: dict, *, alpha: float = 0.05) -> str:
     f = tests["friedman"]
     if f["p_value"] != f["p_value"]:
         return "; ".join(parts) + f"; too few pairs ({f['pairs']}) for the Friedman test."
-    friedman = (f"the Friedman test of the three methods gives p = {f['p_value']:.3g} (Kendall's W = "
+    friedman = (f"the Friedman test of the three methods gives p = {f['p_value']:.2g} (Kendall's W = "
                 f"{f['kendall_w']:.2f}): " + ("the methods' ranks differ by more than chance"
                                               if f["p_value"] < alpha else "their ranks do not differ by more than chance"))
     return "; ".join(parts) + "; " + friedman + "."

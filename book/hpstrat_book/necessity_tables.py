@@ -243,7 +243,7 @@ def node_table(rows=None, *, datasets=NODE_DATASETS, missing=()):
         pg, pgs = _paper_value(PAPER_NODE, ds, "GCN")
         note = ""
         if ds in missing:
-            note = "raw files absent offline: not run"
+            note = "not in this book (see the appendix Data, reruns and provenance)"
         elif not np.isfinite(mm) and not np.isfinite(gm):
             note = "no results yet"
         out.append({"dataset": ds, "MLP (ours)": _fmt(mm, ms), "MLP (paper)": _fmt(pm, pms),
@@ -513,7 +513,7 @@ def paper_comparison(node_rows=None, link_rows=None, *, node_datasets=NODE_DATAS
                     source, metric = "Table 4", "ROC AUC x 100"
                 notes = []
                 if ds in missing:
-                    notes.append("dataset absent offline: not run")
+                    notes.append("not in this book (see the appendix Data, reruns and provenance)")
                 elif not np.isfinite(mean):
                     notes.append("no result yet")
                 if not np.isfinite(pm) and ds.startswith("WS1000_") and m == "MLP":

@@ -230,10 +230,12 @@ def method_findings(homophily, spreads: dict, quality: pd.DataFrame, *, n_bins: 
     full = int(np.argmax(shares))
     sparse = int((shares < 0.05).sum())
     mean, std = (format_number(v, kind="homophily") for v in (finite.mean(), np.std(finite, ddof=1)))
-    isolated = f"; {int(counts[n_bins])} isolated node(s) form a stratum of their own" if counts[n_bins] else ""
+    n_iso = int(counts[n_bins])
+    isolated = (f"; {n_iso} isolated node{' forms' if n_iso == 1 else 's form'} a stratum of their own"
+                if n_iso else "")
+    thin = {0: "", 1: "; 1 bin holds under 5%"}.get(sparse, f"; {sparse} bins hold under 5% each")
     bullets = [f"Node homophily over the {n_bins} bins: mean {mean}, std {std}; the fullest bin "
-               f"{_bin(full, n_bins)} holds {shares[full]:.0%} of the nodes with neighbours and {sparse} bin(s) hold "
-               f"under 5% each{isolated}."]
+               f"{_bin(full, n_bins)} holds {shares[full]:.0%} of the nodes with neighbours{thin}{isolated}."]
     if "hpstrat" in spreads:
         largest = {m: int(t["spread"].max()) for m, t in spreads.items()}
         over = {m: int((t["spread"] > 1).sum()) for m, t in spreads.items()}
@@ -483,8 +485,8 @@ def bins_sensitivity(table: pd.DataFrame, *, metrics=("chd", "cdd", "w1"), basel
 def cross_fold_std_plot(std: pd.DataFrame):
     """Cross-fold std of test accuracy for each model and split method (HpStrat Section 5.2).
 
-    ``std`` is :func:`hpstrat_book.hpstrat.cross_fold_std` output. One group per model: small dots are
-    the datasets, the large marker with a bar is the mean over the datasets of that model. Lower is a
+    ``std`` is :func:`hpstrat_book.hpstrat.cross_fold_std` output. One group per model: a pale bar per
+    split method is the mean over the datasets of that model, the dots on it are the datasets. Lower is a
     more stable protocol.
     """
     methods = _methods(std["method"].unique())

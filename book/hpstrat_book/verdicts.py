@@ -93,6 +93,17 @@ def construction_verdict(ok: bool) -> str:
     return BY_CONSTRUCTION if ok else DISAGREES
 
 
+def reruns_text(figures: Mapping[str, str], holds: Mapping[str, bool]) -> str:
+    """``"; reruns: holds on 2 of 3 committed reruns"`` for the ``ours`` cell of an ordering claim ('' for
+    none). The reruns' figures and files are listed on the book's page *Data, reruns and provenance*, not in
+    the cell (``figures`` gives the reruns' names)."""
+    if not figures:
+        return ""
+    ok = sum(bool(holds[name]) for name in figures)
+    n = len(figures)
+    return f"; reruns: holds on {ok} of {n} committed rerun{'s' if n != 1 else ''}"
+
+
 def best_model_changes(rows: pd.DataFrame, *, models=None, metric: str = "accuracy") -> pd.DataFrame:
     """Does the best model of a dataset change with the split method? (HpStrat Appendix E), by a rule that
     survives the split seed.

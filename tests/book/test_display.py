@@ -24,7 +24,7 @@ def test_format_number_rounds_each_kind(value, kind, shown):
 
 @pytest.mark.parametrize("kind", ["percent", -1, 13, True, 1.5])
 def test_format_number_names_a_bad_kind(kind):
-    with pytest.raises(ValueError, match=r"kind=.* is not a kind of value; use one of \['accuracy', 'code', 'homophily'"):
+    with pytest.raises(ValueError, match=r"kind=.* is not a kind of value; use one of \['accuracy', 'code', 'fold homophily', 'homophily'"):
         format_number(1.0, kind=kind)
 
 
@@ -54,7 +54,7 @@ def test_format_table_shows_no_float_with_more_than_the_kinds_digits():
     assert shown["trials"].tolist() == ["8", "100", "3"]
     assert shown["deviation"].tolist() == ["0.00", "0.30", "-0.20"]
     assert list(shown.index) == ["2", "3", "10"]
-    html = format_table(df, kinds={"deviation": "homophily"}, caption="Table: a test").to_html()
+    html = format_table(df, kinds={"deviation": "homophily"}, caption="Table: a test")._repr_html_()
     cells = re.findall(r"<td[^>]*>([^<]*)</td>", html)
     assert "-0.00" not in cells and "Table: a test" in html
     assert not [c for c in cells if re.fullmatch(r"-?\d+\.\d{5,}", c)], "a float with more than 4 decimals"
@@ -173,7 +173,7 @@ def card():
          "verdict": "holds by construction", "chapter": "02b_fold_metrics_summary"},
         {"section": "Section 5.2, k = 4, seed 0", "claim": "HpStrat's std is smaller than class-stratified k-fold's",
          "paper": "smaller", "rule": "Wilcoxon p < 0.05", "verdict": "inconclusive", "chapter": "03_gnn_experiments",
-         "ours": "median difference -0.01; Wilcoxon p = 0.17, r = +0.17; reruns: a p = 0.18 (fails)"},
+         "ours": "median difference -0.01; Wilcoxon p = 0.17, r = +0.17; reruns: holds on 0 of 1 committed rerun"},
         {"section": "Section 4.1", "claim": LONG, "paper": "paper", "rule": "a rule", "ours": "ours",
          "verdict": "disagrees", "chapter": "06_mlp_vs_gnn", "missing": ["PubMed"]},
     ])
@@ -194,8 +194,10 @@ def test_key_findings_and_counts_keep_holds_by_construction_apart():
     text = display.key_findings(card(), chapter="03_gnn_experiments")
     assert "**inconclusive**" in text and "reruns:" not in text  # headline figure only, and the rerun that fails
     assert "r = +0.17; not on every committed rerun)" in text
-    assert "1 claims tested: 0 agree, 0 disagree, 1 inconclusive." in text
-    assert display.counts_sentence(card()).endswith("1 more hold by construction (counted apart).")
+    assert "1 claim tested: 1 inconclusive." in text  # singular, only the verdicts that occur
+    assert display.counts_sentence(card()).endswith("1 more holds by construction (counted apart).")
+    assert display.counts_sentence(card().iloc[:0]) == ""  # nothing is said of zero claims
+    assert display.counts_sentence(card().iloc[[0]]) == "1 claim holds by construction."
     assert "No claim" in display.key_findings(card(), chapter="09_link_benchmarks")
 
 

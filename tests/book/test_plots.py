@@ -103,7 +103,7 @@ def test_method_findings_are_computed_from_the_folds_the_page_shows():
     share = (h[~np.isnan(h)] >= 0.8).mean()
     assert text.startswith("**Key findings** (computed from this page's folds):")
     assert f"the fullest bin [0.8, 1] holds {share:.0%} of the nodes with neighbours" in text
-    assert "3 isolated node(s) form a stratum of their own" in text
+    assert "3 isolated nodes form a stratum of their own" in text
     largest = {m: int(t["spread"].max()) for m, t in spreads.items()}
     assert largest["hpstrat"] <= 1 and "**holds by construction**" in text
     assert f"random k-fold {largest['random']}, class-stratified {largest['stratified']}, HpStrat 1;" in text
