@@ -18,6 +18,7 @@ from ._io import atomic_write
 from .auditing import ALPHA, CAPPED_SHARE, AuditResult, load_audit
 from ._format import findings_box, format_number
 from .experiments.probes import family_lines
+from .palette import METHOD_COLORS, METHOD_LABELS
 from .stats import MIN_PAIRS, PosthocResult
 
 #: The notebook :func:`render_report` executes (shipped with the package), and the file it writes.
@@ -310,7 +311,9 @@ def plot_audit(result: AuditResult, *, ax=None):
 
     if ax is None:
         _, ax = plt.subplots(figsize=(1.6 + 1.1 * len(result.std), 3.2))
-    result.std.plot.bar(ax=ax, rot=0, width=0.8)
+    std = result.std.rename(columns=lambda m: METHOD_LABELS.get(m, m))
+    colors = [METHOD_COLORS.get(m, "#7F7F7F") for m in result.std.columns]
+    std.plot.bar(ax=ax, rot=0, width=0.8, color=colors)
     ax.set_ylabel(f"cross-fold std of test {result.metric_name} (points)")
     ax.set_xlabel("")
     ax.set_title(f"{result.dataset}: spread of test {result.metric_name} over folds")

@@ -22,10 +22,8 @@ from hpstrat_book.part2.plan import NODE_DATASETS
 from .necessity_tables import _as_summary, _pct
 from .paper_values import PAPER_LINK, PAPER_NODE
 
-#: The Okabe-Ito colours (Okabe and Ito, *Color Universal Design*, 2008): distinct for viewers with
-#: protanopia, deuteranopia or tritanopia, and in grey-scale print by their lightness.
-OKABE_ITO = {"orange": "#E69F00", "sky blue": "#56B4E9", "bluish green": "#009E73", "yellow": "#F0E442",
-             "blue": "#0072B2", "vermillion": "#D55E00", "reddish purple": "#CC79A7", "black": "#000000"}
+from hpstrat_lite.palette import METHOD_COLORS, METHOD_LABELS, OKABE_ITO  # noqa: E402  (one palette)
+
 #: Paul Tol's colour-blind-safe "muted" scheme (https://personal.sron.nl/~pault/), for the models.
 TOL_MUTED = {"indigo": "#332288", "cyan": "#88CCEE", "teal": "#44AA99", "green": "#117733", "olive": "#999933",
              "sand": "#DDCC77", "rose": "#CC6677", "wine": "#882255", "purple": "#AA4499"}
@@ -33,14 +31,6 @@ TOL_MUTED = {"indigo": "#332288", "cyan": "#88CCEE", "teal": "#44AA99", "green":
 #: histogram bars or one dataset's thin line (light grey), a chance-level baseline (dark grey, dashed).
 REFERENCE_COLOR, NEUTRAL_COLOR, CHANCE_COLOR = "#000000", "#BBBBBB", "#555555"
 
-#: Colour of each split method: HpStrat vermillion, class-stratified blue, random k-fold grey (it
-#: balances nothing), the covariate controls in the remaining Okabe-Ito colours.
-METHOD_COLORS = {"random": "#7F7F7F", "stratified": OKABE_ITO["blue"], "hpstrat": OKABE_ITO["vermillion"],
-                 "degree": OKABE_ITO["bluish green"], "placebo": OKABE_ITO["reddish purple"],
-                 "covariate": OKABE_ITO["sky blue"]}
-#: Display name of each split method.
-METHOD_LABELS = {"random": "random k-fold", "stratified": "class-stratified", "hpstrat": "HpStrat",
-                 "degree": "degree-stratified", "placebo": "placebo-stratified", "covariate": "covariate-stratified"}
 #: Colour of each model family: the feature-only MLP against the graph neural networks.
 MODEL_FAMILY_COLORS = {"MLP": TOL_MUTED["indigo"], "GNN": TOL_MUTED["purple"]}
 #: Colour of each model (the names of :data:`hpstrat_lite.engine.models.MODELS`): the MLP keeps its
