@@ -137,6 +137,9 @@ def test_tag_for_reading_removes_parameters_and_folds_code():
                                                            ["injected-parameters", "remove-cell"], None, ["hide-input"]]
     shown = book.tag_for_reading(new_notebook(cells=[new_code_cell("x")]), show_code=True)
     assert shown.cells[0].metadata["tags"] == []
+    kept = book.tag_for_reading(new_notebook(cells=[new_code_cell("audit(graph, models)",
+                                                                  metadata={"tags": ["show-code"]})]))
+    assert kept.cells[0].metadata["tags"] == ["show-code"]  # the call a student writes stays on the page
 
 
 @pytest.mark.slow

@@ -308,14 +308,15 @@ def tag_for_reading(nb, *, show_code: bool = False):
     """Cell tags for the rendered page: the parameters cell and papermill's injected ``# Parameters`` cell
     are removed from the page (``remove-cell``; the tags stay, so papermill still finds the cell), and
     unless ``show_code`` the other code cells are folded (``hide-input``): the page reads as text, tables
-    and figures, with each cell's code one click away."""
+    and figures, with each cell's code one click away. A cell tagged ``show-code`` (the call a student writes,
+    say) keeps its code on the page."""
     for cell in nb.cells:
         if cell.cell_type != "code":
             continue
         tags = list(cell.metadata.get("tags", []))
         if {"parameters", "injected-parameters"} & set(tags):
             tags.append("remove-cell")
-        elif not show_code:
+        elif not show_code and "show-code" not in tags:
             tags.append("hide-input")
         cell.metadata["tags"] = list(dict.fromkeys(tags))
     return nb
