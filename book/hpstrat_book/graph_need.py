@@ -39,7 +39,7 @@ from hpstrat_lite.rows import TRAINING_COLUMNS, with_training_columns
 from hpstrat_lite.stats import spearman
 from .display import findings_box, format_number
 from .necessity_tables import _sample_std, summarize, welch_p
-from .plots import BOOK_WIDTH, NEUTRAL_COLOR, _plt
+from .plots import BOOK_WIDTH, NEUTRAL_COLOR, OKABE_ITO, _plt
 from .verdicts import AGREES, DISAGREES, INCONCLUSIVE
 
 PART1_FILES = ("gnn_k4_seed0.csv", "gnn_k4_seeds1-5.csv")
@@ -248,7 +248,7 @@ def calibration_plot(tables: dict):
         for i, ((name, f), t) in enumerate(tables.items()):
             if f != fam or t.empty:
                 continue
-            color = f"C{list(markers).index(name)}"
+            color = SET_COLORS[list(markers).index(name) % len(SET_COLORS)]
             err = np.vstack([t["estimate"] - t["low"], t["high"] - t["estimate"]])
             ax.errorbar(t["estimate"], t["gap"], xerr=np.nan_to_num(err), fmt="none", ecolor=color, alpha=0.35, lw=0.8)
             sig = t["significant"].astype(bool)
@@ -265,6 +265,10 @@ def calibration_plot(tables: dict):
     axes[0, 0].set_ylabel("measured gap (points)", fontsize=8)
     axes[0, 0].legend(fontsize=7)
     return fig
+
+
+#: Colours of the sets of graphs in the calibration panels (Okabe-Ito colours no split method uses).
+SET_COLORS = [OKABE_ITO["orange"], OKABE_ITO["black"], OKABE_ITO["yellow"], OKABE_ITO["sky blue"]]
 
 
 def cannot_tell(table: pd.DataFrame, *, width: float = 10.0) -> pd.DataFrame:

@@ -132,7 +132,7 @@ def test_column(model: str) -> str:
 
 
 def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = CSBM_MUS, n: int = 1000,
-                  avg_degree: float = 5.0, num_features: int | None = None, graph_seed: int = 0, seed: int = 0,
+                  avg_degree: float = 5.0, graph_seed: int = 0, seed: int = 0,
                   protocol: Protocol = CSBM_PROTOCOL, models: Iterable[str] = CSBM_MODELS,
                   out: str | PathLike | None = None, log: Callable[[str], object] = print) -> pd.DataFrame:
     """Measure each model's test accuracy and compute the estimates on each cSBM of the grid ``lams x mus``.
@@ -172,7 +172,7 @@ def run_csbm_grid(lams: Iterable[float] = CSBM_LAMS, *, mus: Iterable[float] = C
     version, host = code_version(), host_name("cpu")
     for lam in lams:
         for mu in mus:
-            data = make_csbm(n, lam=lam, mu=mu, avg_degree=avg_degree, num_features=num_features, seed=graph_seed)
+            data = make_csbm(n, lam=lam, mu=mu, avg_degree=avg_degree, seed=graph_seed)  # make_csbm's feature count
             key = {"n": n, "lam": float(lam), "mu": float(mu), "avg_degree": float(avg_degree),
                    "num_features": int(data.x.shape[1]), "graph_seed": graph_seed, "k": k, "seed": seed,
                    "max_epochs": max_epochs, "patience": patience, **training_values(protocol)}

@@ -220,15 +220,13 @@ def test_link_prediction_trains_with_freed_memory_reused_and_the_same_numbers(mo
         return real(*args, **kwargs)
 
     monkeypatch.setattr(linkpred, "reuse_freed_memory", spy)
-    kw = dict(encoder="gcn", seed=0, protocol=_p(max_epochs=8, patience=8), execution=Execution(device="cpu"),
-              history=True)
+    kw = dict(encoder="gcn", seed=0, protocol=_p(max_epochs=8, patience=8), history=True)
     runs = {}
-    for flag in ("0", "1"):
-        monkeypatch.setenv(train.REUSE_MEMORY_ENV, flag)
-        runs[flag] = run_link_prediction(data, **kw)
-    assert len(calls) == 2
+    for flag in (False, True):
+        runs[flag] = run_link_prediction(data, execution=Execution(device="cpu", reuse_freed_memory=flag), **kw)
+    assert calls == [(False,), (True,)]
     for key in ("val_auc", "test_auc", "best_epoch", "history"):
-        assert runs["0"][key] == runs["1"][key], key
+        assert runs[False][key] == runs[True][key], key
 
 
 # ---------------------------------------------------------------------------------------------

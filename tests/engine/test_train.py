@@ -1093,10 +1093,9 @@ def test_reused_memory_trains_the_same_numbers(data_root, monkeypatch):
     kw = dict(max_epochs=15, patience=None, device="cpu")
     for model in ("GCN", "MixHop", "H2GCN"):
         rows = {}
-        for flag in ("0", "1"):
-            monkeypatch.setenv(train.REUSE_MEMORY_ENV, flag)
-            rows[flag] = _train(data, model, tr, va, te, [0, 1, 2, 3], **kw)
-        for a, b in zip(rows["0"], rows["1"]):
+        for flag in (False, True):
+            rows[flag] = _train(data, model, tr, va, te, [0, 1, 2, 3], reuse_freed_memory=flag, **kw)
+        for a, b in zip(rows[False], rows[True]):
             for key in ("best_epoch", "val_loss", "test_loss", "val_acc", "test_acc", "train_loss"):
                 assert a[key] == b[key], (model, key)
 

@@ -448,8 +448,8 @@ def run_link_prediction(data, *, encoder: str = "gcn", decoder: str = "dot", see
     target = torch.cat([torch.ones(n_train), torch.zeros(n_train)]).to(dev)
 
     fork_devices = [dev] if dev.type == "cuda" else []
-    # freed activations stay mapped for the next epoch (train.reuse_freed_memory; HPSTRAT_REUSE_MEMORY=0: off)
-    with torch.random.fork_rng(devices=fork_devices), reuse_freed_memory():
+    # freed activations stay mapped for the next epoch only with Execution(reuse_freed_memory=True)
+    with torch.random.fork_rng(devices=fork_devices), reuse_freed_memory(execution.reuse_freed_memory):
         torch.manual_seed(seed)
         model = LinkEncoder(feats.shape[1], hidden, out, num_layers, dropout, encoder, decoder).to(dev)
         opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
