@@ -22,9 +22,11 @@ $(STAMP): pyproject.toml book/pyproject.toml constraints.txt Makefile
 	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node mathjax@3
 	touch $(STAMP)
 
-# Two test workers (the machine's two cores); the tests that build the smoke book share one worker (xdist_group).
+# Two test workers (the machine's two cores); the tests that build the smoke book share one worker (xdist_group);
+# the tests that start a local Ray cluster run after the others, alone (Ray's start-up has a fixed time limit).
 test: $(STAMP)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not serial"
+	$(BIN)/python -m pytest -m serial
 
 # Re-executes only notebooks whose inputs changed; FORCE=1 re-executes everything from the data.
 book: $(STAMP)

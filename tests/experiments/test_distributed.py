@@ -41,6 +41,7 @@ def local_ray():
             os.environ["PYTHONPATH"] = old
 
 
+@pytest.mark.serial
 def test_ray_executor_gives_the_local_rows_bit_for_bit(data_root, tmp_path, local_ray):
     grid = {**GRID, "datasets": ["Texas", "Cornell"]}
     local = run_experiment(out=tmp_path / "local.csv", root=data_root, execution=LOCAL, **grid)
@@ -56,6 +57,7 @@ def test_ray_executor_gives_the_local_rows_bit_for_bit(data_root, tmp_path, loca
     pd.testing.assert_frame_equal(again, remote)
 
 
+@pytest.mark.serial
 def test_killed_ray_run_resumes_without_lost_or_repeated_rows(data_root, tmp_path, local_ray):
     """A driver joined to a Ray cluster is killed once the first pair's rows have landed; the same
     command again completes the grid, keeping the rows that landed and training the rest once."""
@@ -97,6 +99,7 @@ def make_linear_dying_once(in_channels, out_channels, *, marker):
     return LinearNet(in_channels, out_channels)
 
 
+@pytest.mark.serial
 def test_a_factory_trains_on_ray_and_a_lost_worker_is_retried(data_root, tmp_path, local_ray):
     """The task receives the factory itself; its worker dies on the first call, Ray runs the task again
     (executors.MAX_RETRIES) and the rows equal a local run's."""
@@ -114,6 +117,7 @@ def test_a_factory_trains_on_ray_and_a_lost_worker_is_retried(data_root, tmp_pat
         np.testing.assert_array_equal(merged[col].to_numpy(), merged[f"{col}_ray"].to_numpy(), err_msg=col)
 
 
+@pytest.mark.serial
 def test_a_factory_the_workers_cannot_import_is_refused_before_any_pair(data_root, tmp_path, local_ray, monkeypatch):
     """A factory importable from the driver's sys.path but not from Ray's workers: one line with the fix, from a
     worker's import, before any pair is sent and without a Ray traceback."""
