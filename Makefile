@@ -26,7 +26,7 @@ $(STAMP): pyproject.toml book/pyproject.toml constraints.txt Makefile
 # the tests that start a local Ray cluster run after the others, alone (Ray's start-up has a fixed time limit).
 test: $(STAMP)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup -m "not serial"
-	$(BIN)/python -m pytest -m serial
+	$(BIN)/python -m pytest -m serial tests/experiments/test_distributed.py
 
 # Re-executes only notebooks whose inputs changed; FORCE=1 re-executes everything from the data.
 book: $(STAMP)
