@@ -19,6 +19,8 @@ from __future__ import annotations
 import numba
 import numpy as np
 
+from .._host import start_numba_threads
+
 # error bits of sorted_simple_homophily
 OUT_OF_RANGE, NOT_INCREASING, SELF_LOOP, DEGREE_MISMATCH = 1, 2, 4, 8
 
@@ -131,6 +133,7 @@ def sorted_simple_homophily(ei, labels, n: int) -> tuple[np.ndarray, int]:
     """
     m = ei.shape[1]
     flat, s0, d0, step = edge_buffer(ei)
+    start_numba_threads()  # idle threads sleep: see hpstrat_lite._host
     chunks = max(1, min(CHUNKS_PER_THREAD * numba.get_num_threads(), m // 65536 + 1))
     c = int(labels.max()) + 1 if labels.shape[0] else 1
     labels = labels.astype(np.int8 if c <= 127 else np.int16 if c <= 32767 else np.int32 if c < 2**31
