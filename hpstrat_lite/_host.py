@@ -54,3 +54,34 @@ def host_name(device="cpu") -> str:
     import torch
 
     return f"{torch.cuda.get_device_name(torch.device(device))} + {host_cpu()}"
+
+
+#: Environment variables through which a user sets OpenMP's idle-wait policy themselves (then left alone).
+_OMP_WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
+
+
+def start_numba_threads() -> None:
+    """Start numba's thread pool (once per process) with its idle threads sleeping instead of spinning.
+
+    numba's OpenMP threading layer loads its own copy of libgomp (the system's), beside the one PyTorch
+    ships: two pools, each with a worker per extra thread. By default an idle libgomp worker spins for a
+    while after each parallel region, so on a 2-core machine the spinning workers of one pool hold the
+    cores the other pool's next region needs, and on a machine shared with other processes spinning costs
+    the CPU share the work needs (``benchmarks/README.md``, bench_train.py). libgomp reads its wait policy once,
+    when it is loaded, which for numba's copy is the first parallel call: so this sets
+    ``OMP_WAIT_POLICY=PASSIVE`` for the moment numba launches its pool and removes it again (PyTorch's pool and
+    child processes keep their defaults). Nothing changes when the pool is already running, or when the user
+    set ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT``. Same numbers: only how idle threads wait changes.
+    """
+    from numba.np.ufunc import parallel
+
+    if parallel._is_initialized:
+        return
+    if any(v in os.environ for v in _OMP_WAIT_VARIABLES):
+        parallel._launch_threads()
+        return
+    os.environ["OMP_WAIT_POLICY"] = "PASSIVE"
+    try:
+        parallel._launch_threads()
+    finally:
+        os.environ.pop("OMP_WAIT_POLICY", None)

@@ -109,12 +109,13 @@ def node_homophily_of_pairs(labels: np.ndarray, a: np.ndarray, b: np.ndarray) ->
 
 def _sorted_simple_homophily(edge_index, labels: np.ndarray, n: int) -> np.ndarray:
     """The ``assume_simple=True`` path: one numba pass over the edges counts and checks (see
-    :mod:`hpstrat_lite.core._split_kernels`); no copy of ``edge_index`` when it holds int32 or int64."""
+    :mod:`hpstrat_lite.core._split_kernels`); no copy of ``edge_index`` when it holds int32 or int64, C- or
+    F-ordered (a ``[2, m]`` array sorted as ``ei[:, order]`` is F-ordered)."""
 
     ei = edge_array(edge_index)
     if ei.dtype not in (np.int32, np.int64):
         ei = ei.astype(np.int64)
-    h, err = sk.sorted_simple_homophily(ei[0], ei[1], labels, n)
+    h, err = sk.sorted_simple_homophily(ei, labels, n)
     if err & sk.OUT_OF_RANGE:
         check_node_ids(ei, n)
     if err:

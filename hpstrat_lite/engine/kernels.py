@@ -50,6 +50,8 @@ import numba
 import numpy as np
 import torch
 
+from .._host import start_numba_threads
+
 _NEG = np.float32(0.2)  # LeakyReLU slope of GATConv
 _ZERO = np.float32(0.0)  # float32 accumulators: mixing in float64 would block SIMD
 _FAST = {"reassoc", "contract", "arcp"}  # reorder sums, fuse multiply-adds; no assumptions about inf or nan
@@ -316,7 +318,9 @@ def _mask_array(keep) -> np.ndarray:
 
 
 def _match_torch_threads():
-    """Run numba's parallel loops on as many threads as torch uses."""
+    """Run numba's parallel loops on as many threads as torch uses (numba's pool started with sleeping idle
+    threads, :func:`hpstrat_lite._host.start_numba_threads`)."""
+    start_numba_threads()
     numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
 
 

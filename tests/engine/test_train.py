@@ -1111,3 +1111,32 @@ def test_bench_train_runs_and_prints_its_ratio(data_root, capsys, monkeypatch):
     assert out.count("(warm-up ") == 2  # both cases warmed up, untimed
     bench.main(["--datasets", "Texas", "--runs", "2", "--epochs", "2", "--models", "GCN", "--warmup-epochs", "0"])
     assert "warm-up" not in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("user_policy", [None, "ACTIVE"])
+def test_numba_pool_starts_with_sleeping_threads_and_leaves_the_environment(user_policy):
+    """In a fresh process: the first kernel call starts numba's pool with its OpenMP copy reading
+    OMP_WAIT_POLICY=PASSIVE (unless the user set a policy, which stays), and the environment is as before."""
+    import os
+    import subprocess
+    import sys
+
+    code = (
+        "import os, numba, numpy as np, torch\n"
+        "from numba.np.ufunc import parallel\n"
+        "from hpstrat_lite.engine.kernels import apply_keep_mask\n"
+        "seen = []\n"
+        "launch = parallel._launch_threads\n"
+        "def spy():\n"
+        "    seen.append(os.environ.get('OMP_WAIT_POLICY'))\n"
+        "    launch()\n"
+        "parallel._launch_threads = spy\n"
+        "h = torch.ones(4, 5, requires_grad=True)\n"
+        "out = apply_keep_mask(h, torch.ones(4, 5, dtype=torch.uint8))\n"
+        "assert parallel._is_initialized and torch.equal(out, h.detach())\n"
+        "print(seen[0], os.environ.get('OMP_WAIT_POLICY'))\n")
+    env = {k: v for k, v in os.environ.items() if k not in ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")}
+    if user_policy:
+        env["OMP_WAIT_POLICY"] = user_policy
+    out = subprocess.run([sys.executable, "-c", code], env=env, capture_output=True, text=True, check=True)
+    assert out.stdout.split() == ([user_policy, user_policy] if user_policy else ["PASSIVE", "None"])
