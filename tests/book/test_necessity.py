@@ -17,7 +17,7 @@ from conftest import mirror_has
 from hpstrat_book.part2 import necessity as runners
 from hpstrat_book.part2 import plan
 from hpstrat_book import necessity as tables
-from hpstrat_book import plots
+from hpstrat_book import plots, plots_part2
 from hpstrat_book import progress
 from hpstrat_book import scorecard
 from hpstrat_book.part2.__main__ import main as _cli_main
@@ -135,7 +135,7 @@ def test_ws_gamma_table_and_figure():
     t = tables.ws_gamma_table(_frame(*studies))
     assert list(t[t["model"] == "MLP"]["gamma"]) == [0.0, 0.4, 1.0]
     assert list(t[t["model"] == "GCN"]["test_mean"]) == [0.6, 0.8, 0.95]
-    fig = plots.plot_ws_gamma(t)
+    fig = plots_part2.plot_ws_gamma(t)
     ax = fig.axes[0]
     assert ax.get_ylabel() == "test ROC AUC" and "gamma" in ax.get_xlabel()
     assert ax.get_legend() is None and len(fig.legends[0].get_texts()) == 3  # the legend is off the axes
@@ -149,10 +149,10 @@ def test_feature_study_table_needs_two_subsets_and_plots_bands():
     t = tables.feature_study_table(df)
     assert list(zip(t["dataset"], t["model"], t["num_features"])) == [("Cora", "MLP", 200),
                                                                       ("Cora", "MLP", 400)]
-    fig = plots.plot_feature_study(t)
+    fig = plots_part2.plot_feature_study(t)
     assert fig.axes[0].get_title() == "Cora" and "features" in fig.axes[0].get_xlabel()
     with pytest.raises(ValueError, match="no feature-study rows"):
-        plots.plot_feature_study(t.iloc[:0])
+        plots_part2.plot_feature_study(t.iloc[:0])
 
 
 def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
@@ -354,7 +354,7 @@ def test_part1_table_puts_tuned_models_beside_part1_sweep():
 
 def test_plot_mlp_vs_gcn_bars():
     node = _frame(_rows("Cora", "MLP", [[0.7]]), _rows("Cora", "GCN", [[0.8]]))
-    fig = plots.plot_mlp_vs_gcn(node)
+    fig = plots_part2.plot_mlp_vs_gcn(node)
     ax = fig.axes[0]
     assert [t.get_text() for t in ax.get_xticklabels()] == ["Cora"]
     assert ax.get_ylabel() == "test accuracy (%)"
