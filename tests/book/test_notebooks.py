@@ -1,7 +1,7 @@
 """The book's notebooks: structure, change detection, scorecard logic, and a smoke run of every notebook.
 
 The smoke run executes every notebook of the ``smoke`` profile (book/notebooks.yml: Texas, small
-settings) with papermill on real data (HPSTRAT_DATA) into a staging folder; tests/test_book.py builds
+settings) with papermill on real data (HPSTRAT_DATA) into a staging folder; tests/book/test_book.py builds
 the HTML book from the same folder, so the notebooks run once per pytest run.
 """
 import hashlib
@@ -27,7 +27,7 @@ from hpstrat_book.hpstrat import complete_pairs
 
 PART2_PREFIXES = ("06_", "06b_", "07_", "08_", "09_")  # Part II chapters train and tune models
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 SMOKE_OUT = REPO / "_build" / "smoke-test"
 
 

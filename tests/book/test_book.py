@@ -1,5 +1,5 @@
 """The built HTML book (smoke profile): every chapter page shows its figures and tables, and no page
-shows a traceback or a warning. Shares its executed notebooks with tests/test_notebooks.py."""
+shows a traceback or a warning. Shares its executed notebooks with tests/book/test_notebooks.py."""
 import re
 from html.parser import HTMLParser
 from pathlib import Path
@@ -13,7 +13,7 @@ pytestmark = pytest.mark.xdist_group("smoke_book")
 
 
 
-SMOKE_OUT = Path(__file__).resolve().parents[1] / "_build" / "smoke-test"  # same as tests/test_notebooks.py
+SMOKE_OUT = Path(__file__).resolve().parents[2] / "_build" / "smoke-test"  # same as tests/book/test_notebooks.py
 
 #: Chapters whose pages must show at least one figure (all show tables).
 WITH_FIGURES = {"01_method", "02_fold_metrics", "02b_fold_metrics_summary", "03_gnn_experiments",

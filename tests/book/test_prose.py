@@ -8,7 +8,7 @@ import pytest
 
 from hpstrat_book.paper_values import paper_figures
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 DECIMAL = re.compile(r"(?<![\w.])\d+\.\d+(?![\w.])")
 #: Settings a page may state (not measured): the significance threshold 0.05, a learning rate / one
 #: accuracy point 0.01, dropout / WS rewiring / chance ROC AUC 0.5, the bounds 0.0 and 1.0 of a score, and the

@@ -14,7 +14,7 @@ import hpstrat_book.build as book
 
 
 
-REPO = Path(__file__).resolve().parents[1]
+REPO = Path(__file__).resolve().parents[2]
 
 
 def _entries(chapter: dict):

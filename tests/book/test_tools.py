@@ -13,9 +13,9 @@ from hpstrat_book.timing import project_remaining  # noqa: F401 (the scaling the
 from experiments.test_experiment import _runs
 from conftest import mirror_has
 from engine.test_train import _toy_graph
-from book.test_necessity import _frame, _rows
+from test_necessity import _frame, _rows
 
-_spec = importlib.util.spec_from_file_location("progress", Path(__file__).resolve().parents[1] / "tools" / "progress.py")
+_spec = importlib.util.spec_from_file_location("progress", Path(__file__).resolve().parents[2] / "tools" / "progress.py")
 progress = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(progress)
 protocol_files, protocol_progress = progress.protocol_files, progress.protocol_progress
