@@ -123,7 +123,13 @@ def book_table(df, *, digits: int = 1, hide_index: bool = False, caption: str | 
 
 
 def use_book_style() -> None:
-    """Matplotlib settings for figures legible at book width (fonts, dpi, grid)."""
+    """Matplotlib settings for figures legible at book width (fonts, dpi, grid), and the pages' one warning
+    filter: the library warns when a class has fewer nodes than folds (scikit-learn's words), which holds for
+    some of the book's small graphs on every page that splits them; their class sizes are in each page's
+    dataset table, so the pages do not repeat the warning (the audit's page shows it, caught and printed)."""
+    import warnings
+
+    warnings.filterwarnings("ignore", message=r"The least populated class in y has only \d+ members")
     mpl = require("matplotlib", extra="reports")
 
     mpl.rcParams.update({
