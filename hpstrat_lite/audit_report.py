@@ -312,7 +312,7 @@ def plot_audit(result: AuditResult, *, ax=None):
     if ax is None:
         _, ax = plt.subplots(figsize=(1.6 + 1.1 * len(result.std), 3.2))
     std = result.std.rename(columns=lambda m: METHOD_LABELS.get(m, m))
-    colors = [METHOD_COLORS.get(m, "#7F7F7F") for m in result.std.columns]
+    colors = [METHOD_COLORS.get(m, METHOD_COLORS["random"]) for m in result.std.columns]
     std.plot.bar(ax=ax, rot=0, width=0.8, color=colors)
     ax.set_ylabel(f"cross-fold std of test {result.metric_name} (points)")
     ax.set_xlabel("")

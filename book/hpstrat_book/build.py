@@ -526,7 +526,8 @@ def _file_sha(path) -> str | None:
 
 def _run_job(job: dict, book_root, kernel_name: str):
     """Execute one job; returns ``(modules, seconds, library snapshot taken before)`` (picklable)."""
-    lib = [p for p in (REPO / "hpstrat_lite").rglob("*.py") if "__pycache__" not in p.parts]
+    lib = [p for folder in (REPO / "hpstrat_lite", REPO / "book" / "hpstrat_book") for p in folder.rglob("*.py")
+           if "__pycache__" not in p.parts]
     before = {p: _file_sha(p) for p in lib}
     t0 = time.perf_counter()
     _, modules = execute(job, book_root, kernel_name=kernel_name)

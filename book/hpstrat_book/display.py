@@ -405,7 +405,9 @@ def counts_sentence(claims: pd.DataFrame, *, what: str = "claims") -> str:
     text = f"{_count(tested, what)} tested: {', '.join(parts)}" if tested else ""
     apart = []
     if c[BY_CONSTRUCTION]:
-        apart.append(f"{c[BY_CONSTRUCTION]} {'holds' if c[BY_CONSTRUCTION] == 1 else 'hold'} by construction")
+        n = c[BY_CONSTRUCTION]
+        who = f"{n} more" if text else _count(n, what)
+        apart.append(f"{who} {'holds' if n == 1 else 'hold'} by construction")
     if c[EXPLORATORY]:
         apart.append(f"{c[EXPLORATORY]} exploratory (on the rows an effect was found on)")
     if apart:
