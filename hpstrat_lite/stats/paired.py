@@ -6,7 +6,7 @@ import dataclasses
 
 import numpy as np
 
-from ._checks import check_alpha, check_choice, check_count, paired
+from ._checks import as_vector, check_alpha, check_choice, check_count, paired
 
 #: Fewest non-zero paired differences the Wilcoxon test is run on (with 5, the smallest two-sided p is 0.0625).
 MIN_PAIRS = 6
@@ -31,12 +31,7 @@ def holm(p_values) -> np.ndarray:
     >>> holm([0.01, 0.04, 0.03, float("nan")])
     array([0.03, 0.06, 0.06,  nan])
     """
-    try:
-        p = np.asarray(p_values, dtype=float)
-    except (TypeError, ValueError):
-        raise ValueError(f"p_values must be numbers in [0, 1]; got {p_values!r}.") from None
-    if p.ndim != 1:
-        raise ValueError(f"p_values must be 1-d; got shape {p.shape}.")
+    p = as_vector(p_values, "p_values")
     finite = np.flatnonzero(~np.isnan(p))
     if np.any((p[finite] < 0) | (p[finite] > 1)):
         raise ValueError(f"p_values must lie in [0, 1]; got {p[finite].min():g} to {p[finite].max():g}.")
