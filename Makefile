@@ -11,13 +11,15 @@ TORCH  := torch==2.13.0
 install: $(STAMP)
 
 # Every extra (pyg, studies, ray, reports, book) and the test tools, at the versions of constraints.txt.
+# torch comes first, with pip: pip reads the machine's wheel folder, where the CPU build lies (uv does not look
+# there); --no-compile skips byte-compiling torch's 17k files up front (Python compiles what it imports).
+# uv then installs the rest: the same versions as pip, resolved and installed in parallel.
 $(STAMP): pyproject.toml book/pyproject.toml constraints.txt Makefile
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
-	$(BIN)/python -m pip install -q --upgrade pip
-	$(BIN)/python -m pip install -q $(TORCH)
-	$(BIN)/python -m pip install -q -c constraints.txt -e '.[all,test,book]'
+	$(BIN)/python -m pip install -q --no-compile $(TORCH) uv
+	$(BIN)/uv pip install -q --python $(BIN)/python -c constraints.txt -e '.[all,test,book]'
 	# the book's side (claims, page tables, scorecard, plot style, the book runner): not in the wheel
-	$(BIN)/python -m pip install -q --no-deps -e book
+	$(BIN)/uv pip install -q --python $(BIN)/python --no-deps -e book
 	# MathJax for the offline book (copied into the built book's _static by book/hpstrat_book/build.py)
 	npm install --silent --no-save --no-audit --no-fund --prefix $(VENV)/node mathjax@3
 	touch $(STAMP)

@@ -15,11 +15,12 @@
 #              SIGINT (finished pairs' rows are kept), and a rerun with the same arguments resumes it
 #
 # Steps: unpack the data, print the GPU and the package versions, run the CUDA tests of
-# tests/test_train.py (a run in a batch equals the run alone on the GPU; GPU against CPU), run the
+# tests/engine/test_train.py (a run in a batch equals the run alone on the GPU; GPU against CPU), run the
 # sweep on device="cuda" (one process: a fresh process per pair would pay CUDA's start-up 96 times),
-# print analysis.sweep_wall_time of the rows. DATASETS and DEVICE (default: the twelve, cuda) make a
-# short rehearsal on a CPU possible (tests/test_experiment.py runs one):
-#   DATASETS=Texas DEVICE=cpu benchmarks/device_sweep.sh ...
+# print the sweep's wall time from the rows. DATASETS, DEVICE (default: the twelve, cuda) and SWEEP_ARGS (extra
+# `hpstrat experiment` options, default none) make a short rehearsal on a CPU possible
+# (tests/experiments/test_experiment.py runs one):
+#   DATASETS=Texas DEVICE=cpu SWEEP_ARGS="--max-epochs 5 --patience 5" benchmarks/device_sweep.sh ...
 # WORKDIR (default /tmp/hpstrat_device) holds the unpacked data and the dataset cache.
 set -u
 data=$1 out=$2 logdir=${3:-$(dirname "$2")} limit=${4:-570}
@@ -39,7 +40,7 @@ $py -c "import torch, torch_geometric, numpy, numba; print('torch', torch.__vers
 'gpu', torch.cuda.get_device_name(0) if torch.cuda.is_available() else None)"
 
 echo "== CUDA tests"
-timeout 120 $py -m pytest -q -p no:cacheprovider -o addopts="" tests/test_train.py -k cuda
+timeout 120 $py -m pytest -q -p no:cacheprovider -o addopts="" tests/engine/test_train.py -k cuda
 
 echo "== sweep"
 ( while sleep 20; do [ -f "$out" ] && cp "$out" "$logdir/" 2>/dev/null; done ) &
@@ -47,7 +48,7 @@ copier=$!
 left=$(( limit - ($(date +%s) - start) - 20 ))
 datasets=${DATASETS:-Cornell Texas Wisconsin Chameleon Squirrel Cora CiteSeer Actor Photo CS Computers Physics}
 timeout --signal=INT "$left" $py -m hpstrat_lite.cli experiment --datasets $datasets \
-    --k 4 --seeds 0 --device "${DEVICE:-cuda}" --out "$out"
+    --k 4 --seeds 0 --device "${DEVICE:-cuda}" --out "$out" ${SWEEP_ARGS:-}
 echo "sweep exit code $?"
 kill "$copier" 2>/dev/null
 [ "$(cd "$(dirname "$out")" && pwd)" = "$(cd "$logdir" && pwd)" ] || cp "$out" "$logdir/"
