@@ -211,7 +211,9 @@ def _chapter_sources():
 
 def _objectives(text: str) -> str:
     """The learning-objectives section: from its heading to the quick-run line (or the next heading)."""
-    match = re.search(r"^## Learning objectives\n(.*?(?:\*\*Quick run:\*\*[^\n]*|(?=^#)|\Z))", text, re.M | re.S)
+    # a heading, or on a chapter page whose sections are its per-dataset pages, a rubric (not a numbered section)
+    match = re.search(r"^(?:## |```\{rubric\} )Learning objectives\n(?:```\n)?(.*?(?:\*\*Quick run:\*\*[^\n]*|(?=^#)|\Z))",
+                      text, re.M | re.S)
     return match.group(1) if match else ""
 
 
