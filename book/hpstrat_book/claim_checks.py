@@ -152,12 +152,30 @@ def rerun_variant(committed: pd.DataFrame, rerun: pd.DataFrame) -> pd.DataFrame:
     return pd.concat([kept, rerun[[c for c in rerun.columns if c in committed.columns]]], ignore_index=True)
 
 
+#: The committed reruns as the pages name them (results file stem -> words); the page "Data, reruns and
+#: provenance" (book/provenance.md) says what each one ran.
+RERUN_LABELS = {
+    "timed_k4_seed0": "timed rerun",
+    "retimed_k4_seed0": "busy pairs retrained",
+    "timed_k4_seed0_intel2": "second-machine rerun",
+    "timed_k4_seed0_amd": "AMD rerun",
+    "timed_k4_seed0_h200": "GPU rerun",
+    "rerun_photo_k4_seed0": "Photo rerun",
+}
+
+
+def rerun_label(stem: str) -> str:
+    """A committed rerun in words (:data:`RERUN_LABELS`); an unlisted file: its stem with spaces for underscores."""
+    return RERUN_LABELS.get(stem, str(stem).replace("_", " "))
+
+
 @functools.lru_cache(maxsize=8)
 def reruns_of(src: Sources) -> tuple[pd.DataFrame, dict]:
     """``(independence, variants)``: :func:`rerun_independence` of the committed reruns of ``src.gnn`` and the
-    sweep as each independent rerun saw it (:func:`rerun_variant`); missing files are skipped."""
+    sweep as each independent rerun saw it (:func:`rerun_variant`), each rerun named in words (:func:`rerun_label`);
+    missing files are skipped."""
     committed = _rows((src.gnn,))
-    found = {Path(p).stem: _rows((p,)) for p in src.reruns if _path(p).is_file()}
+    found = {rerun_label(Path(p).stem): _rows((p,)) for p in src.reruns if _path(p).is_file()}
     found = {k: v for k, v in found.items() if not v.empty}
     table = rerun_independence(committed, found)
     variants = {r: rerun_variant(committed, found[r]) for r in table.loc[table["independent"], "rerun"]}

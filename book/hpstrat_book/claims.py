@@ -368,6 +368,11 @@ def claims_frame(claim_ids=None, src: Sources = Sources()) -> pd.DataFrame:
     return pd.DataFrame([evaluate(i, src).row() for i in claim_ids])
 
 
+#: The headline claims the front page shows (at most ten): each paper's central claims and the results a reader
+#: of the papers asks about first; every other claim is on the scorecard.
+HEADLINE = ("H6", "H7", "H13", "H10", "H18", "H19", "N1", "N2", "N6", "N9")
+
+
 def rerun_table(src: Sources = Sources()) -> pd.DataFrame:
     """Which committed reruns of the k = 4, seed 0 sweep are independent (:func:`claim_checks.rerun_independence`)."""
     table, _ = cc.reruns_of(src)
@@ -433,5 +438,5 @@ def change_log(current: pd.DataFrame | None = None, *, before=BEFORE) -> pd.Data
     return pd.DataFrame(out, columns=["id", "claim", "before", "after", "why"])
 
 
-__all__ = ["Claim", "ClaimResult", "Sources", "Evidence", "REGISTRY", "claim", "evaluate", "ids", "claims_frame",
+__all__ = ["Claim", "ClaimResult", "Sources", "Evidence", "REGISTRY", "HEADLINE", "claim", "evaluate", "ids", "claims_frame",
            "rerun_table", "change_log", "controls_reading", "AGREES", "DISAGREES", "INCONCLUSIVE"]

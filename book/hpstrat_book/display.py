@@ -37,8 +37,8 @@ Claims tables and findings
 --------------------------
 
 Claims tables and findings for reading: every claims table of the book goes through :func:`claims_table`,
-every "Key findings" box and the front page's findings through :func:`key_findings` and
-:func:`findings_table`.
+every "Key findings" box through :func:`key_findings`, the front page's answer and headline claims through
+:func:`answer_in_short` and :func:`headline_table`.
 
 A claims table is a frame with (some of) the columns ``section, claim, paper, rule, ours / evidence,
 verdict`` (:func:`hpstrat_book.scorecard.scorecard`, :func:`hpstrat_book.necessity.part2_claims`).
@@ -208,7 +208,7 @@ class NumberedTable:
     """
 
     def __init__(self, df: pd.DataFrame, *, kinds: dict | None = None, caption: str | None = None, name: str,
-                 hide_index: bool = False, bold=()):
+                 hide_index: bool = False, bold=(), raw=()):
         self.kinds = _check_kinds(df, kinds)
         if not isinstance(name, str) or not re.fullmatch(TABLE_NAME, name):
             raise ValueError(f"name={name!r} is not a table label; use 'tbl-' and lowercase words (letters, "
@@ -220,6 +220,7 @@ class NumberedTable:
             raise ValueError(f"table {name!r} has no column to show (df has no columns and hide_index=True).")
         self.df, self.caption, self.name, self.hide_index = df, caption, name, hide_index
         self.bold = [c for c in bold if c in df.columns]
+        self.raw = [c for c in raw if c in df.columns]  # cells that are MyST already (a {doc} link): not escaped
 
     def _repr_markdown_(self) -> str:
         cells = format_frame(self.df, kinds=self.kinds)
@@ -232,6 +233,7 @@ class NumberedTable:
             keys = [] if self.hide_index else list(key) if isinstance(key, tuple) else [key]
             lines.append(_md_row([_md_text(_words(k)) for k in keys]
                                  + [_md_code(v) if self.kinds[c] == "code" else
+                                    " ".join(str(v).split()).replace("|", "\\|") if c in self.raw else
                                     f"**{_md_text(v)}**" if c in self.bold and str(v).strip() else _md_text(v)
                                     for c, v in zip(cells.columns, row)]))
         return "\n".join([f"```{{table}} {self.caption}", f":name: {self.name}", "", *lines, "```"])
@@ -357,9 +359,13 @@ def claims_table(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS, link_base: str 
         (``link_base + chapter + ".html"``).
     """
     frame = claims_frame(claims, columns=columns)
-    if caption and link_base is None:
+    if caption:
+        raw = []
+        if link_base is not None and "chapter" in claims.columns:
+            frame["chapter"] = [_doc_link(c, link_base) for c in claims["chapter"]]
+            raw = ["chapter"]
         return NumberedTable(frame, kinds={c: "text" for c in frame.columns}, caption=caption,
-                             name=name or caption_label(caption), hide_index=True, bold=["verdict"])
+                             name=name or caption_label(caption), hide_index=True, bold=["verdict"], raw=raw)
     if link_base is not None and "chapter" in claims.columns:
         frame["chapter"] = [_link(c, link_base) for c in claims["chapter"]]
     styler = frame.style.hide(axis="index")
@@ -372,6 +378,33 @@ def claims_table(claims: pd.DataFrame, *, columns=CLAIM_COLUMNS, link_base: str 
         {"selector": "td", "props": "min-width: 6em; max-width: 32em"},
     ])
     return styler
+
+
+def _doc_link(chapter, base: str) -> str:
+    """A chapter as a MyST link to its page (``{doc}`title <base + chapter>```), empty for no chapter."""
+    chapter = _words(chapter)
+    if not chapter:
+        return ""
+    return f"{{doc}}`{CHAPTER_TITLES.get(chapter, chapter)} <{base}{chapter}>`"
+
+
+class Folded:
+    """A displayed object folded under a title: in the book a MyST ``{dropdown}`` around its Markdown (a numbered
+    table keeps its number and caption inside), in Jupyter an HTML ``<details>`` element."""
+
+    def __init__(self, obj, title: str):
+        if not " ".join(str(title or "").split()):
+            raise ValueError(f"a folded block needs a title; got title={title!r}.")
+        self.obj, self.title = obj, " ".join(str(title).split())
+
+    def _repr_markdown_(self) -> str:
+        inner = self.obj._repr_markdown_() if hasattr(self.obj, "_repr_markdown_") else str(self.obj)
+        fence = "`" * (max((len(r) for r in re.findall(r"^`{3,}", inner, re.M)), default=3) + 1)
+        return f"{fence}{{dropdown}} {self.title}\n{inner}\n{fence}"
+
+    def _repr_html_(self) -> str:
+        inner = self.obj._repr_html_() if hasattr(self.obj, "_repr_html_") else html.escape(str(self.obj))
+        return f"<details><summary>{html.escape(self.title)}</summary>{inner}</details>"
 
 
 def _link(chapter, base: str) -> str:
@@ -456,17 +489,6 @@ def _short(text: str, limit: int = 160) -> str:
     return head + note
 
 
-def findings_table(claims: pd.DataFrame, *, link_base: str = "") -> pd.DataFrame:
-    """The front page's table: one row per claim with ``claim``, ``paper``, ``ours``, ``verdict`` and a link
-    to the chapter that shows it (``chapter``), rerun details left to the scorecard."""
-    frame = claims_frame(claims, columns=("id", "study", "claim", "paper", "ours", "verdict"))
-    frame["paper"] = frame["paper"].map(_short)
-    frame["ours"] = frame["ours"].map(_short)
-    if "chapter" in claims.columns:
-        frame["chapter"] = [_link(c, link_base) for c in claims["chapter"]]
-    return frame
-
-
 def markdown_to_html(text: str) -> str:
     """``text`` (Markdown) as HTML, for a value glued into another page (myst-nb pastes ``text/html`` across
     pages, not ``text/markdown``). Needs ``markdown-it-py`` (installed with the book's dependencies)."""
@@ -478,25 +500,6 @@ def markdown_to_html(text: str) -> str:
 def _by_id(claims: pd.DataFrame, claim_id: str):
     sel = claims[claims["id"] == claim_id] if "id" in claims.columns else claims.iloc[:0]
     return sel.iloc[0] if len(sel) else None
-
-
-def findings_sentences(part1: pd.DataFrame, part2: pd.DataFrame) -> str:
-    """Two or three sentences, in Markdown, that say what this reproduction found: the verdict counts of each
-    paper (:func:`counts_sentence`) and the central claim of each, read by id from the registry's rows
-    (:func:`hpstrat_book.claims.claims_frame`: H6, H12, H14 against class-stratified, H7 against random)."""
-    out = [f"**HpStrat** (Part I): {counts_sentence(part1)}"]
-    central = []
-    for cid, protocol in (("H6", "k = 4, seed 0"), ("H12", "k = 5, seed 0"), ("H14", "k = 4, seeds 0-5")):
-        row = _by_id(part1, cid)
-        if row is not None:
-            central.append(f"*{row['verdict']}* [{cid}] with {protocol} ({_words(row.get('p (units)', ''))})")
-    rnd = _by_id(part1, "H7")
-    if central:
-        out.append("Its central claim, a smaller cross-fold spread than class-stratified k-fold, is "
-                   + "; ".join(central) + (f"; against random k-fold it is *{rnd['verdict']}* [H7] "
-                                           f"({_words(rnd.get('p (units)', ''))})" if rnd is not None else "") + ".")
-    out.append(f"**Does the graph matter?** (Part II): {counts_sentence(part2)}")
-    return " ".join(out)
 
 
 def gnn_page_scope(*, k: int, seeds) -> str:
@@ -517,10 +520,169 @@ def gnn_page_scope(*, k: int, seeds) -> str:
             "other folds and seeds.")
 
 
-def front_claims(part1: pd.DataFrame, part2: pd.DataFrame) -> pd.DataFrame:
-    """The headline claims for the front page, from the registry's rows: every tested claim of the two papers
-    (rows that hold by construction or are exploratory are left to the scorecard). A ``study`` column names the
-    paper."""
-    p1 = part1[~part1["verdict"].isin(APART)].assign(study="HpStrat")
-    p2 = part2[~part2["verdict"].isin(APART)].assign(study="Does the graph matter?")
-    return pd.concat([p1, p2], ignore_index=True)
+
+
+# --------------------------------------------------------------------------------------------------
+# The front page: the answer in a few sentences, the headline claims in one narrow table
+
+_PARENTHESES = re.compile(r"\s*\([^()]*\)")
+
+
+def headline_figure(text, *, limit: int = 90) -> str:
+    """A claims cell shortened for a narrow table: the reruns' verdicts and parenthetical asides dropped, then its
+    ``"; "``-separated clauses
+    as long as they fit in ``limit`` characters (always the first), ``"; …"`` when some are left out.
+
+    >>> headline_figure("Cora: MLP 75.9, GCN 88.2 (gap +12.4, Welch p 8.2e-08; 30/30 trials); CiteSeer: MLP 73.5", limit=30)
+    'Cora: MLP 75.9, GCN 88.2; …'
+    """
+    text = re.split(r";\s*(?:independent )?reruns?:", " ".join(_words(text).split()))[0]  # reruns: the scorecard's
+    while _PARENTHESES.search(text):
+        text = _PARENTHESES.sub("", text)
+    text = text.replace(" :", ":").replace(" ,", ",").replace(" ;", ";").strip(" ;")
+    clauses = [c.strip() for c in text.split("; ") if c.strip()]
+    if not clauses:
+        return ""
+    kept = [clauses[0]]
+    for c in clauses[1:]:
+        if len("; ".join(kept + [c])) > limit:
+            break
+        kept.append(c)
+    return "; ".join(kept) + ("; …" if len(kept) < len(clauses) else "")
+
+
+def headline_table(claims: pd.DataFrame, ids, *, caption: str, link_base: str = "",
+                   anchors: dict | None = None) -> str:
+    """The front page's table of headline claims, as HTML: one row per id of ``ids`` (in that order, those
+    present), four narrow columns (the claim, the verdict, the paper's figure and ours, each shortened by
+    :func:`headline_figure`), a ``caption``; each claim's id links to the scorecard (``link_base``, with the anchor
+    of its part from ``anchors``: id prefix -> anchor). The verdict comes second, so a phone shows it without
+    scrolling. Raises ``ValueError`` for more than ten ids or an empty caption."""
+    ids = list(ids)
+    if len(ids) > 10:
+        raise ValueError(f"ids has {len(ids)} claims; a headline table shows at most 10.")
+    if not " ".join(str(caption or "").split()):
+        raise ValueError(f"a headline table needs a caption; got caption={caption!r}.")
+    anchors = anchors or {}
+    rows = []
+    for cid in ids:
+        r = _by_id(claims, cid)
+        if r is None:
+            continue
+        href = html.escape(link_base + (f"#{anchors[cid[0]]}" if cid[0] in anchors else ""))
+        rows.append(
+            f'<tr><td>{html.escape(_words(r["claim"]))} <a href="{href}">[{html.escape(cid)}]</a></td>'
+            f'<td class="verdict"><strong>{html.escape(_words(r["verdict"]))}</strong></td>'
+            f'<td>{html.escape(headline_figure(r.get("paper", ""), limit=60))}</td>'
+            f'<td>{html.escape(headline_figure(r.get("ours", "")))}</td></tr>')
+    head = "".join(f"<th>{h}</th>" for h in ("Claim", "Verdict", "Paper", "Ours"))
+    return (f'<div class="table-wrapper"><table class="headline-claims"><caption>{html.escape(caption)}</caption>'
+            f"<thead><tr>{head}</tr></thead><tbody>{''.join(rows)}</tbody></table></div>")
+
+
+def _and(items) -> str:
+    """``a``, ``a and b``, ``a, b and c``."""
+    items = [str(i) for i in items if str(i)]
+    return " and ".join(items) if len(items) < 3 else ", ".join(items[:-1]) + " and " + items[-1]
+
+
+def _tested_counts(claims: pd.DataFrame) -> tuple[int, str]:
+    """(how many claims were tested, their verdicts as words: "2 agree, 1 disagrees and 12 are inconclusive");
+    zero counts left out."""
+    c = verdict_counts(claims)
+    tested = len(claims) - sum(c[v] for v in APART)
+    parts = []
+    if c["agrees"]:
+        parts.append(f"{c['agrees']} {'agrees' if c['agrees'] == 1 else 'agree'}")
+    if c["disagrees"]:
+        parts.append(f"{c['disagrees']} {'disagrees' if c['disagrees'] == 1 else 'disagree'}")
+    if c["inconclusive"]:
+        n = c["inconclusive"]
+        parts.append(f"{'all ' if n == tested and n > 1 else ''}{n} {'is' if n == 1 else 'are'} inconclusive")
+    return tested, _and(parts)
+
+
+def _paper_sentence(claims: pd.DataFrame, whose: str) -> str:
+    """"Of the 15 tested claims of the HpStrat paper, 2 agree, 1 disagrees and 12 are inconclusive (5 more hold by
+    construction)." or an empty string without claims."""
+    tested, words = _tested_counts(claims)
+    c = verdict_counts(claims)
+    apart = []
+    if c[BY_CONSTRUCTION]:
+        n = c[BY_CONSTRUCTION]
+        apart.append(f"{n} more {'holds' if n == 1 else 'hold'} by construction")
+    if c[EXPLORATORY]:
+        apart.append(f"{c[EXPLORATORY]} more {'is' if c[EXPLORATORY] == 1 else 'are'} exploratory")
+    tail = f" ({'; '.join(apart)})" if apart else ""
+    if not tested:
+        return f"None of {whose}’s claims could be tested{tail}." if len(claims) else ""
+    if tested == 1:
+        return f"{whose[0].upper() + whose[1:]}’s one tested claim {words.split(' ', 1)[1]}{tail}."
+    return f"Of {whose}’s {tested} tested claims, {words}{tail}."
+
+
+#: What a claim of the second paper says, in a few words, for the front page's answer.
+PART2_GIST = {"N1": "the tuned MLP matching the GCN on Amazon and Coauthor graphs",
+              "N2": "the GCN’s lead on Cora and CiteSeer",
+              "N6": "the GCN’s lead on Twitch and Facebook links", "N9": "the paper’s tuned-MLP numbers"}
+
+
+def _gist_sentence(claims: pd.DataFrame) -> str:
+    """"Our runs confirm a, b and c, contradict d, and leave e open." from the verdicts of the rows of ``claims``
+    whose id :data:`PART2_GIST` names."""
+    by: dict = {}
+    for _, r in claims.iterrows():
+        if r.get("id") in PART2_GIST:
+            by.setdefault(r["verdict"], []).append(PART2_GIST[r["id"]])
+    parts = [f"{verb} {_and(by[v])}" for v, verb in (("agrees", "confirm"), ("disagrees", "do not reproduce"),
+                                                      ("inconclusive", "leave open")) if by.get(v)]
+    return f"Our runs {'; they '.join(parts)}." if parts else ""
+
+
+def _protocols(claims, pairs) -> dict:
+    """verdict -> [(protocol, p text)] for the (id, protocol) ``pairs`` present in ``claims``."""
+    out: dict = {}
+    for cid, protocol in pairs:
+        r = _by_id(claims, cid)
+        if r is not None:
+            out.setdefault(r["verdict"], []).append((protocol, f"{r['p']:.2g}" if r.get("p") == r.get("p") else ""))
+    return out
+
+
+def _central(by: dict, first: str) -> str:
+    """The verdicts of one claim under several protocols as a clause: "is inconclusive under all three protocols
+    (p = 0.3, 0.11 and 0.68)" or "agrees with k = 5 (p = 0.0015) and is inconclusive with k = 4 and ..."."""
+    def ps(items):
+        got = [p for _, p in items if p]
+        return f" (p = {_and(got)})" if got else ""
+    if len(by) == 1:
+        (v, items), = by.items()
+        how = {2: "under both protocols", 3: "under all three protocols"}.get(
+            len(items), "with " + _and(p for p, _ in items))
+        return f"{first} {'is ' if v not in ('agrees', 'disagrees') else ''}{v} {how}{ps(items)}"
+    parts = [f"{'is ' if v not in ('agrees', 'disagrees') else ''}{v} with {_and(p for p, _ in items)}"
+             f"{ps(items) if v in ('agrees', 'disagrees') else ''}" for v, items in sorted(by.items(), key=lambda kv: kv[0] not in ("agrees", "disagrees"))]
+    return f"{first} {_and(parts)}"
+
+
+def answer_in_short(part1: pd.DataFrame, part2: pd.DataFrame, own: pd.DataFrame) -> str:
+    """The front page's answer in a few sentences (Markdown), from the registry's rows
+    (:func:`hpstrat_book.claims.claims_frame`): the verdict counts of each paper and of this book's own claims, and
+    the HpStrat paper's central claim (ids H6, H12, H14 against class-stratified, H7, H13, H15 against random)
+    under each protocol. Zero counts are left out; one claim is "1 claim"."""
+    protocols = ("k = 4", "k = 5", "six split seeds")
+    out = [f"**In short.** {_paper_sentence(part1, 'the HpStrat paper')}"]
+    strat = _protocols(part1, zip(("H6", "H12", "H14"), protocols))
+    rand = _protocols(part1, zip(("H7", "H13", "H15"), protocols))
+    if strat:
+        out.append(_central(strat, "Its central claim, a smaller cross-fold spread than class-stratified k-fold,") + ".")
+    if rand:
+        out.append(_central(rand, "Against random k-fold it") + ".")
+    p2 = _paper_sentence(part2, "the second paper")
+    if p2:
+        out.append(p2 + (" " + _gist_sentence(part2) if _gist_sentence(part2) else ""))
+    mine = _paper_sentence(own, "this book")
+    if mine:
+        out.append("New beyond the papers: control folds and synthetic graphs test *why* HpStrat’s folds might "
+                   "differ. " + mine)
+    return " ".join(out)

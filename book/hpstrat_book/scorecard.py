@@ -212,27 +212,11 @@ def _repo_path(path) -> Path:
     return path if path.is_absolute() else REPO / path
 
 
-def unavailable_datasets(root=None):
-    """The HpStrat datasets whose raw files are not under the data root, with the reason
-    (:func:`hpstrat_lite.data.graphs.dataset_summary` status, the data root's path shown as
-    ``<data root>``). Nothing is downloaded."""
-    from hpstrat_lite.data.datasets import HPSTRAT_DATASETS, available_datasets, data_root
-    from hpstrat_lite.data.graphs import dataset_summary
-
-    have = set(available_datasets(root))
-    missing = [d for d in HPSTRAT_DATASETS if d not in have]
-    if not missing:
-        return pd.DataFrame(columns=["dataset", "status"])
-    table = dataset_summary(missing, root=root)[["dataset", "status"]].reset_index(drop=True)
-    table["status"] = table["status"].str.replace(str(data_root(root)), "<data root>", regex=False)
-    return table
-
-
 def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     """The scorecard's Part II rows: the claims of "Revisiting the Necessity of Graph Learning and Common
     Graph Benchmarks" (:func:`part2_claims`) on the committed result files, in the
     layout of :func:`scorecard`: ``section``, ``claim``, ``paper`` (the paper's numbers, or its words where
-    its text has none), ``rule``, ``ours`` (our numbers, and the datasets not run yet), ``verdict`` (judged on
+    its text has none), ``rule``, ``ours`` (our numbers, and the datasets without numbers), ``verdict`` (judged on
     the datasets that have numbers; ``inconclusive`` without any), ``chapter``.
 
     ``None`` reads the Part II runner's own file (:func:`hpstrat_book.part2.necessity.results_file`: the
@@ -243,8 +227,8 @@ def part2_scorecard(node_results=None, link_results=None, feature_results=None):
     files = [results_file(task, results_dir=RESULTS) if path is None else _repo_path(path)
              for task, path in (("node", node_results), ("link", link_results), ("features", feature_results))]
     claims = part2_claims(*files, min_eval=N_EVAL)  # a feature point counts once fully evaluated
-    ours = [ev + (f" (not yet: {', '.join(miss)})" if ev and miss else "") if ev else
-            f"not run: no numbers yet for {', '.join(miss)}" for ev, miss in zip(claims["evidence"], claims["missing"])]
+    ours = [ev + (f" (no numbers for {', '.join(miss)})" if ev and miss else "") if ev else
+            f"no numbers for {', '.join(miss)}" for ev, miss in zip(claims["evidence"], claims["missing"])]
     return claims.assign(section=claims["source"], ours=ours,
                          verdict=claims["verdict"])[
         ["section", "claim", "paper", "rule", "ours", "verdict", "chapter"]]

@@ -144,12 +144,14 @@ def test_tag_for_reading_removes_parameters_and_folds_code():
 
 @pytest.mark.slow
 def test_front_page_opens_with_the_generated_findings(html):
-    """The front page pastes the scorecard's findings: its sentences and its table of claims with verdicts."""
+    """The front page opens with the scorecard's answer in sentences, then one captioned table of at most ten
+    headline claims with their verdicts, each linked to the scorecard."""
     from hpstrat_book.verdicts import VERDICTS
 
     page = (html / "book" / "intro.html").read_text()
-    start = page.index('<section id="what-the-papers-claim')  # the section, not its entry in the page's contents
-    found = page[start:page.index('<section id="conventions"', start)]
-    assert "<table" in found and "Does the graph matter?" in visible_text(found)
-    assert any(v in visible_text(found) for v in VERDICTS) and "claims tested" in visible_text(found)
-    assert "03_gnn_experiments.html" in found  # each claim links to its chapter
+    start = page.index("<h1")
+    first = page[start:page.index("</table>", start)]
+    assert "In short." in visible_text(first) and first.count("<table") == 1 and "<caption" in first
+    rows = re.findall(r"<tr>", first[first.index("<tbody"):])
+    assert 1 <= len(rows) <= 10 and any(v in visible_text(first) for v in VERDICTS)
+    assert "executed/scorecard.html#" in first

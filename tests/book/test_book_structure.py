@@ -211,7 +211,9 @@ def _chapter_sources():
 
 def _objectives(text: str) -> str:
     """The learning-objectives section: from its heading to the quick-run line (or the next heading)."""
-    match = re.search(r"^## Learning objectives\n(.*?(?:\*\*Quick run:\*\*[^\n]*|(?=^#)|\Z))", text, re.M | re.S)
+    # a heading, or on a chapter page whose sections are its per-dataset pages, a rubric (not a numbered section)
+    match = re.search(r"^(?:## |```\{rubric\} )Learning objectives\n(?:```\n)?(.*?(?:\*\*Quick run:\*\*[^\n]*|(?=^#)|\Z))",
+                      text, re.M | re.S)
     return match.group(1) if match else ""
 
 
@@ -250,7 +252,8 @@ def test_every_chapter_has_numbered_exercises_with_linked_solutions_and_no_admon
         solved = [m.group(2) for m in SOLUTION.finditer(text)]
         assert len(exercises) >= 2, f"{name}: fewer than two exercise directives"
         assert solved == exercises, f"{name}: every exercise needs one solution referring to it, in order"
-        assert text.index("## Exercises") < text.index("{exercise}"), f"{name}: exercises outside their section"
+        heading = re.search(r"^(?:## |```\{rubric\} )Exercises$", text, re.M)  # a chapter page's rubric, or a heading
+        assert heading and heading.start() < text.index("{exercise}"), f"{name}: exercises outside their section"
         if source not in sources:  # a notebook run as several chapters is suffixed per page (tested below)
             labels += exercises + [m.group(3) for m in SOLUTION.finditer(text)]
             sources.add(source)
@@ -432,7 +435,7 @@ def test_captioned_figures_references_and_exercises_of_chapters_render_in_a_sphi
     nb_options = "".join(f"{key} = {sphinx_config[key]!r}\n"  # the book's own rendering of Markdown outputs
                          for key in ("nb_render_markdown_format", "nb_mime_priority_overrides"))
     (src / "conf.py").write_text(
-        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_togglebutton', 'sphinxcontrib.bibtex']\n"
+        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_togglebutton', 'sphinx_design', 'sphinxcontrib.bibtex']\n"
         f"bibtex_bibfiles = [{str(REPO / 'book' / 'references.bib')!r}]\n"
         "nb_execution_mode = 'off'\nnumfig = True\n" + nb_options +
         "myst_enable_extensions = ['dollarmath', 'colon_fence', 'amsmath']\n")

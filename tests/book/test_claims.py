@@ -5,7 +5,7 @@ import pytest
 
 from hpstrat_book import claim_checks as cc
 from hpstrat_book import claims
-from hpstrat_book.display import counts_sentence, findings_sentences, front_claims, key_findings
+from hpstrat_book.display import answer_in_short, counts_sentence, headline_table, key_findings
 from hpstrat_book.necessity import _line_verdict
 from hpstrat_book import verdicts
 from hpstrat_book.verdicts import at_precision, rerun_verdict
@@ -150,13 +150,23 @@ def test_a_claim_has_one_verdict_wherever_it_is_rendered(own):
 
 
 def test_front_page_reads_the_same_rows_by_id():
-    part1 = pd.DataFrame({"id": ["H1", "H6", "H7"], "claim": ["a", "b", "c"], "verdict": ["holds by construction",
-                                                                                    "agrees", "inconclusive"],
-                          "p (units)": ["", "p = 0.01 over 12 (dataset, seed) units", "p = 0.3 over 12 units"]})
-    part2 = pd.DataFrame({"id": ["N1"], "claim": ["d"], "verdict": ["inconclusive"]})
-    assert list(front_claims(part1, part2)["id"]) == ["H6", "H7", "N1"]
-    text = findings_sentences(part1, part2)
-    assert "*agrees* [H6] with k = 4, seed 0 (p = 0.01 over 12 (dataset, seed) units)" in text and "[H7]" in text
+    part1 = pd.DataFrame({"id": ["H1", "H6", "H7", "H12"], "claim": ["a", "b", "c", "e"],
+                          "verdict": ["holds by construction", "agrees", "inconclusive", "agrees"],
+                          "p": [float("nan"), 0.01, 0.3, 0.02], "paper": ["", "smaller", "smaller", "smaller"],
+                          "ours": ["", "median -1.0 points (12 units), p = 0.01; reruns: x", "p = 0.3", "p = 0.02"]})
+    part2 = pd.DataFrame({"id": ["N1"], "claim": ["d"], "verdict": ["inconclusive"], "p": [float("nan")]})
+    text = answer_in_short(part1, part2, part2.iloc[:0])
+    # counts in words, one claim in the singular, no zero count, the central claim's verdict under each protocol
+    assert "3 tested claims, 2 agree and 1 is inconclusive (1 more holds by construction)" in text
+    assert "agrees under both protocols (p = 0.01 and 0.02)" in text
+    assert "one tested claim is inconclusive" in text and " 0 " not in text and "claims tested" not in text
+    table = headline_table(part1, ["H6", "H7", "X9"], caption="Headline claims", link_base="card.html",
+                           anchors={"H": "part-i"})
+    assert table.count("<tr>") == 3 and "<caption>Headline claims</caption>" in table  # header and two claims
+    assert 'href="card.html#part-i"' in table and "reruns" not in table and "(12 units)" not in table
+    assert table.index("<strong>agrees</strong>") < table.index("smaller")  # the verdict before the figures
+    with pytest.raises(ValueError, match="at most 10"):
+        headline_table(part1, [f"H{i}" for i in range(11)], caption="x")
 
 
 def test_change_log_lists_moved_verdicts_with_their_reason():

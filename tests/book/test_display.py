@@ -220,7 +220,7 @@ def glued_keys(source: str) -> set:
 def test_the_front_page_pastes_findings_the_scorecard_glues():
     intro = (REPO / "book" / "intro.md").read_text()
     pasted = re.findall(r"```\{glue:any\} ([\w-]+)\n:doc: /?([\w/.-]+)", intro)
-    assert {k for k, _ in pasted} >= {"findings_table", "findings_summary"}
+    assert {k for k, _ in pasted} >= {"front_answer", "headline_claims"}
     for key, doc in pasted:
         source = "".join(c.source for c in nbformat.read(REPO / "notebooks" / Path(doc).name, 4).cells)
         assert key in glued_keys(source), (key, doc)

@@ -165,7 +165,7 @@ def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
     # Cora: 200, 400, ..., 1400, 1433 are 8 subsets; 3 of them ran
     assert cov.loc["Cora", "status"] == "partial (MLP 3/8, GCN 3/8)"
     assert (cov.loc["Cora", "increment"], cov.loc["Cora", "points"], cov.loc["Cora", "trials"]) == (200, 3, "3")
-    assert cov.loc["CiteSeer", "status"] == "not run" and cov.loc["CiteSeer", "increment"] == 600
+    assert cov.loc["CiteSeer", "status"] == "absent" and cov.loc["CiteSeer", "increment"] == 600
     assert cov.loc["CiteSeer", "points"] == 7  # 600, 1200, ..., 3600, 3703
     assert cov.loc["CiteSeer", "one point (min)"] == pytest.approx(8.0)  # 8 rows x 60 s
     assert cov.loc["CiteSeer", "projected (h)"] == pytest.approx(7 * 8 / 60)
@@ -320,7 +320,7 @@ def test_claims_verdicts(tmp_path):
     card = scorecard.part2_scorecard(*files)
     assert list(card.columns) == ["section", "claim", "paper", "rule", "ours", "verdict", "chapter"]
     assert list(card["verdict"])[:7] == list(claims["verdict"])
-    assert card.loc[0, "ours"].endswith("(not yet: Photo, CS, Physics)")
+    assert card.loc[0, "ours"].endswith("(no numbers for Photo, CS, Physics)")
     assert card.loc[2, "ours"] == "WS1000: MLP 51.0, GCN 60.0 (gap +9.0; 3/3 trials MLP/GCN)"
     # the scorecard counts a feature point once all its evaluation seeds landed: one seed short, not judged
     feats.drop(feats.index[(feats["phase"] == "eval") & (feats["eval_seed"] == 4)
@@ -328,7 +328,7 @@ def test_claims_verdicts(tmp_path):
     assert scorecard.part2_scorecard(*files)["verdict"].iloc[6] == "inconclusive"
     none = scorecard.part2_scorecard(*(tmp_path / "absent.csv" for _ in range(3)))
     assert set(none["verdict"].iloc[:7]) == {"inconclusive"}
-    assert none.loc[1, "ours"] == "not run: no numbers yet for Cora, CiteSeer"
+    assert none.loc[1, "ours"] == "no numbers for Cora, CiteSeer"
 
 
 def test_part1_table_puts_tuned_models_beside_part1_sweep():
