@@ -259,7 +259,7 @@ def studies_status(results_dir, n_eval) -> int:
         print(cov[["dataset", "status", "increment", "points", "trials", "projected (h)"]].round(1)
               .to_string(index=False), end="\n\n")
     present = set(available_datasets())
-    todo = cov["status"].str.startswith("partial") | ((cov["status"] == "not run") & cov["dataset"].isin(present))
+    todo = cov["status"].str.startswith("partial") | ((cov["status"] == "not started") & cov["dataset"].isin(present))
     for ds, hours in cov.loc[todo, ["dataset", "projected (h)"]].itertuples(index=False):
         estimate = f"  # about {hours:.1f} h left here" if pd.notna(hours) else ""
         commands.append(f"python -m hpstrat_book.part2 tune features --datasets {ds}{estimate}")

@@ -37,7 +37,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(
     Returns
     -------
     pandas.DataFrame
-        ``dataset``, ``status`` ("complete" / "partial (...)" / "absent"), ``increment``, ``points``,
+        ``dataset``, ``status`` ("complete" / "partial (...)" / "not started"), ``increment``, ``points``,
         ``trials``, ``eval seeds``, ``one point (min)`` and ``projected (h)`` (estimates, not-run
         datasets only).
     """
@@ -54,7 +54,7 @@ def feature_study_coverage(feature_rows=None, node_rows=None, *, datasets=tuple(
         n = node[node["dataset"] == ds] if node is not None and len(node) else pd.DataFrame()
         full = int(n["num_features"].max()) if len(n) else 0  # chapter 6 tunes on all the features
         chapter6 = _chapter6_point_minutes(n, full, models, budget)
-        row = {"dataset": ds, "status": "absent", "increment": np.nan,
+        row = {"dataset": ds, "status": "not started", "increment": np.nan,
                "points": np.nan, "trials": "", "eval seeds": "", "one point (min)": np.nan,
                "projected (h)": np.nan}
         if len(t) or len(wait):

@@ -165,7 +165,7 @@ def test_feature_study_coverage_reports_studied_and_estimates_the_rest():
     # Cora: 200, 400, ..., 1400, 1433 are 8 subsets; 3 of them ran
     assert cov.loc["Cora", "status"] == "partial (MLP 3/8, GCN 3/8)"
     assert (cov.loc["Cora", "increment"], cov.loc["Cora", "points"], cov.loc["Cora", "trials"]) == (200, 3, "3")
-    assert cov.loc["CiteSeer", "status"] == "absent" and cov.loc["CiteSeer", "increment"] == 600
+    assert cov.loc["CiteSeer", "status"] == "not started" and cov.loc["CiteSeer", "increment"] == 600
     assert cov.loc["CiteSeer", "points"] == 7  # 600, 1200, ..., 3600, 3703
     assert cov.loc["CiteSeer", "one point (min)"] == pytest.approx(8.0)  # 8 rows x 60 s
     assert cov.loc["CiteSeer", "projected (h)"] == pytest.approx(7 * 8 / 60)
