@@ -625,11 +625,42 @@ def build_book(profile: str = "full", *, force: bool = False, build: bool = True
             futures = [(job, pool.submit(_run_job, job, book_root, kernel_name)) for job in todo]
             for job, fut in futures:
                 finish(job, fut.result)
+    if profile == "full":  # every page's measured time on its quick-run line, also of those not re-executed
+        for job in jobs:
+            seconds = manifest.get(job["output"], {}).get("seconds")
+            if seconds is not None and (book_root / job["output"]).exists():
+                note_run_time(book_root / job["output"], seconds, job["name"])
     if build:
         for job in jobs:  # the page tags of every executed notebook, also of those not re-executed
             _retag(book_root / job["output"], job.get("show_code", False))
         report["html"] = jupyter_book_build(book_root, log=log)
     return report
+
+
+QUICK_RUN = "**Quick run:**"
+_FULL_RUN = re.compile(r"\n\n\*\*Full run:\*\*[^\n]*")
+
+
+def note_run_time(path: Path, seconds: float, name: str) -> bool:
+    """Add the page's measured execution time to its quick-run line (the markdown cell holding
+    ``**Quick run:**``): "**Full run:** this page executed in about N minutes ...", replacing an earlier such
+    line. The time is the one the build measured for this page with the book's parameters. Returns whether the
+    notebook had a quick-run line."""
+    import nbformat
+
+    nb = nbformat.read(path, as_version=4)
+    cell = next((c for c in nb.cells if c.cell_type == "markdown" and QUICK_RUN in c.source), None)
+    if cell is None:
+        return False
+    minutes = seconds / 60
+    took = "less than a minute" if minutes < 1 else f"about {minutes:.0f} minute{'s' if round(minutes) != 1 else ''}"
+    line = (f"**Full run:** this page executed in {took} with the book's parameters when the book was last built "
+            f"(`python -m hpstrat_book.build --only {name}`; on a 2-core CPU unless the provenance page says otherwise).")
+    source = _FULL_RUN.sub("", cell.source).rstrip() + "\n\n" + line
+    if source != cell.source:  # rewritten only when the line changes
+        cell.source = source
+        nbformat.write(nb, path)
+    return True
 
 
 def _retag(path: Path, show_code: bool) -> None:

@@ -470,3 +470,21 @@ def test_a_section_repeating_its_chapters_notebook_drops_the_first_page_only_exp
     ])
     kept = book.drop_first_page_only(nb).cells
     assert [c.source for c in kept] == ["# Title", "x = 1"]
+
+
+def test_the_full_build_notes_each_pages_measured_time_on_its_quick_run_line(tmp_path):
+    import nbformat
+
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("Intro.\n\n**Quick run:** about 1 minute."),
+                                         nbformat.v4.new_code_cell("x = 1")])
+    path = tmp_path / "page.ipynb"
+    nbformat.write(nb, path)
+    assert book.note_run_time(path, 30.0, "03_gnn_experiments")
+    assert book.note_run_time(path, 185.0, "03_gnn_experiments")  # a rebuild replaces the line, never adds one
+    text = nbformat.read(path, as_version=4).cells[0].source
+    assert text.count("**Full run:**") == 1 and "about 3 minutes" in text and "--only 03_gnn_experiments" in text
+    assert text.startswith("Intro.\n\n**Quick run:** about 1 minute.\n\n**Full run:**")
+    other = tmp_path / "other.ipynb"
+    nbformat.write(nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell("No line here.")]), other)
+    assert not book.note_run_time(other, 10.0, "x")
+    assert nbformat.read(other, as_version=4).cells[0].source == "No line here."
