@@ -24,6 +24,8 @@ from .stats import MIN_PAIRS, PosthocResult
 #: The notebook :func:`render_report` executes (shipped with the package), and the file it writes.
 REPORT_TEMPLATE = Path(__file__).resolve().parent / "templates" / "audit_report.ipynb"
 REPORT_FILE = "report.html"
+#: The report's kernel logs errors only: its start-up warning about unencrypted local TCP ports is not the user's.
+KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 #: What a single split seed allows: no spread over seeds, so no lead can be judged.
 ONE_SEED = "one split seed: no spread to judge a lead"
 
@@ -354,7 +356,8 @@ def render_report(out, *, template=None, kernel_name: str = "python3") -> Path:
         executed = Path(tmp) / "report.ipynb"
         try:
             pm.execute_notebook(str(template), str(executed), parameters={"out": str(folder)},
-                                kernel_name=kernel_name, cwd=str(folder), progress_bar=False, log_output=False)
+                                kernel_name=kernel_name, cwd=str(folder), progress_bar=False, log_output=False,
+                                extra_arguments=KERNEL_QUIET)
         except pm.PapermillExecutionError as err:
             raise RuntimeError(f"the report notebook failed: {err.ename}: {err.evalue}") from None
         nb = nbformat.read(executed, as_version=4)

@@ -42,6 +42,8 @@ from hpstrat_lite.core._validate import check_choice, check_int  # noqa: E402
 
 CONFIG = Path("book") / "notebooks.yml"
 EXECUTED = Path("book") / "executed"
+#: The pages' kernels log errors only (not their start-up warning about unencrypted local TCP ports).
+KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 MANIFEST = "manifest.json"
 PROFILES = ("full", "smoke")
 SMOKE_DIR = Path("_build") / "smoke"
@@ -435,7 +437,8 @@ def execute(job: dict, book_root, *, kernel_name: str = "python3", repo=None):
         error = None
         try:
             pm.execute_notebook(str(tmp_in), str(tmp_out), parameters=job["parameters"], kernel_name=kernel_name,
-                                cwd=str(repo), progress_bar=False, log_output=False)
+                                cwd=str(repo), progress_bar=False, log_output=False,
+                                extra_arguments=KERNEL_QUIET)
         except pm.PapermillExecutionError as err:
             error = err
         nb = nbformat.read(tmp_out, as_version=4)
