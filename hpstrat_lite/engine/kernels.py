@@ -30,8 +30,8 @@ edges by target (parallel over runs, so the scatters into the sources never race
 row is zero, as outside the loss's rows at the output layer, adds nothing and is skipped), so memory stays at
 O(R H N C) plus the uint8 dropout mask, and the per-edge work is a handful of flops per (run, head), with
 no ``[R, H, E]`` intermediate tensors as the same maths in PyTorch ops would need (figures:
-``benchmarks/README.md``, ``bench_train.py``). The forward pass is parallel over target nodes, one run after the other (a run's features
-stay in cache).
+``benchmarks/README.md``, ``bench_train.py``). The forward pass is one parallel loop over (run, target node) pairs, run-major (a run's
+features stay in cache).
 
 The weights themselves come from node-level exponentials (:func:`_forward_factored`: 4 per node, run
 and head instead of one per edge, and no pass for the per-target maxima), unless a (run, head)'s source
@@ -104,25 +104,26 @@ def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, dua
     """With ``dual``, ``out_eval`` also receives the output without mask and scale (evaluation mode),
     from the same weights in the same pass."""
     R, N, H, C = x.shape
-    for r in range(R):  # run-major: one run's features (N x H x C) stay in cache
-        for i in numba.prange(N):
-            lo, hi = crow[i], crow[i + 1]
-            m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
-            o[:] = _ZERO
-            if dual:
-                out_eval[r, i] = _ZERO
-            _score_max(lo, hi, src, a_src[r], ad, m)
-            t[:] = _ZERO
-            for e in range(lo, hi):
-                j = src[e]
-                a, xj = a_src[r, j], x[r, j]
-                for h in range(H):
-                    s = a[h] + ad[h]
-                    l = s if s > 0 else _NEG * s
-                    w = np.exp(l - m[h])
-                    _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
-                                else np.uint8(1), use_mask, dual, t)
-            _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
+    for ri in numba.prange(R * N):  # one parallel region; each thread's share is run-major (runs stay in cache)
+        r = ri // N
+        i = ri - r * N
+        lo, hi = crow[i], crow[i + 1]
+        m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
+        o[:] = _ZERO
+        if dual:
+            out_eval[r, i] = _ZERO
+        _score_max(lo, hi, src, a_src[r], ad, m)
+        t[:] = _ZERO
+        for e in range(lo, hi):
+            j = src[e]
+            a, xj = a_src[r, j], x[r, j]
+            for h in range(H):
+                s = a[h] + ad[h]
+                l = s if s > 0 else _NEG * s
+                w = np.exp(l - m[h])
+                _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
+                            else np.uint8(1), use_mask, dual, t)
+        _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -198,21 +199,22 @@ def _forward_factored(crow, src, x, e_src, f_dst, mask, use_mask, k, out, total,
     ``benchmarks/README.md``, ``bench_train.py``). The same weights up to float rounding.
     """
     R, N, H, C = x.shape
-    for r in range(R):
-        for i in numba.prange(N):
-            t, o, f = total[r, i], out[r, i], f_dst[r, i]
-            o[:] = _ZERO
-            if dual:
-                out_eval[r, i] = _ZERO
-            t[:] = _ZERO
-            for e in range(crow[i], crow[i + 1]):
-                j = src[e]
-                ej, xj = e_src[r, j], x[r, j]
-                for h in range(H):
-                    w = max(ej[0, h] * f[0, h], ej[1, h] * f[1, h])
-                    _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
-                                else np.uint8(1), use_mask, dual, t)
-            _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
+    for ri in numba.prange(R * N):  # one parallel region, as in _forward
+        r = ri // N
+        i = ri - r * N
+        t, o, f = total[r, i], out[r, i], f_dst[r, i]
+        o[:] = _ZERO
+        if dual:
+            out_eval[r, i] = _ZERO
+        t[:] = _ZERO
+        for e in range(crow[i], crow[i + 1]):
+            j = src[e]
+            ej, xj = e_src[r, j], x[r, j]
+            for h in range(H):
+                w = max(ej[0, h] * f[0, h], ej[1, h] * f[1, h])
+                _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
+                            else np.uint8(1), use_mask, dual, t)
+        _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -570,13 +572,15 @@ def _row_sum(e, hi, col, val, hr, o):
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
 def _spmm(crow, col, val, h, out):
     R, N, D = out.shape
-    for r in range(R):  # run-major: one run's operand stays in cache
-        hr = h[r]
-        for i in numba.prange(N):
-            # a fresh local accumulator: no alias with h or out, so it stays in registers
-            o = np.zeros(D, dtype=out.dtype)
-            _row_sum(crow[i], crow[i + 1], col, val, hr, o)
-            out[r, i] = o
+    # one parallel region over (run, row): each thread's contiguous share is run-major, so one run's operand
+    # stays in cache; R regions of N rows each cost far more in fork/join than they save (benchmarks/README.md)
+    for ri in numba.prange(R * N):
+        r = ri // N
+        i = ri - r * N
+        # a fresh local accumulator: no alias with h or out, so it stays in registers
+        o = np.zeros(D, dtype=out.dtype)
+        _row_sum(crow[i], crow[i + 1], col, val, h[r], o)
+        out[r, i] = o
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -585,14 +589,13 @@ def _spmm_select(crow, col, val, h, out, rows, rows_ptr):
     i holds the entries ``crow[r, i]:crow[r, i + 1]`` of ``col`` / ``val`` and writes only the rows
     ``rows[rows_ptr[r]:rows_ptr[r + 1]]`` of ``out[r]`` (the others are left as they are)."""
     R, N, D = out.shape
-    for r in range(R):
-        hr, cr = h[r], crow[r]
-        lo = rows_ptr[r]
-        for t in numba.prange(rows_ptr[r + 1] - lo):
-            i = rows[lo + t]
-            o = np.zeros(D, dtype=out.dtype)
-            _row_sum(cr[i], cr[i + 1], col, val, hr, o)
-            out[r, i] = o
+    for t in numba.prange(rows_ptr[R]):  # one parallel region over every (run, row) pair, as in _spmm
+        r = np.searchsorted(rows_ptr, t, side="right") - 1
+        i = rows[t]
+        cr = crow[r]
+        o = np.zeros(D, dtype=out.dtype)
+        _row_sum(cr[i], cr[i + 1], col, val, h[r], o)
+        out[r, i] = o
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -600,15 +603,16 @@ def _spmm_plain(crow, col, val, h, out):
     """The plain loop :func:`_spmm` must match bit for bit: one entry at a time, accumulated in ``out``
     (kept as the tests' reference and the baseline of ``bench_spmm.py``)."""
     R, N, D = out.shape
-    for r in range(R):
+    for ri in numba.prange(R * N):
+        r = ri // N
+        i = ri - r * N
+        o = out[r, i]
+        o[:] = _ZERO
         hr = h[r]
-        for i in numba.prange(N):
-            o = out[r, i]
-            o[:] = _ZERO
-            for e in range(crow[i], crow[i + 1]):
-                v, x = val[e], hr[col[e]]
-                for c in range(D):
-                    o[c] += v * x[c]
+        for e in range(crow[i], crow[i + 1]):
+            v, x = val[e], hr[col[e]]
+            for c in range(D):
+                o[c] += v * x[c]
 
 
 def csr_arrays(a: torch.Tensor) -> tuple:
@@ -620,8 +624,8 @@ def spmm(csr: tuple, shape: tuple, h: torch.Tensor) -> torch.Tensor:
     """``A @ h[r]`` for every run r: sparse ``A`` ``[n_out, n_in]`` given as :func:`csr_arrays`, dense
     ``h`` ``[R, n_in, d]`` (float32, CPU) -> ``[R, n_out, d]``.
 
-    :math:`o_{r i} = \\sum_{e \\in \\mathrm{row}(i)} a_e h_{r, \\mathrm{col}(e)}`, one thread per output row,
-    one run after the other. Faster than PyTorch's CSR matmul for 64-wide operands, because no index
+    :math:`o_{r i} = \\sum_{e \\in \\mathrm{row}(i)} a_e h_{r, \\mathrm{col}(e)}`, one parallel loop over all (run, output row)
+    pairs, run-major. Faster than PyTorch's CSR matmul for 64-wide operands, because no index
     conversion or output zeroing pass is needed. The row's sum is accumulated in a local array four
     entries per pass (left to right, so bit-identical to one entry at a time), which keeps the partial sum
     in registers instead of reading and writing ``out`` for every entry (figures: ``benchmarks/README.md``,
