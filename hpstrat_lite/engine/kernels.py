@@ -405,18 +405,123 @@ class GATAggregate(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         x, a_src, a_dst, out, top, total, keep, *extra = ctx.saved_tensors
-        _match_torch_threads()
-        crow, src = ctx.graph.cpu_index()
-        mask = _mask_array(keep if ctx.use_mask else None)
-        g_x, g_src, g_dst = torch.empty_like(x), torch.empty_like(top), torch.empty_like(top)
-        if ctx.factored:
-            _backward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), *map(_np, extra), mask, ctx.use_mask,
-                               np.float32(ctx.k), _np(out), _np(total), _np(grad), g_x.numpy(), g_src.numpy(),
-                               g_dst.numpy())
-        else:
-            _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out),
-                      _np(top), _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
+        g_x, g_src, g_dst = _aggregate_backward(ctx, grad, x, a_src, a_dst, out, top, total, keep, extra)
         return g_x, g_src, g_dst, None, None, None, None
+
+
+def _aggregate_backward(ctx, grad, x, a_src, a_dst, out, top, total, keep, extra):
+    """Gradients ``(g_x, g_src, g_dst)`` of the fused aggregation (:func:`_backward_factored` or :func:`_backward`)."""
+    _match_torch_threads()
+    crow, src = ctx.graph.cpu_index()
+    mask = _mask_array(keep if ctx.use_mask else None)
+    g_x, g_src, g_dst = torch.empty_like(x), torch.empty_like(top), torch.empty_like(top)
+    if ctx.factored:
+        _backward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), *map(_np, extra), mask, ctx.use_mask,
+                           np.float32(ctx.k), _np(out), _np(total), _np(grad), g_x.numpy(), g_src.numpy(),
+                           g_dst.numpy())
+    else:
+        _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out),
+                  _np(top), _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
+    return g_x, g_src, g_dst
+
+
+# ----------------------------------------------------------------------------------------------
+# A whole attention layer: scores and aggregation
+# ----------------------------------------------------------------------------------------------
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _att_scores(x, att_src, att_dst, a_src, a_dst):
+    """:math:`a^{src}_{r n h} = \\sum_c x_{r n h c}\\, a^{src}_{r h c}` (and :math:`a^{dst}`), one parallel loop
+    over (run, node) pairs."""
+    R, N, H, C = x.shape
+    for ri in numba.prange(R * N):
+        r = ri // N
+        n = ri - r * N
+        xn, s, d = x[r, n], att_src[r], att_dst[r]
+        for h in range(H):
+            vs = _ZERO
+            vd = _ZERO
+            for c in range(C):
+                vs += xn[h, c] * s[h, c]
+                vd += xn[h, c] * d[h, c]
+            a_src[r, n, h] = vs
+            a_dst[r, n, h] = vd
+
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _att_scores_backward(x, att_src, att_dst, g_src, g_dst, g_x, g_att_src, g_att_dst):
+    """The scores' gradients: ``g_x += g_src a^{src} + g_dst a^{dst}`` (into the aggregation's own ``g_x``) and
+    :math:`\\partial L / \\partial a^{src}_{r h c} = \\sum_n g^{src}_{r n h} x_{r n h c}` (and dst); parallel over
+    runs (each thread sums its own runs' vectors)."""
+    R, N, H, C = x.shape
+    for r in numba.prange(R):
+        acc_s = np.zeros((H, C), dtype=x.dtype)
+        acc_d = np.zeros((H, C), dtype=x.dtype)
+        s, d = att_src[r], att_dst[r]
+        for n in range(N):
+            xn, gx, gs, gd = x[r, n], g_x[r, n], g_src[r, n], g_dst[r, n]
+            for h in range(H):
+                a = gs[h]
+                b = gd[h]
+                for c in range(C):
+                    gx[h, c] += a * s[h, c] + b * d[h, c]
+                    acc_s[h, c] += a * xn[h, c]
+                    acc_d[h, c] += b * xn[h, c]
+        g_att_src[r] = acc_s
+        g_att_dst[r] = acc_d
+
+
+def attention_scores(x: torch.Tensor, att_src: torch.Tensor, att_dst: torch.Tensor) -> tuple:
+    """``(a_src, a_dst)`` ``[R, N, H]``: each head's score vectors dotted with its features ``x`` ``[R, N, H, C]``
+    (``att_*`` ``[R, H, C]``; float32, CPU), GATConv's :math:`a^\\top W h` per node."""
+    _match_torch_threads()
+    R, N, H, _ = x.shape
+    a_src, a_dst = torch.empty(R, N, H, dtype=x.dtype), torch.empty(R, N, H, dtype=x.dtype)
+    _att_scores(_np(x), _np(att_src), _np(att_dst), a_src.numpy(), a_dst.numpy())
+    return a_src, a_dst
+
+
+def gat_layer_ahead(x, att_src, att_dst, keep, k, graph):
+    """:func:`gat_aggregate_ahead` for :class:`GATLayer`: the scores from ``x`` and the score vectors, then the
+    evaluation output and the next training step's output (prepared, with its scores) from one pass."""
+    x, att_src, att_dst = x.detach(), att_src.detach(), att_dst.detach()
+    a_src, a_dst = attention_scores(x, att_src, att_dst)
+    out, aux, out_eval = _gat_forward(x, a_src, a_dst, keep, k, graph, dual=True)
+    prepared = PreparedAggregate(x, att_src, att_dst, keep, k, out, aux)
+    prepared.scores = (a_src, a_dst)
+    return out_eval, prepared
+
+
+class GATLayer(torch.autograd.Function):
+    """``o = GATLayer.apply(x, att_src, att_dst, keep, k, graph, prepared=None)``: GATConv's attention layer
+    from the projected features ``x`` ``[R, N, H, C]`` and the score vectors ``att_src`` / ``att_dst``
+    ``[R, H, C]``: the scores :func:`attention_scores` and :class:`GATAggregate`'s aggregation, with one backward
+    pass for both. The scores' gradient is added into the aggregation's ``g_x`` by one kernel
+    (:func:`_att_scores_backward`), where as separate ops it takes a block-diagonal ``[H*C, 2H]`` GEMM forward,
+    two GEMMs backward (8x the useful work for 8 heads) and a sum of the two ``[R, N, H*C]`` gradients of ``x``.
+    ``prepared``: the :class:`PreparedAggregate` of :func:`gat_layer_ahead` for these inputs, if any."""
+
+    @staticmethod
+    def forward(ctx, x, att_src, att_dst, keep, k, graph, prepared=None):
+        if prepared is not None and prepared.matches(x, att_src, att_dst, keep, k):
+            (a_src, a_dst), out, (top, total, extra, factored) = prepared.scores, prepared.out, prepared.aux
+        else:
+            a_src, a_dst = attention_scores(x, att_src, att_dst)
+            out, (top, total, extra, factored), _ = _gat_forward(x, a_src, a_dst, keep, k, graph)
+        use_mask = keep is not None
+        ctx.save_for_backward(x, att_src, att_dst, a_src, a_dst, out, top, total,
+                              keep if use_mask else torch.empty(0), *extra)
+        ctx.k, ctx.use_mask, ctx.graph, ctx.factored = float(k), use_mask, graph, factored
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, att_src, att_dst, a_src, a_dst, out, top, total, keep, *extra = ctx.saved_tensors
+        g_x, g_src, g_dst = _aggregate_backward(ctx, grad, x, a_src, a_dst, out, top, total, keep, extra)
+        g_att_src, g_att_dst = torch.empty_like(att_src), torch.empty_like(att_src)
+        _att_scores_backward(_np(x), _np(att_src), _np(att_dst), g_src.numpy(), g_dst.numpy(), g_x.numpy(),
+                             g_att_src.numpy(), g_att_dst.numpy())
+        return g_x, g_att_src, g_att_dst, None, None, None, None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ How R runs become one model
   epoch: the evaluation of epoch t and the training step of epoch t + 1 share it. GAT on CPU goes one
   step further: its first attention layer sees the same inputs in both passes, so the evaluation pass
   draws the next step's dropout mask ahead (:meth:`hpstrat_lite.engine.models.RunRandom.peek`, the same bits)
-  and computes both outputs in one pass over the edges (:func:`hpstrat_lite.engine.kernels.gat_aggregate_ahead`).
+  and computes both outputs in one pass over the edges (:func:`hpstrat_lite.engine.kernels.gat_layer_ahead`).
 * Products whose output only the runs' training and validation rows read (H2GCN's last round, which
   feeds the classifier alone) compute those rows only, and their backward pass gathers only the training
   rows, where the gradient can be non-zero (:class:`hpstrat_lite.engine.models.RunRows`): the same floats for
