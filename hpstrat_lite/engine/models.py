@@ -153,9 +153,34 @@ def _blin(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None, lowp_
     if _MATMUL_DTYPE is not None:
         out = _bmm(h, w.transpose(1, 2), lowp_out)
         return out if b is None else out.add_(b.to(out.dtype))
+    if not h.is_cuda:
+        return _RunLinear.apply(h, w, b)
     if b is None:
         return torch.bmm(h, w.transpose(1, 2))
     return torch.baddbmm(b, h, w.transpose(1, 2))
+
+
+class _RunLinear(torch.autograd.Function):
+    """``h @ w[r].T (+ b[r])`` (float32) whose backward pass multiplies in the layouts MKL's batched GEMM
+    handles fastest: :math:`\\partial L/\\partial h = G w`, :math:`\\partial L/\\partial w = G^\\top h` straight
+    into ``w``'s ``[R, o, i]`` layout, :math:`\\partial L/\\partial b = \\sum_n G`. Autograd's ``bmm`` backward
+    forms :math:`h^\\top G` (``[R, i, N] x [R, N, o]``) and transposes it, about 2x the time of the whole
+    backward pass here for few outputs (GCN's and GAT's output layers; figures: ``benchmarks/README.md``)."""
+
+    @staticmethod
+    def forward(ctx, h, w, b=None):
+        ctx.save_for_backward(h, w)
+        ctx.has_bias = b is not None
+        wt = w.transpose(1, 2)
+        return torch.bmm(h, wt) if b is None else torch.baddbmm(b, h, wt)
+
+    @staticmethod
+    def backward(ctx, g):
+        h, w = ctx.saved_tensors
+        g_h = torch.bmm(g, w) if ctx.needs_input_grad[0] else None
+        g_w = torch.bmm(g.transpose(1, 2), h) if ctx.needs_input_grad[1] else None
+        g_b = g.sum(1, keepdim=True) if ctx.has_bias and ctx.needs_input_grad[2] else None
+        return g_h, g_w, g_b
 
 
 class BatchedModel(nn.Module):

@@ -372,6 +372,27 @@ def test_gat_layer_equals_scores_then_aggregate(scale):
     assert results[0][0].data_ptr() == prepared.out.data_ptr()
 
 
+def test_run_linear_gradients_equal_autograd_bmm():
+    """The per-run linear map's own backward pass (``models._RunLinear``) against autograd's ``bmm``: the
+    gradients of the input, the weights and the bias, with and without a bias."""
+    from hpstrat_lite.engine.models import _RunLinear
+
+    gen = torch.Generator().manual_seed(3)
+    h = torch.randn(3, 50, 16, generator=gen, requires_grad=True)
+    w = torch.randn(3, 7, 16, generator=gen, requires_grad=True)
+    b = torch.randn(3, 1, 7, generator=gen, requires_grad=True)
+    up = torch.randn(3, 50, 7, generator=gen)
+    for bias in (None, b):
+        out = _RunLinear.apply(h, w, bias)
+        ref = torch.bmm(h, w.transpose(1, 2)) + (0 if bias is None else bias)
+        inputs = (h, w) if bias is None else (h, w, b)
+        got = torch.autograd.grad((out * up).sum(), inputs)
+        want = torch.autograd.grad((ref * up).sum(), inputs)
+        torch.testing.assert_close(out, ref)
+        for g, wnt in zip(got, want):
+            torch.testing.assert_close(g, wnt, rtol=1e-5, atol=1e-5)
+
+
 def test_dropout_bits_are_the_bits_of_the_random_words():
     """The CPU path of ``RunRandom`` (random words unpacked by ``kernels.unpack_bits``) gives the bits that
     PyTorch's shifts (``randomness._shift_bits``, the path off CPU) take from the same generators' words, for
