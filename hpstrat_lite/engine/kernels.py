@@ -30,8 +30,8 @@ edges by target (parallel over runs, so the scatters into the sources never race
 row is zero, as outside the loss's rows at the output layer, adds nothing and is skipped), so memory stays at
 O(R H N C) plus the uint8 dropout mask, and the per-edge work is a handful of flops per (run, head), with
 no ``[R, H, E]`` intermediate tensors as the same maths in PyTorch ops would need (figures:
-``benchmarks/README.md``, ``bench_train.py``). The forward pass is parallel over target nodes, one run after the other (a run's features
-stay in cache).
+``benchmarks/README.md``, ``bench_train.py``). The forward pass is one parallel loop over (run, target node) pairs, run-major (a run's
+features stay in cache).
 
 The weights themselves come from node-level exponentials (:func:`_forward_factored`: 4 per node, run
 and head instead of one per edge, and no pass for the per-target maxima), unless a (run, head)'s source
@@ -104,25 +104,26 @@ def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, dua
     """With ``dual``, ``out_eval`` also receives the output without mask and scale (evaluation mode),
     from the same weights in the same pass."""
     R, N, H, C = x.shape
-    for r in range(R):  # run-major: one run's features (N x H x C) stay in cache
-        for i in numba.prange(N):
-            lo, hi = crow[i], crow[i + 1]
-            m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
-            o[:] = _ZERO
-            if dual:
-                out_eval[r, i] = _ZERO
-            _score_max(lo, hi, src, a_src[r], ad, m)
-            t[:] = _ZERO
-            for e in range(lo, hi):
-                j = src[e]
-                a, xj = a_src[r, j], x[r, j]
-                for h in range(H):
-                    s = a[h] + ad[h]
-                    l = s if s > 0 else _NEG * s
-                    w = np.exp(l - m[h])
-                    _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
-                                else np.uint8(1), use_mask, dual, t)
-            _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
+    for ri in numba.prange(R * N):  # one parallel region; each thread's share is run-major (runs stay in cache)
+        r = ri // N
+        i = ri - r * N
+        lo, hi = crow[i], crow[i + 1]
+        m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
+        o[:] = _ZERO
+        if dual:
+            out_eval[r, i] = _ZERO
+        _score_max(lo, hi, src, a_src[r], ad, m)
+        t[:] = _ZERO
+        for e in range(lo, hi):
+            j = src[e]
+            a, xj = a_src[r, j], x[r, j]
+            for h in range(H):
+                s = a[h] + ad[h]
+                l = s if s > 0 else _NEG * s
+                w = np.exp(l - m[h])
+                _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
+                            else np.uint8(1), use_mask, dual, t)
+        _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -198,21 +199,22 @@ def _forward_factored(crow, src, x, e_src, f_dst, mask, use_mask, k, out, total,
     ``benchmarks/README.md``, ``bench_train.py``). The same weights up to float rounding.
     """
     R, N, H, C = x.shape
-    for r in range(R):
-        for i in numba.prange(N):
-            t, o, f = total[r, i], out[r, i], f_dst[r, i]
-            o[:] = _ZERO
-            if dual:
-                out_eval[r, i] = _ZERO
-            t[:] = _ZERO
-            for e in range(crow[i], crow[i + 1]):
-                j = src[e]
-                ej, xj = e_src[r, j], x[r, j]
-                for h in range(H):
-                    w = max(ej[0, h] * f[0, h], ej[1, h] * f[1, h])
-                    _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
-                                else np.uint8(1), use_mask, dual, t)
-            _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
+    for ri in numba.prange(R * N):  # one parallel region, as in _forward
+        r = ri // N
+        i = ri - r * N
+        t, o, f = total[r, i], out[r, i], f_dst[r, i]
+        o[:] = _ZERO
+        if dual:
+            out_eval[r, i] = _ZERO
+        t[:] = _ZERO
+        for e in range(crow[i], crow[i + 1]):
+            j = src[e]
+            ej, xj = e_src[r, j], x[r, j]
+            for h in range(H):
+                w = max(ej[0, h] * f[0, h], ej[1, h] * f[1, h])
+                _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
+                            else np.uint8(1), use_mask, dual, t)
+        _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -403,18 +405,123 @@ class GATAggregate(torch.autograd.Function):
     @staticmethod
     def backward(ctx, grad):
         x, a_src, a_dst, out, top, total, keep, *extra = ctx.saved_tensors
-        _match_torch_threads()
-        crow, src = ctx.graph.cpu_index()
-        mask = _mask_array(keep if ctx.use_mask else None)
-        g_x, g_src, g_dst = torch.empty_like(x), torch.empty_like(top), torch.empty_like(top)
-        if ctx.factored:
-            _backward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), *map(_np, extra), mask, ctx.use_mask,
-                               np.float32(ctx.k), _np(out), _np(total), _np(grad), g_x.numpy(), g_src.numpy(),
-                               g_dst.numpy())
-        else:
-            _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out),
-                      _np(top), _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
+        g_x, g_src, g_dst = _aggregate_backward(ctx, grad, x, a_src, a_dst, out, top, total, keep, extra)
         return g_x, g_src, g_dst, None, None, None, None
+
+
+def _aggregate_backward(ctx, grad, x, a_src, a_dst, out, top, total, keep, extra):
+    """Gradients ``(g_x, g_src, g_dst)`` of the fused aggregation (:func:`_backward_factored` or :func:`_backward`)."""
+    _match_torch_threads()
+    crow, src = ctx.graph.cpu_index()
+    mask = _mask_array(keep if ctx.use_mask else None)
+    g_x, g_src, g_dst = torch.empty_like(x), torch.empty_like(top), torch.empty_like(top)
+    if ctx.factored:
+        _backward_factored(crow, src, _np(x), _np(a_src), _np(a_dst), *map(_np, extra), mask, ctx.use_mask,
+                           np.float32(ctx.k), _np(out), _np(total), _np(grad), g_x.numpy(), g_src.numpy(),
+                           g_dst.numpy())
+    else:
+        _backward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, ctx.use_mask, np.float32(ctx.k), _np(out),
+                  _np(top), _np(total), _np(grad), g_x.numpy(), g_src.numpy(), g_dst.numpy())
+    return g_x, g_src, g_dst
+
+
+# ----------------------------------------------------------------------------------------------
+# A whole attention layer: scores and aggregation
+# ----------------------------------------------------------------------------------------------
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _att_scores(x, att_src, att_dst, a_src, a_dst):
+    """:math:`a^{src}_{r n h} = \\sum_c x_{r n h c}\\, a^{src}_{r h c}` (and :math:`a^{dst}`), one parallel loop
+    over (run, node) pairs."""
+    R, N, H, C = x.shape
+    for ri in numba.prange(R * N):
+        r = ri // N
+        n = ri - r * N
+        xn, s, d = x[r, n], att_src[r], att_dst[r]
+        for h in range(H):
+            vs = _ZERO
+            vd = _ZERO
+            for c in range(C):
+                vs += xn[h, c] * s[h, c]
+                vd += xn[h, c] * d[h, c]
+            a_src[r, n, h] = vs
+            a_dst[r, n, h] = vd
+
+
+@numba.njit(parallel=True, cache=True, fastmath=_FAST)
+def _att_scores_backward(x, att_src, att_dst, g_src, g_dst, g_x, g_att_src, g_att_dst):
+    """The scores' gradients: ``g_x += g_src a^{src} + g_dst a^{dst}`` (into the aggregation's own ``g_x``) and
+    :math:`\\partial L / \\partial a^{src}_{r h c} = \\sum_n g^{src}_{r n h} x_{r n h c}` (and dst); parallel over
+    runs (each thread sums its own runs' vectors)."""
+    R, N, H, C = x.shape
+    for r in numba.prange(R):
+        acc_s = np.zeros((H, C), dtype=x.dtype)
+        acc_d = np.zeros((H, C), dtype=x.dtype)
+        s, d = att_src[r], att_dst[r]
+        for n in range(N):
+            xn, gx, gs, gd = x[r, n], g_x[r, n], g_src[r, n], g_dst[r, n]
+            for h in range(H):
+                a = gs[h]
+                b = gd[h]
+                for c in range(C):
+                    gx[h, c] += a * s[h, c] + b * d[h, c]
+                    acc_s[h, c] += a * xn[h, c]
+                    acc_d[h, c] += b * xn[h, c]
+        g_att_src[r] = acc_s
+        g_att_dst[r] = acc_d
+
+
+def attention_scores(x: torch.Tensor, att_src: torch.Tensor, att_dst: torch.Tensor) -> tuple:
+    """``(a_src, a_dst)`` ``[R, N, H]``: each head's score vectors dotted with its features ``x`` ``[R, N, H, C]``
+    (``att_*`` ``[R, H, C]``; float32, CPU), GATConv's :math:`a^\\top W h` per node."""
+    _match_torch_threads()
+    R, N, H, _ = x.shape
+    a_src, a_dst = torch.empty(R, N, H, dtype=x.dtype), torch.empty(R, N, H, dtype=x.dtype)
+    _att_scores(_np(x), _np(att_src), _np(att_dst), a_src.numpy(), a_dst.numpy())
+    return a_src, a_dst
+
+
+def gat_layer_ahead(x, att_src, att_dst, keep, k, graph):
+    """:func:`gat_aggregate_ahead` for :class:`GATLayer`: the scores from ``x`` and the score vectors, then the
+    evaluation output and the next training step's output (prepared, with its scores) from one pass."""
+    x, att_src, att_dst = x.detach(), att_src.detach(), att_dst.detach()
+    a_src, a_dst = attention_scores(x, att_src, att_dst)
+    out, aux, out_eval = _gat_forward(x, a_src, a_dst, keep, k, graph, dual=True)
+    prepared = PreparedAggregate(x, att_src, att_dst, keep, k, out, aux)
+    prepared.scores = (a_src, a_dst)
+    return out_eval, prepared
+
+
+class GATLayer(torch.autograd.Function):
+    """``o = GATLayer.apply(x, att_src, att_dst, keep, k, graph, prepared=None)``: GATConv's attention layer
+    from the projected features ``x`` ``[R, N, H, C]`` and the score vectors ``att_src`` / ``att_dst``
+    ``[R, H, C]``: the scores :func:`attention_scores` and :class:`GATAggregate`'s aggregation, with one backward
+    pass for both. The scores' gradient is added into the aggregation's ``g_x`` by one kernel
+    (:func:`_att_scores_backward`), where as separate ops it takes a block-diagonal ``[H*C, 2H]`` GEMM forward,
+    two GEMMs backward (8x the useful work for 8 heads) and a sum of the two ``[R, N, H*C]`` gradients of ``x``.
+    ``prepared``: the :class:`PreparedAggregate` of :func:`gat_layer_ahead` for these inputs, if any."""
+
+    @staticmethod
+    def forward(ctx, x, att_src, att_dst, keep, k, graph, prepared=None):
+        if prepared is not None and prepared.matches(x, att_src, att_dst, keep, k):
+            (a_src, a_dst), out, (top, total, extra, factored) = prepared.scores, prepared.out, prepared.aux
+        else:
+            a_src, a_dst = attention_scores(x, att_src, att_dst)
+            out, (top, total, extra, factored), _ = _gat_forward(x, a_src, a_dst, keep, k, graph)
+        use_mask = keep is not None
+        ctx.save_for_backward(x, att_src, att_dst, a_src, a_dst, out, top, total,
+                              keep if use_mask else torch.empty(0), *extra)
+        ctx.k, ctx.use_mask, ctx.graph, ctx.factored = float(k), use_mask, graph, factored
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        x, att_src, att_dst, a_src, a_dst, out, top, total, keep, *extra = ctx.saved_tensors
+        g_x, g_src, g_dst = _aggregate_backward(ctx, grad, x, a_src, a_dst, out, top, total, keep, extra)
+        g_att_src, g_att_dst = torch.empty_like(att_src), torch.empty_like(att_src)
+        _att_scores_backward(_np(x), _np(att_src), _np(att_dst), g_src.numpy(), g_dst.numpy(), g_x.numpy(),
+                             g_att_src.numpy(), g_att_dst.numpy())
+        return g_x, g_att_src, g_att_dst, None, None, None, None
 
 
 # ----------------------------------------------------------------------------------------------
@@ -570,13 +677,15 @@ def _row_sum(e, hi, col, val, hr, o):
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
 def _spmm(crow, col, val, h, out):
     R, N, D = out.shape
-    for r in range(R):  # run-major: one run's operand stays in cache
-        hr = h[r]
-        for i in numba.prange(N):
-            # a fresh local accumulator: no alias with h or out, so it stays in registers
-            o = np.zeros(D, dtype=out.dtype)
-            _row_sum(crow[i], crow[i + 1], col, val, hr, o)
-            out[r, i] = o
+    # one parallel region over (run, row): each thread's contiguous share is run-major, so one run's operand
+    # stays in cache; R regions of N rows each cost far more in fork/join than they save (benchmarks/README.md)
+    for ri in numba.prange(R * N):
+        r = ri // N
+        i = ri - r * N
+        # a fresh local accumulator: no alias with h or out, so it stays in registers
+        o = np.zeros(D, dtype=out.dtype)
+        _row_sum(crow[i], crow[i + 1], col, val, h[r], o)
+        out[r, i] = o
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -585,14 +694,13 @@ def _spmm_select(crow, col, val, h, out, rows, rows_ptr):
     i holds the entries ``crow[r, i]:crow[r, i + 1]`` of ``col`` / ``val`` and writes only the rows
     ``rows[rows_ptr[r]:rows_ptr[r + 1]]`` of ``out[r]`` (the others are left as they are)."""
     R, N, D = out.shape
-    for r in range(R):
-        hr, cr = h[r], crow[r]
-        lo = rows_ptr[r]
-        for t in numba.prange(rows_ptr[r + 1] - lo):
-            i = rows[lo + t]
-            o = np.zeros(D, dtype=out.dtype)
-            _row_sum(cr[i], cr[i + 1], col, val, hr, o)
-            out[r, i] = o
+    for t in numba.prange(rows_ptr[R]):  # one parallel region over every (run, row) pair, as in _spmm
+        r = np.searchsorted(rows_ptr, t, side="right") - 1
+        i = rows[t]
+        cr = crow[r]
+        o = np.zeros(D, dtype=out.dtype)
+        _row_sum(cr[i], cr[i + 1], col, val, h[r], o)
+        out[r, i] = o
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -600,15 +708,16 @@ def _spmm_plain(crow, col, val, h, out):
     """The plain loop :func:`_spmm` must match bit for bit: one entry at a time, accumulated in ``out``
     (kept as the tests' reference and the baseline of ``bench_spmm.py``)."""
     R, N, D = out.shape
-    for r in range(R):
+    for ri in numba.prange(R * N):
+        r = ri // N
+        i = ri - r * N
+        o = out[r, i]
+        o[:] = _ZERO
         hr = h[r]
-        for i in numba.prange(N):
-            o = out[r, i]
-            o[:] = _ZERO
-            for e in range(crow[i], crow[i + 1]):
-                v, x = val[e], hr[col[e]]
-                for c in range(D):
-                    o[c] += v * x[c]
+        for e in range(crow[i], crow[i + 1]):
+            v, x = val[e], hr[col[e]]
+            for c in range(D):
+                o[c] += v * x[c]
 
 
 def csr_arrays(a: torch.Tensor) -> tuple:
@@ -620,8 +729,8 @@ def spmm(csr: tuple, shape: tuple, h: torch.Tensor) -> torch.Tensor:
     """``A @ h[r]`` for every run r: sparse ``A`` ``[n_out, n_in]`` given as :func:`csr_arrays`, dense
     ``h`` ``[R, n_in, d]`` (float32, CPU) -> ``[R, n_out, d]``.
 
-    :math:`o_{r i} = \\sum_{e \\in \\mathrm{row}(i)} a_e h_{r, \\mathrm{col}(e)}`, one thread per output row,
-    one run after the other. Faster than PyTorch's CSR matmul for 64-wide operands, because no index
+    :math:`o_{r i} = \\sum_{e \\in \\mathrm{row}(i)} a_e h_{r, \\mathrm{col}(e)}`, one parallel loop over all (run, output row)
+    pairs, run-major. Faster than PyTorch's CSR matmul for 64-wide operands, because no index
     conversion or output zeroing pass is needed. The row's sum is accumulated in a local array four
     entries per pass (left to right, so bit-identical to one entry at a time), which keeps the partial sum
     in registers instead of reading and writing ``out`` for every entry (figures: ``benchmarks/README.md``,

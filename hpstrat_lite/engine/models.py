@@ -67,7 +67,7 @@ from .operators import RunRows, _AttentionSpMM
 from .randomness import RunRandom, _glorot, _kaiming, _RunInit
 from ..core._validate import check_choice
 from .._names import MODELS, match_model
-from .kernels import apply_keep_mask, bias_elu_keep, GATAggregate, gat_aggregate_ahead
+from .kernels import apply_keep_mask, bias_elu_keep, GATLayer, gat_layer_ahead
 
 GAT_HEADS = 8
 #: Use the fused numba kernel (:mod:`hpstrat_lite.engine.kernels`) for GAT attention on CPU; the PyTorch-op
@@ -153,9 +153,34 @@ def _blin(h: torch.Tensor, w: torch.Tensor, b: torch.Tensor | None = None, lowp_
     if _MATMUL_DTYPE is not None:
         out = _bmm(h, w.transpose(1, 2), lowp_out)
         return out if b is None else out.add_(b.to(out.dtype))
+    if not h.is_cuda:
+        return _RunLinear.apply(h, w, b)
     if b is None:
         return torch.bmm(h, w.transpose(1, 2))
     return torch.baddbmm(b, h, w.transpose(1, 2))
+
+
+class _RunLinear(torch.autograd.Function):
+    """``h @ w[r].T (+ b[r])`` (float32) whose backward pass multiplies in the layouts MKL's batched GEMM
+    handles fastest: :math:`\\partial L/\\partial h = G w`, :math:`\\partial L/\\partial w = G^\\top h` straight
+    into ``w``'s ``[R, o, i]`` layout, :math:`\\partial L/\\partial b = \\sum_n G`. Autograd's ``bmm`` backward
+    forms :math:`h^\\top G` (``[R, i, N] x [R, N, o]``) and transposes it, about 2x the time of the whole
+    backward pass here for few outputs (GCN's and GAT's output layers; figures: ``benchmarks/README.md``)."""
+
+    @staticmethod
+    def forward(ctx, h, w, b=None):
+        ctx.save_for_backward(h, w)
+        ctx.has_bias = b is not None
+        wt = w.transpose(1, 2)
+        return torch.bmm(h, wt) if b is None else torch.baddbmm(b, h, wt)
+
+    @staticmethod
+    def backward(ctx, g):
+        h, w = ctx.saved_tensors
+        g_h = torch.bmm(g, w) if ctx.needs_input_grad[0] else None
+        g_w = torch.bmm(g.transpose(1, 2), h) if ctx.needs_input_grad[1] else None
+        g_b = g.sum(1, keepdim=True) if ctx.has_bias and ctx.needs_input_grad[2] else None
+        return g_h, g_w, g_b
 
 
 class BatchedModel(nn.Module):
@@ -328,7 +353,7 @@ class GraphSAGE(BatchedModel):
 
 
 #: GAT on CPU: the evaluation pass also computes the next training step's first attention layer
-#: (:func:`hpstrat_lite.engine.kernels.gat_aggregate_ahead`); the same numbers either way (tested)
+#: (:func:`hpstrat_lite.engine.kernels.gat_layer_ahead`); the same numbers either way (tested)
 GAT_AHEAD = True
 
 
@@ -339,7 +364,7 @@ class GAT(BatchedModel):
     Per run r and head k: :math:`e_{ij} = \\mathrm{LeakyReLU}_{0.2}(a_{src}^\\top W h_j + a_{dst}^\\top W h_i)`,
     :math:`\\alpha_{ij} = \\mathrm{softmax}_{j \\in N(i) \\cup \\{i\\}}(e_{ij})` (dropout on
     :math:`\\alpha`), :math:`h_i' = \\sum_j \\alpha_{ij} W h_j + b`. On CPU each layer's attention for all
-    R x heads blocks is one fused kernel (:class:`hpstrat_lite.engine.kernels.GATAggregate`); on CUDA the
+    R x heads blocks, scores included, is one fused kernel (:class:`hpstrat_lite.engine.kernels.GATLayer`); on CUDA the
     attention maps are one ``[R, heads, E]`` tensor applied as one block-diagonal sparse matmul
     (:class:`_AttentionSpMM`).
     """
@@ -367,22 +392,19 @@ class GAT(BatchedModel):
     def _scores(self, xw, i):
         """Attention inputs of layer ``i`` from its projected features ``xw`` ``[R, N, H*C]``.
 
-        On CPU: ``(x [R, N, H, C], a_src [R, N, H], a_dst [R, N, H])`` for the fused kernel
-        (:class:`hpstrat_lite.engine.kernels.GATAggregate`); the per-head dot products
-        :math:`a^\\top W h` are one batched GEMM with a block-diagonal ``[H*C, 2H]`` matrix.
+        On CPU: ``(x [R, N, H, C], att_src [R, H, C], att_dst [R, H, C])`` for the fused layer
+        (:class:`hpstrat_lite.engine.kernels.GATLayer`), which computes the per-head dot products
+        :math:`a^\\top W h` itself and adds their gradient into that of ``x`` in its backward pass.
         On CUDA: unnormalised attention :math:`w_{ij} = \\exp(e_{ij} - \\max_k e_{ik})` ``[R, H, E]``,
         its per-target sums ``[R, H, N]`` (>= 1: the max term is exp(0)) and the features
         ``[R*H, N, C]``; maxima and sums are CSR segment reductions over the edges sorted by target."""
         graph = self.ops["gat"]
         R, n = xw.shape[:2]
         heads, ch = self.shape[i]
+        if FUSED_ATTENTION and not xw.is_cuda:  # the scores are computed inside the fused layer
+            return (xw.view(R, n, heads, ch), getattr(self, f"att_src{i}").view(R, heads, ch),
+                    getattr(self, f"att_dst{i}").view(R, heads, ch))
         att = torch.cat([getattr(self, f"att_src{i}"), getattr(self, f"att_dst{i}")], 1).view(R, 2, heads, ch)
-        if FUSED_ATTENTION and not xw.is_cuda:
-            eye = torch.eye(heads, dtype=xw.dtype)
-            block = (att[:, :, :, :, None] * eye[None, None, :, None, :])  # [R, 2, H, C, H]
-            a = _bmm(xw, block.permute(0, 2, 3, 1, 4).reshape(R, heads * ch, 2 * heads))  # [R, N, 2H]
-            a = a.view(R, n, 2, heads)
-            return xw.view(R, n, heads, ch), a[:, :, 0].contiguous(), a[:, :, 1].contiguous()
         x = xw.view(R, n, heads, ch).transpose(1, 2)  # [R, H, N, C]
         a_src = (x * att[:, 0].view(R, heads, 1, ch)).sum(-1)  # [R, H, N]
         a_dst = (x * att[:, 1].view(R, heads, 1, ch)).sum(-1)
@@ -400,19 +422,19 @@ class GAT(BatchedModel):
         dropping = rnd is not None and self.p > 0
         if scores[0].dim() == 4:  # CPU: fused kernel
 
-            x, a_src, a_dst = scores
+            x, att_src, att_dst = scores
             R, n, heads, ch = x.shape
             shape, scale = (heads, self.ops["gat"].num_edges), (1.0 / (1.0 - self.p) if self.p > 0 else 1.0)
             if i == 0 and rnd is None and self.lookahead is not None and self.p > 0 and GAT_AHEAD:
                 # evaluation while training: the next step's first layer from the same pass over the edges
                 keep = self.lookahead.peek(shape, self.p)
-                out, self.ahead = gat_aggregate_ahead(x, a_src, a_dst, keep, scale, self.ops["gat"])
+                out, self.ahead = gat_layer_ahead(x, att_src, att_dst, keep, scale, self.ops["gat"])
                 return out.view(R, n, heads * ch)
             keep = rnd.keep(shape, self.p) if dropping else None
             prepared = None
             if i == 0 and dropping:  # a training step takes what the last evaluation prepared, once
                 prepared, self.ahead = self.ahead, None
-            out = GATAggregate.apply(x, a_src, a_dst, keep, scale if dropping else 1.0, self.ops["gat"], prepared)
+            out = GATLayer.apply(x, att_src, att_dst, keep, scale if dropping else 1.0, self.ops["gat"], prepared)
             return out.view(R, n, heads * ch)
         w, total, x = scores
         R, heads, n = total.shape

@@ -78,7 +78,7 @@ class RunRandom:
     def peek(self, shape, p: float) -> torch.Tensor:
         """Draw the next :meth:`keep` mask now: the next ``keep(shape, p)`` returns this very tensor, so each
         generator's sequence of draws is unchanged (GAT's evaluation pass computes the next training step's
-        first attention layer with it, :func:`hpstrat_lite.engine.kernels.gat_aggregate_ahead`)."""
+        first attention layer with it, :func:`hpstrat_lite.engine.kernels.gat_layer_ahead`)."""
         if not self._ahead:
             self._states_before_ahead = [g.get_state() for g in self.gens]
         mask = self._draw(shape, p)

@@ -23,7 +23,7 @@ How R runs become one model
   epoch: the evaluation of epoch t and the training step of epoch t + 1 share it. GAT on CPU goes one
   step further: its first attention layer sees the same inputs in both passes, so the evaluation pass
   draws the next step's dropout mask ahead (:meth:`hpstrat_lite.engine.models.RunRandom.peek`, the same bits)
-  and computes both outputs in one pass over the edges (:func:`hpstrat_lite.engine.kernels.gat_aggregate_ahead`).
+  and computes both outputs in one pass over the edges (:func:`hpstrat_lite.engine.kernels.gat_layer_ahead`).
 * Products whose output only the runs' training and validation rows read (H2GCN's last round, which
   feeds the classifier alone) compute those rows only, and their backward pass gathers only the training
   rows, where the gradient can be non-zero (:class:`hpstrat_lite.engine.models.RunRows`): the same floats for
@@ -331,6 +331,22 @@ def _compact(model, opt, keep, hp):
 CHECKPOINT_SECONDS = 300.0
 
 
+def _keep_best(best: dict, model, improved, idx, orig, aligned: bool) -> None:
+    """Copy the weights of the runs that ``improved`` (their slots ``idx``, original indices ``orig``) into
+    ``best`` in place. While no run has been dropped (``aligned``: slot r is run r) this is one pass per
+    parameter with no new tensor: a plain copy when every run improved, else ``torch.where`` over the run axis
+    (a gather and a scatter, with a new tensor of the gathered weights, otherwise)."""
+    every = aligned and idx.numel() == improved.numel()
+    for k, p in model.named_parameters():
+        p = p.detach()
+        if every:
+            best[k].copy_(p)
+        elif aligned:
+            torch.where(improved.view(-1, *([1] * (p.dim() - 1))), p, best[k], out=best[k])
+        else:
+            best[k].index_copy_(0, orig, p.index_select(0, idx))
+
+
 def _batch_key(model_name, masks, seeds, hp, feature_norm, num_classes) -> str:
     """A name for one batch's checkpoint: a hash of everything that determines its runs."""
     import hashlib
@@ -464,8 +480,7 @@ def _train_batch(model_name, feats, y, masks, seeds, ops, num_classes, hp, devic
             if bool(improved.any()):
                 idx = improved.nonzero().view(-1)
                 orig = slots[idx]
-                for k, p in model.named_parameters():
-                    best[k].index_copy_(0, orig, p.detach().index_select(0, idx))
+                _keep_best(best, model, improved, idx, orig, slots.numel() == R)
                 best_loss[orig] = vl[idx]
                 best_epoch[orig] = epoch
             bad[slots] = torch.where(improved, 0, bad[slots] + active.long())

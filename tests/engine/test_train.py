@@ -332,6 +332,67 @@ def test_gat_aggregate_ahead_gives_the_floats_of_the_separate_calls(scale):
     assert GATAggregate.apply(x, a_src, a_dst, other, 2.0, graph, prepared).data_ptr() != prepared.out.data_ptr()
 
 
+@pytest.mark.parametrize("scale", [1.0, 30.0])  # factorised and per-edge exponentials
+def test_gat_layer_equals_scores_then_aggregate(scale):
+    """The fused layer (scores inside, their gradient added into that of ``x`` by one kernel) against the
+    scores as an einsum followed by ``GATAggregate``: outputs and the gradients of ``x`` and both score vectors,
+    with and without the dropout mask; its evaluation pass computed ahead gives the floats of the separate calls."""
+    from hpstrat_lite.engine.kernels import GATAggregate, GATLayer, gat_layer_ahead
+    from hpstrat_lite.engine.operators import AttentionGraph
+
+    data = _toy_graph(n=50)
+    graph = AttentionGraph(data, "cpu")
+    R, H, C, N, E = 3, 2, 5, 50, graph.num_edges
+    gen = torch.Generator().manual_seed(0)
+    x = torch.randn(R, N, H, C, generator=gen, requires_grad=True)
+    att_src = (scale * torch.randn(R, H, C, generator=gen)).requires_grad_()
+    att_dst = (scale * torch.randn(R, H, C, generator=gen)).requires_grad_()
+    upstream = torch.randn(R, N, H, C, generator=gen)
+    upstream[:, ::3] = 0.0
+    keep = (torch.rand(R, H, E, generator=gen) > 0.5).to(torch.uint8)
+    inputs = (x, att_src, att_dst)
+    for mask, k in ((None, 1.0), (keep, 2.0)):
+        out = GATLayer.apply(x, att_src, att_dst, mask, k, graph)
+        got = torch.autograd.grad((out * upstream).sum(), inputs)
+        a_src, a_dst = (torch.einsum("rnhc,rhc->rnh", x, a) for a in (att_src, att_dst))
+        ref = GATAggregate.apply(x, a_src, a_dst, mask, k, graph)
+        want = torch.autograd.grad((ref * upstream).sum(), inputs)
+        torch.testing.assert_close(out, ref, atol=1e-5, rtol=1e-4)
+        for g, w in zip(got, want):
+            torch.testing.assert_close(g, w, atol=1e-4, rtol=1e-4)
+    with torch.no_grad():
+        out_eval, prepared = gat_layer_ahead(x, att_src, att_dst, keep, 2.0, graph)
+        assert torch.equal(out_eval, GATLayer.apply(x, att_src, att_dst, None, 1.0, graph))
+    results = []
+    for ahead in (prepared, None):
+        out = GATLayer.apply(x, att_src, att_dst, keep, 2.0, graph, ahead)
+        results.append((out,) + torch.autograd.grad((out * upstream).sum(), inputs))
+    for got, want in zip(*results):
+        assert torch.equal(got, want)
+    assert results[0][0].data_ptr() == prepared.out.data_ptr()
+
+
+def test_run_linear_gradients_equal_autograd_bmm():
+    """The per-run linear map's own backward pass (``models._RunLinear``) against autograd's ``bmm``: the
+    gradients of the input, the weights and the bias, with and without a bias."""
+    from hpstrat_lite.engine.models import _RunLinear
+
+    gen = torch.Generator().manual_seed(3)
+    h = torch.randn(3, 50, 16, generator=gen, requires_grad=True)
+    w = torch.randn(3, 7, 16, generator=gen, requires_grad=True)
+    b = torch.randn(3, 1, 7, generator=gen, requires_grad=True)
+    up = torch.randn(3, 50, 7, generator=gen)
+    for bias in (None, b):
+        out = _RunLinear.apply(h, w, bias)
+        ref = torch.bmm(h, w.transpose(1, 2)) + (0 if bias is None else bias)
+        inputs = (h, w) if bias is None else (h, w, b)
+        got = torch.autograd.grad((out * up).sum(), inputs)
+        want = torch.autograd.grad((ref * up).sum(), inputs)
+        torch.testing.assert_close(out, ref)
+        for g, wnt in zip(got, want):
+            torch.testing.assert_close(g, wnt, rtol=1e-5, atol=1e-5)
+
+
 def test_dropout_bits_are_the_bits_of_the_random_words():
     """The CPU path of ``RunRandom`` (random words unpacked by ``kernels.unpack_bits``) gives the bits that
     PyTorch's shifts (``randomness._shift_bits``, the path off CPU) take from the same generators' words, for
