@@ -153,10 +153,10 @@ def test_necessity_prints_estimates_and_verdict(tmp_path, capsys):
     from hpstrat_lite.cli import main
 
     rng = np.random.default_rng(0)
-    n = 200
+    n = 2000  # enough test predictions for one split (probes.MIN_TEST_PREDICTIONS): the estimate's cheapest case
     y = rng.integers(0, 2, size=n)
     x = rng.normal(size=(n, 4)) + y[:, None]
-    np.savez(tmp_path / "g.npz", edges=rng.integers(0, n, size=(600, 2)), node_labels=y, node_features=x)
+    np.savez(tmp_path / "g.npz", edges=rng.integers(0, n, size=(3 * n, 2)), node_labels=y, node_features=x)
     assert main(["necessity", "--data", str(tmp_path / "g.npz"), "--metric", "roc_auc"]) == 0
     out = capsys.readouterr().out
     assert "label_informativeness" in out and "probe_gain" in out and "verdict: " in out

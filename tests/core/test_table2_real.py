@@ -5,6 +5,9 @@ import pytest
 from hpstrat_lite import quality_table
 from hpstrat_lite.data.datasets import HPSTRAT_DATASETS, available_datasets
 
+# one pytest-xdist worker computes the table once for the four tests (make test: --dist loadgroup)
+pytestmark = pytest.mark.xdist_group("table2_real")
+
 
 @pytest.fixture(scope="module")
 def table(data_root):
