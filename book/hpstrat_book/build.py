@@ -123,7 +123,7 @@ def plan(profile: str = "full", config=None) -> list[dict]:
     page of a chapter; the other pages of a per-dataset chapter are its sections), ``show_code``
     (the chapter's ``show_code: true``: its code cells are shown; by default they are folded), ``page``
     (the hand-written chapter page, or None) and ``section_of`` (the chapter
-    this page is a section of, or None). A chapter whose profile entry is ``false`` has no job in that profile.
+    this page is a section of, or None).
     """
     _check_profile(profile)
     cfg = load_config() if config is None else config
@@ -131,8 +131,6 @@ def plan(profile: str = "full", config=None) -> list[dict]:
     jobs = []
     for p, part in enumerate(cfg["parts"]):
         for ch in part.get("chapters", []):
-            if ch.get(profile) is False:  # `smoke: false`: a second run of a notebook the profile already runs
-                continue
             params = dict(ch.get("parameters") or {})
             override = dict(ch.get(profile) or {})
             reads = override.pop("reads", ch.get("reads", []))  # a profile may read other results (or none)
