@@ -18,8 +18,8 @@ from hpstrat_book.part2.plan import FEATURE_STEPS, LINK_DATASETS, NODE_DATASETS,
 from .baselines import (budget_curve, graph_free_share, hgcn_link_table,
                         identical_configurations, link_baseline_table, protocol_claims, protocol_table,
                         ws_gamma_comparison)
-from .necessity_tables import (STUDY_KEY, _as_summary, _cell, _sample_std, feature_study_table,
-                               full_feature_count, link_table, node_table, paper_comparison, part1_table,
+from .necessity_tables import (STUDY_KEY, _as_summary, feature_study_table, full_feature_count, link_table,
+                               mlp_gcn_gaps, node_table, paper_comparison, part1_table,
                                selection_optimism, summarize, welch_p, ws_gamma_table, ws_summary)
 from .paper_values import PAPER, PAPER_LINK, PAPER_NODE, PAPER_NODE_MLP_ORIGINAL, PAPER_WS_GAMMA
 from .verdicts import AGREES, DISAGREES, INCONCLUSIVE, at_precision, verdict
@@ -125,31 +125,11 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     node = _as_summary(node_rows, "node")
     link = _as_summary(link_rows, "link")
 
-    pvals = {}
-
-    def gaps(summary, datasets):
-        out = {}
-        for ds in datasets:
-            mm, ms, mt, mn, *_ = _cell(summary, ds, "MLP")
-            gm, gs, gt, gn, *_ = _cell(summary, ds, "GCN")
-            if np.isfinite(mm) and np.isfinite(gm):
-                out[ds] = (mm, gm, gm - mm)
-                pvals[(id(summary), ds)] = welch_p(mm, _sample_std(ms, mn), mn, gm, _sample_std(gs, gn), gn)
-                cells[(id(summary), ds)] = (mm, _sample_std(ms, mn), mn, mt, gm, _sample_std(gs, gn), gn, gt)
-        pvals["_last"] = id(summary)
-        return out
-
-    cells = {}
-
     def text(g):
-        key = pvals.get("_last")
-        parts = []
-        for d, (m, c, x) in g.items():
-            p = pvals.get((key, d), np.nan)
-            mt, gt = cells[(key, d)][3], cells[(key, d)][7]
-            parts.append(f"{d}: MLP {m:.1f}, GCN {c:.1f} (gap {x:+.1f}" + (f", Welch p {p:.2g}" if np.isfinite(p) else "")
-                         + f"; {_int_or_na(mt)}/{_int_or_na(gt)} trials MLP/GCN)")
-        return "; ".join(parts)
+        return "; ".join(f"{d}: MLP {r.mlp:.1f}, GCN {r.gcn:.1f} (gap {r.gap:+.1f}"
+                         + (f", Welch p {r.welch_p():.2g}" if np.isfinite(r.welch_p()) else "")
+                         + f"; {_int_or_na(r.mlp_trials)}/{_int_or_na(r.gcn_trials)} trials MLP/GCN)"
+                         for d, r in g.items())
 
     def paper_gaps(ref, datasets):
         return {d: (ref[d]["MLP"][0], ref[d]["GCN"][0], ref[d]["GCN"][0] - ref[d]["MLP"][0]) for d in datasets
@@ -165,13 +145,9 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     def absent(expected, have):
         return [d for d in expected if d not in have]
 
-    def line_test(summary, g, line, claimed):
-        """The symmetric gap rule (:func:`_line_verdict`) on the gaps ``g`` of ``summary`` against ``line``."""
-        key = id(summary)
-        per = {}
-        for d, (_, _, x) in g.items():
-            mm, ms, mn, mt, gm, gs, gn, gt = cells[(key, d)]
-            per[d] = (at_precision(x), welch_p(mm + line, ms, mn, gm, gs, gn), mt, gt)
+    def line_test(g, line, claimed):
+        """The symmetric gap rule (:func:`_line_verdict`) on the gaps ``g`` against ``line``."""
+        per = {d: (at_precision(r.gap), r.welch_p(line), r.mlp_trials, r.gcn_trials) for d, r in g.items()}
         return _line_verdict(per, line, claimed=claimed, alpha=alpha, min_trials=rules.min_trials)
 
     rows = []
@@ -179,8 +155,8 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
     paper_close = paper_gaps(PAPER_NODE, close_sets)
     widest = max(paper_close, key=lambda d: paper_close[d][2])
     close_t = max(close, at_precision(paper_close[widest][2]))  # the paper's own widest gap sets the line
-    g1 = gaps(node, close_sets)
-    v1, note1 = line_test(node, g1, close_t, "below")
+    g1 = mlp_gcn_gaps(node, close_sets)
+    v1, note1 = line_test(g1, close_t, "below")
     rows.append({"claim": f"tuned MLP close to the GCN on Computers, Photo, CS, Physics (GCN - MLP at most "
                           f"{close_t:g} points)", "source": "Section 4.1, Tables 1-2",
                  "paper": paper_text(PAPER_NODE, close_sets, lambda x: x <= close_t),
@@ -191,8 +167,8 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                          "tuned MLP), else inconclusive",
                  "evidence": text(g1) + note1, "missing": absent(close_sets, g1), "chapter": "06_mlp_vs_gnn",
                  "verdict": v1})
-    g2 = gaps(node, ("Cora", "CiteSeer"))
-    v2, note2 = line_test(node, g2, gap, "above")
+    g2 = mlp_gcn_gaps(node, ("Cora", "CiteSeer"))
+    v2, note2 = line_test(g2, gap, "above")
     rows.append({"claim": f"GCN above tuned MLP by more than {gap:g} points on Cora and CiteSeer",
                  "source": "Section 4.1, Tables 1-2",
                  "paper": paper_text(PAPER_NODE, ("Cora", "CiteSeer"), lambda x: x > gap),
@@ -202,11 +178,11 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                          "inconclusive",
                  "evidence": text(g2) + note2, "missing": absent(("Cora", "CiteSeer"), g2), "chapter": "06_mlp_vs_gnn",
                  "verdict": v2})
-    g3 = gaps(link, ("WS1000",))
+    g3 = mlp_gcn_gaps(link, ("WS1000",))
     ok3 = None
     if g3:
-        mm, gm, _ = g3["WS1000"]
-        ok3 = abs(mm - 50) <= 100 * chance and gm > mm
+        ws = g3["WS1000"]
+        ok3 = abs(ws.mlp - 50) <= 100 * chance and ws.gcn > ws.mlp
     rows.append({"claim": "WS1000: MLP at chance, GCN above the MLP",
                  "source": "Section 5, Table 3",
                  "paper": "random 50.0 ± 0.0, MLP 49.1 ± 2.2, GCN 54.7 ± 0.4 (gap +5.6); the paper's own numbers "
@@ -250,8 +226,8 @@ The paper's qualitative claims, checked on our numbers (the scorecard's Part II 
                          f"+-{level_margin:g})",
                  "evidence": ev4b, "missing": [g for g in missing4 if float(g.split()[1]) >= PAPER_WS_GAMMA["from_gamma"]],
                  "chapter": "08_synthetic_ws", "verdict": verdict(ok4b)})
-    g5 = gaps(link, LINK_DATASETS)
-    v5, note5 = line_test(link, g5, gap, "above")
+    g5 = mlp_gcn_gaps(link, LINK_DATASETS)
+    v5, note5 = line_test(g5, gap, "above")
     rows.append({"claim": f"GCN above MLP by more than {gap:g} ROC AUC points on Twitch-PTBR, "
                           f"Twitch-EN, Facebook", "source": "Section 6, Table 4",
                  "paper": paper_text(PAPER_LINK, LINK_DATASETS, lambda x: x > gap),

@@ -11,6 +11,8 @@ the trial budget its numbers come from.
 """
 from __future__ import annotations
 
+import dataclasses
+
 from pathlib import Path
 
 import numpy as np
@@ -560,6 +562,42 @@ def _cell(summary, ds, model):
     r = s.sort_values("n_trials").iloc[-1]
     return (100 * r["test_mean"], 100 * r["test_std"], r["n_trials"], int(r["n_eval"]), r["protocol"],
             r.get("sampler_seed", np.nan))
+
+
+@dataclasses.dataclass(frozen=True)
+class MlpGcnGap:
+    """One dataset's tuned MLP and GCN (their largest-budget studies, in points): means, sample standard deviations
+    over the evaluation seeds, evaluation seeds and trials."""
+
+    mlp: float
+    mlp_std: float
+    mlp_eval: int
+    mlp_trials: float
+    gcn: float
+    gcn_std: float
+    gcn_eval: int
+    gcn_trials: float
+
+    @property
+    def gap(self) -> float:
+        """GCN - MLP (points)."""
+        return self.gcn - self.mlp
+
+    def welch_p(self, line: float = 0.0) -> float:
+        """Welch's p-value of the GCN against the MLP shifted by ``line`` points (0: the gap itself)."""
+        return welch_p(self.mlp + line, self.mlp_std, self.mlp_eval, self.gcn, self.gcn_std, self.gcn_eval)
+
+
+def mlp_gcn_gaps(summary, datasets) -> dict:
+    """``{dataset: MlpGcnGap}`` for each of ``datasets`` with both a tuned MLP and a tuned GCN in ``summary``
+    (:func:`summarize` output), in the order of ``datasets``."""
+    out = {}
+    for ds in datasets:
+        mm, ms, mt, mn, *_ = _cell(summary, ds, "MLP")
+        gm, gs, gt, gn, *_ = _cell(summary, ds, "GCN")
+        if np.isfinite(mm) and np.isfinite(gm):
+            out[ds] = MlpGcnGap(mm, _sample_std(ms, mn), mn, mt, gm, _sample_std(gs, gn), gn, gt)
+    return out
 
 
 def _vs_paper(mean, std, n, paper):

@@ -12,7 +12,7 @@ import numpy as np
 from .paths import RESULTS
 from hpstrat_book.part2.plan import LINK_DATASETS, NODE_DATASETS, results_file
 from .baselines import budget_curve, graph_free_share
-from .necessity_tables import _as_summary, _baseline_rows, _cell, _sample_std, _vs_paper, welch_p, ws_gamma_table
+from .necessity_tables import _as_summary, _baseline_rows, _cell, _vs_paper, mlp_gcn_gaps, ws_gamma_table
 from .paper_values import PAPER_LINK, PAPER_NODE
 
 __all__ = ["protocol_reading", "budget_reading", "graph_free_reading", "hgcn_reading", "ws_baseline_reading",
@@ -173,20 +173,8 @@ def ws_baseline_reading(link_rows=None, baseline_rows=None) -> str:
     return text
 
 
-def _gaps(summary, datasets):
-    """Per dataset with both numbers: ``(gap GCN - MLP, Welch p, trials MLP, trials GCN)`` (points)."""
-    out = {}
-    for ds in datasets:
-        mm, ms, mt, mn, *_ = _cell(summary, ds, "MLP")
-        gm, gs, gt, gn, *_ = _cell(summary, ds, "GCN")
-        if np.isfinite(mm) and np.isfinite(gm):
-            out[ds] = (gm - mm, welch_p(mm, _sample_std(ms, mn), mn, gm, _sample_std(gs, gn), gn), mt, gt)
-    return out
-
-
 def _gap_text(ds, g):
-    gap, p, mt, gt = g
-    return f"{ds} ({gap:+.1f}, {_p(p)}; {int(mt)}/{int(gt)} trials)"
+    return f"{ds} ({g.gap:+.1f}, {_p(g.welch_p())}; {int(g.mlp_trials)}/{int(g.gcn_trials)} trials)"
 
 
 def mlp_gnn_reading(rows=None, *, datasets=NODE_DATASETS, line=None, alpha=0.05) -> str:
@@ -198,14 +186,14 @@ def mlp_gnn_reading(rows=None, *, datasets=NODE_DATASETS, line=None, alpha=0.05)
     summary = _as_summary(rows, "node")
     if line is None:
         line = max(PAPER_NODE[d]["GCN"][0] - PAPER_NODE[d]["MLP"][0] for d in ("Computers", "Photo", "CS", "Physics"))
-    gaps = _gaps(summary, datasets)
+    gaps = mlp_gcn_gaps(summary, datasets)
     if not gaps:
         return "No dataset has both a tuned MLP and a tuned GCN yet."
-    sig = {d: bool(g[1] < alpha) for d, g in gaps.items()}
-    ahead = [_gap_text(d, g) for d, g in gaps.items() if g[0] < 0 and sig[d]]
+    sig = {d: bool(g.welch_p() < alpha) for d, g in gaps.items()}
+    ahead = [_gap_text(d, g) for d, g in gaps.items() if g.gap < 0 and sig[d]]
     noise = [_gap_text(d, g) for d, g in gaps.items() if not sig[d]]
-    near = [_gap_text(d, g) for d, g in gaps.items() if 0 <= g[0] <= line and sig[d]]
-    far = [_gap_text(d, g) for d, g in gaps.items() if g[0] > line and sig[d]]
+    near = [_gap_text(d, g) for d, g in gaps.items() if 0 <= g.gap <= line and sig[d]]
+    far = [_gap_text(d, g) for d, g in gaps.items() if g.gap > line and sig[d]]
     parts = []
     if ahead:
         parts.append("the tuned MLP is ahead of the GCN on " + "; ".join(ahead))
@@ -227,7 +215,7 @@ def link_reading(rows=None, *, datasets=LINK_DATASETS, gap=2.0, alpha=0.05) -> s
     Welch's p-value, sorted into "GCN clearly ahead" (more than ``gap`` points, p < ``alpha``), "MLP ahead"
     (negative margin, p < ``alpha``) and "within the noise or under ``gap``", beside the paper's margin."""
     summary = _as_summary(rows if rows is not None else results_file("link", results_dir=RESULTS), "link")
-    gaps = _gaps(summary, datasets)
+    gaps = mlp_gcn_gaps(summary, datasets)
     if not gaps:
         return "No link-prediction dataset has both a tuned MLP and a tuned GCN yet."
     groups = {"the GCN is clearly ahead": [], "the MLP is ahead": [], "the margin is under the line or within the noise": []}
@@ -235,9 +223,9 @@ def link_reading(rows=None, *, datasets=LINK_DATASETS, gap=2.0, alpha=0.05) -> s
         paper = PAPER_LINK.get(ds, {})
         margin = (f"; paper {paper['GCN'][0] - paper['MLP'][0]:+.1f}" if paper.get("GCN") and paper.get("MLP") else "")
         text = _gap_text(ds, g)[:-1] + margin + ")"
-        if g[0] > gap and g[1] < alpha:
+        if g.gap > gap and g.welch_p() < alpha:
             groups["the GCN is clearly ahead"].append(text)
-        elif g[0] < 0 and g[1] < alpha:
+        elif g.gap < 0 and g.welch_p() < alpha:
             groups["the MLP is ahead"].append(text)
         else:
             groups["the margin is under the line or within the noise"].append(text)
