@@ -354,10 +354,12 @@ def _gat_forward(x, a_src, a_dst, keep, k, graph, dual=False):
 
 class PreparedAggregate:
     """A training-mode :class:`GATAggregate` output computed ahead, by :func:`gat_aggregate_ahead` in the
-    evaluation pass on the same inputs; :meth:`matches` says whether a later call may use it."""
+    evaluation pass on the same inputs; :meth:`matches` says whether a later call may use it. ``scores``: the
+    attention scores ``(a_src, a_dst)`` when the inputs are :class:`GATLayer`'s score vectors (:func:`gat_layer_ahead`)."""
 
-    def __init__(self, x, a_src, a_dst, keep, k, out, aux):
+    def __init__(self, x, a_src, a_dst, keep, k, out, aux, scores=None):
         self.key, self.keep, self.out, self.aux = self._key(x, a_src, a_dst, k), keep, out, aux
+        self.scores = scores
 
     @staticmethod
     def _key(x, a_src, a_dst, k) -> tuple:
@@ -487,9 +489,7 @@ def gat_layer_ahead(x, att_src, att_dst, keep, k, graph):
     x, att_src, att_dst = x.detach(), att_src.detach(), att_dst.detach()
     a_src, a_dst = attention_scores(x, att_src, att_dst)
     out, aux, out_eval = _gat_forward(x, a_src, a_dst, keep, k, graph, dual=True)
-    prepared = PreparedAggregate(x, att_src, att_dst, keep, k, out, aux)
-    prepared.scores = (a_src, a_dst)
-    return out_eval, prepared
+    return out_eval, PreparedAggregate(x, att_src, att_dst, keep, k, out, aux, scores=(a_src, a_dst))
 
 
 class GATLayer(torch.autograd.Function):
