@@ -5,6 +5,10 @@ BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.installed-stamp
 # The CPU build of torch (a wheel on this machine's disk); an unpinned torch would pull a CUDA build.
 TORCH  := torch==2.13.0
+# Python writes the bytecode of what it imports (__pycache__, git-ignored), so that each later process (test
+# workers, notebook kernels, subprocesses) reads it instead of compiling torch's and PyG's sources again (about
+# 11 s per process that imports torch_geometric); a PYTHONDONTWRITEBYTECODE set in the shell would stop that.
+unexport PYTHONDONTWRITEBYTECODE
 
 .PHONY: install test book book-smoke lab bench bench-sweep bench-precision bench-memory clean
 
