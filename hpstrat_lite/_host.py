@@ -57,6 +57,10 @@ def host_name(device="cpu") -> str:
 
 
 #: Environment variables through which a user sets OpenMP's idle-wait policy themselves (then left alone).
+#: Options of the Jupyter kernels the library and the book start (the audit report, the book's pages): errors only,
+#: not the kernel's start-up warning about unencrypted local TCP ports, which is not the reader's concern.
+KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
+
 _OMP_WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 

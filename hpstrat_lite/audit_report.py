@@ -14,6 +14,7 @@ import tempfile
 from pathlib import Path
 
 from ._extras import require
+from ._host import KERNEL_QUIET
 from ._io import atomic_write
 from .auditing import ALPHA, CAPPED_SHARE, AuditResult, load_audit
 from ._format import findings_box, format_number
@@ -24,8 +25,6 @@ from .stats import MIN_PAIRS, PosthocResult
 #: The notebook :func:`render_report` executes (shipped with the package), and the file it writes.
 REPORT_TEMPLATE = Path(__file__).resolve().parent / "templates" / "audit_report.ipynb"
 REPORT_FILE = "report.html"
-#: The report's kernel logs errors only: its start-up warning about unencrypted local TCP ports is not the user's.
-KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 #: What a single split seed allows: no spread over seeds, so no lead can be judged.
 ONE_SEED = "one split seed: no spread to judge a lead"
 

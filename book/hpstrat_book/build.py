@@ -37,13 +37,12 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]  # the book package lives in book/ of the checkout it renders
 
+from hpstrat_lite._host import KERNEL_QUIET  # noqa: E402
 from hpstrat_lite._io import atomic_write  # noqa: E402
 from hpstrat_lite.core._validate import check_choice, check_int  # noqa: E402
 
 CONFIG = Path("book") / "notebooks.yml"
 EXECUTED = Path("book") / "executed"
-#: The pages' kernels log errors only (not their start-up warning about unencrypted local TCP ports).
-KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 MANIFEST = "manifest.json"
 PROFILES = ("full", "smoke")
 SMOKE_DIR = Path("_build") / "smoke"
