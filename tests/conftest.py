@@ -27,6 +27,30 @@ def bins_oracle(h, n_bins: int):
     return np.where(np.isnan(h), n_bins, np.minimum(np.floor(np.nan_to_num(h) * n_bins), n_bins - 1)).astype(int)
 
 
+SMOKE_OUT = REPO / "_build" / "smoke-test"
+#: The environment of the smoke book's kernels: one thread each, as the tests' workers train, since two kernels
+#: run at once beside the other test worker on a 2-core machine (spinning thread pools stall each other).
+ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS": "1"}
+
+
+def build_smoke_book(build: bool) -> dict:
+    """Run the book's smoke profile into SMOKE_OUT, two notebooks at a time, each kernel on one thread;
+    notebooks already executed in this pytest run are reused (tests/book/test_notebooks.py and
+    tests/book/test_book.py share them, in one test worker: their ``xdist_group``)."""
+    import hpstrat_book.build as book
+
+    old = {name: os.environ.get(name) for name in ONE_THREAD}
+    os.environ.update(ONE_THREAD)
+    try:
+        return book.build_book("smoke", build=build, out_dir=SMOKE_OUT, workers=2, log=lambda *a: None)
+    finally:
+        for name, value in old.items():
+            if value is None:
+                os.environ.pop(name, None)
+            else:
+                os.environ[name] = value
+
+
 @pytest.fixture(scope="session")
 def data_root():
     if not DATA_ROOT:

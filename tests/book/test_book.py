@@ -2,18 +2,15 @@
 shows a traceback or a warning. Shares its executed notebooks with tests/book/test_notebooks.py."""
 import re
 from html.parser import HTMLParser
-from pathlib import Path
 
 import pytest
 
 import hpstrat_book.build as book
 
+from conftest import SMOKE_OUT, build_smoke_book
+
 # the smoke book is built once, in one test worker, for both files (make test: --dist loadgroup)
 pytestmark = pytest.mark.xdist_group("smoke_book")
-
-
-
-SMOKE_OUT = Path(__file__).resolve().parents[2] / "_build" / "smoke-test"  # same as tests/book/test_notebooks.py
 
 #: Chapters whose pages must show at least one figure (all show tables).
 WITH_FIGURES = {"01_method", "02_fold_metrics", "02b_fold_metrics_summary", "03_gnn_experiments",
@@ -54,7 +51,7 @@ def visible_text(html: str) -> str:
 
 @pytest.fixture(scope="module")
 def html(data_root):
-    return book.build_book("smoke", build=True, out_dir=SMOKE_OUT, log=lambda *a: None)["html"]
+    return build_smoke_book(build=True)["html"]
 
 
 @pytest.mark.slow

@@ -17,10 +17,8 @@ import yaml
 
 import hpstrat_book.build as book
 
-# the smoke book is built once, in one test worker, for both files (make test: --dist loadgroup)
-pytestmark = pytest.mark.xdist_group("smoke_book")
 from hpstrat_book.plots import stratum_spread
-from conftest import bins_oracle
+from conftest import SMOKE_OUT, bins_oracle, build_smoke_book
 from hpstrat_book import scorecard
 from hpstrat_book.hpstrat import complete_pairs
 
@@ -28,12 +26,6 @@ from hpstrat_book.hpstrat import complete_pairs
 PART2_PREFIXES = ("06_", "06b_", "07_", "08_", "09_")  # Part II chapters train and tune models
 
 REPO = Path(__file__).resolve().parents[2]
-SMOKE_OUT = REPO / "_build" / "smoke-test"
-
-
-def smoke_build(build: bool) -> dict:
-    """Run the smoke profile into SMOKE_OUT; notebooks already executed in this pytest run are reused."""
-    return book.build_book("smoke", build=build, out_dir=SMOKE_OUT, log=lambda *a: None)
 
 
 # ----------------------------------------------------------------------------------------------
@@ -370,10 +362,11 @@ def _stdout(nb) -> str:
 
 
 @pytest.mark.slow
+@pytest.mark.xdist_group("smoke_book")  # the smoke book is built once, in one test worker (see tests/book/test_book.py)
 def test_every_notebook_runs_on_real_data_without_errors_or_warnings(data_root):
     committed = {p: hashlib.sha256(p.read_bytes()).hexdigest() for p in (REPO / "book" / "executed").rglob("*")
                  if p.is_file()}
-    report = smoke_build(build=False)
+    report = build_smoke_book(build=False)
     jobs = book.plan("smoke")
     assert len(report["executed"]) + len(report["skipped"]) == len(jobs) and not report["kept_stale"]
     manifest = json.loads((SMOKE_OUT / "book" / "executed" / "manifest.json").read_text())
@@ -396,7 +389,7 @@ def test_every_notebook_runs_on_real_data_without_errors_or_warnings(data_root):
                          for p in (REPO / "book" / "executed").rglob("*") if p.is_file()}, \
         "the smoke profile must not touch the committed executed notebooks"
     # A second call with unchanged inputs executes nothing.
-    again = smoke_build(build=False)
+    again = build_smoke_book(build=False)
     assert again["executed"] == [] and len(again["skipped"]) == len(jobs)
 
 
