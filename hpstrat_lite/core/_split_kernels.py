@@ -1,4 +1,5 @@
-"""numba kernel behind :func:`hpstrat_lite.node_homophily` with ``assume_simple=True``.
+"""numba kernels behind :func:`hpstrat_lite.node_homophily` with ``assume_simple=True`` and behind the dealing of
+strata into folds (:func:`deal_strata`).
 
 :func:`sorted_simple_homophily` reads an edge list sorted by (source, target) once, in
 :data:`CHUNKS_PER_THREAD` chunks per numba thread taken dynamically; each chunk starts at a change of source, so a
@@ -152,3 +153,29 @@ def sorted_simple_homophily(ei, labels, n: int) -> tuple[np.ndarray, int]:
         flags |= DEGREE_MISMATCH
     _ratio(deg, same, h)
     return h, flags
+
+
+@numba.njit(cache=True)
+def _deal(node_at, stratum, n_strata, k, folds):
+    """Counting sort of the nodes, taken in shuffled order ``node_at``, by ``stratum`` (stable), dealing
+    ``fold = rank mod k``: first the size of each stratum, then each node's rank as its stratum's next slot."""
+    n = node_at.shape[0]
+    start = np.zeros(n_strata + 1, dtype=np.int64)
+    for v in range(n):
+        start[stratum[v] + 1] += 1
+    for s in range(n_strata):
+        start[s + 1] += start[s]
+    for p in range(n):
+        v = node_at[p]
+        s = stratum[v]
+        folds[v] = start[s] % k
+        start[s] += 1
+
+
+def deal_strata(node_at: np.ndarray, stratum: np.ndarray, n_strata: int, k: int) -> np.ndarray:
+    """``folds[v] = rank(v) mod k``, where ``rank`` orders the nodes by ``stratum`` (``0..n_strata-1``) and, within
+    a stratum, by their position in ``node_at`` (``node_at[p]``: the node at shuffled position p): what a stable
+    sort of ``node_at`` by stratum gives, in O(n + n_strata) (one counting pass, one dealing pass)."""
+    folds = np.empty(node_at.shape[0], dtype=np.int64)
+    _deal(node_at, stratum, n_strata, k, folds)
+    return folds

@@ -20,6 +20,7 @@ import numpy as np
 
 from ._validate import (check_choice, check_covariate, check_edge_index, check_int, check_k, check_labels,
                         check_n_bins, check_seed, to_numpy)
+from . import _split_kernels
 from .homophily import simple_undirected_pairs
 
 BINNINGS = ("uniform", "quantile")
@@ -121,7 +122,8 @@ def strata_kernel(labels, bins, n_bins, k, rng) -> np.ndarray:
     Sorting all nodes by (bin, class, shuffled position) and dealing ``fold = rank mod k`` equals the
     paper's stratum-by-stratum loop (after ``T`` nodes the larger folds are exactly folds
     ``0..(T mod k)-1``). The sort takes the nodes in shuffled order and sorts them stably by the stratum
-    ``bin * C + class`` (numpy's radix sort for up to 2**15 strata)."""
+    ``bin * C + class``: a counting sort (:func:`hpstrat_lite.core._split_kernels.deal_strata`, O(n)) unless the
+    strata far outnumber the nodes."""
     n = labels.shape[0]
     priority = rng.permutation(n)  # the shuffled position of each node within its stratum
     n_classes = int(labels.max()) + 1
@@ -130,7 +132,9 @@ def strata_kernel(labels, bins, n_bins, k, rng) -> np.ndarray:
         node_at = np.empty(n, dtype=np.int64)  # node_at[p]: the node at shuffled position p
         node_at[priority] = np.arange(n, dtype=np.int64)
         stratum = (bins * n_classes + labels).astype(np.int16 if strata <= 2**15 else np.int64)
-        order = node_at[np.argsort(stratum[node_at], kind="stable")]  # int16 keys: a radix sort
+        if strata <= 4 * n + 1024:  # a counting sort (numba), two passes over the nodes
+            return _split_kernels.deal_strata(node_at, stratum, strata, k)
+        order = node_at[np.argsort(stratum[node_at], kind="stable")]  # many empty strata: a sort
     else:  # a stratum id would overflow int64
         order = np.lexsort((priority, labels, bins))
     folds = np.empty(n, dtype=np.int64)

@@ -32,8 +32,8 @@ def hpstrat_folds(homophily, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.n
     Implemented as one sort: processing strata this way equals sorting all nodes by
     (bin, class, shuffled position) and dealing ``fold = rank mod k`` — after ``T`` nodes the larger
     folds are exactly folds ``0..(T mod k)-1``, so the next stratum starts at fold ``T mod k``. The sort
-    takes the nodes in shuffled order and sorts them stably by stratum ``bin * C + class`` (numpy's radix
-    sort, O(n), for up to 2**15 strata; its merge sort beyond).
+    takes the nodes in shuffled order and sorts them stably by stratum ``bin * C + class`` (a counting sort,
+    O(n); a comparison sort only when the strata far outnumber the nodes).
     The literal loop is kept in the tests as an oracle (``tests/core/reference.py``).
 
     Parameters
