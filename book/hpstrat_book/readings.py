@@ -206,7 +206,7 @@ def mlp_gnn_reading(rows=None, *, datasets=NODE_DATASETS, line=None, alpha=0.05)
     text = "On this run " + ", ".join(parts) + " (GCN - MLP in points, Welch p over the evaluation seeds, trials MLP/GCN)."
     absent = [d for d in datasets if d not in gaps]
     if absent:
-        text += f" Not run: {', '.join(absent)}."
+        text += f" No tuned rows for {', '.join(absent)} (the page \"Data, reruns and provenance\" says why)."
     return text
 
 

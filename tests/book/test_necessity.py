@@ -644,7 +644,7 @@ def test_closing_readings_sort_datasets_by_gap_and_test():
     text = readings.mlp_gnn_reading(node, datasets=("Computers", "Cora", "CS", "Photo"))
     assert "no difference is established (p >= 0.05, or too few seeds for a test) on Computers" in text  # +0.5 within a 1-point wobble
     assert "leads by more than 3.2 points on Cora (+15.0" in text  # the paper's own widest gap (Photo)
-    assert "the tuned MLP is ahead of the GCN on CS (-5.0" in text and "Not run: Photo." in text
+    assert "the tuned MLP is ahead of the GCN on CS (-5.0" in text and "No tuned rows for Photo (" in text
     link = _frame(*[_rows(d, m, [[v], [v + 0.01], [v - 0.01]], task="link", protocol="edge split 70/10/20", k=1)
                     for d, vals in (("Twitch-EN", (0.9, 0.85)), ("Facebook", (0.6, 0.9)))
                     for m, v in zip(("MLP-dot", "GCN-dot"), vals)])
