@@ -56,11 +56,11 @@ def host_name(device="cpu") -> str:
     return f"{torch.cuda.get_device_name(torch.device(device))} + {host_cpu()}"
 
 
-#: Environment variables through which a user sets OpenMP's idle-wait policy themselves (then left alone).
 #: Options of the Jupyter kernels the library and the book start (the audit report, the book's pages): errors only,
 #: not the kernel's start-up warning about unencrypted local TCP ports, which is not the reader's concern.
 KERNEL_QUIET = ["--IPKernelApp.log_level=ERROR"]
 
+#: Environment variables through which a user sets OpenMP's idle-wait policy themselves (then left alone).
 _OMP_WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 

@@ -39,16 +39,10 @@ def build_smoke_book(build: bool) -> dict:
     tests/book/test_book.py share them, in one test worker: their ``xdist_group``)."""
     import hpstrat_book.build as book
 
-    old = {name: os.environ.get(name) for name in ONE_THREAD}
-    os.environ.update(ONE_THREAD)
-    try:
+    with pytest.MonkeyPatch.context() as env:  # the kernels inherit it; the worker's own setting comes back after
+        for name, value in ONE_THREAD.items():
+            env.setenv(name, value)
         return book.build_book("smoke", build=build, out_dir=SMOKE_OUT, workers=2, log=lambda *a: None)
-    finally:
-        for name, value in old.items():
-            if value is None:
-                os.environ.pop(name, None)
-            else:
-                os.environ[name] = value
 
 
 @pytest.fixture(scope="session")
