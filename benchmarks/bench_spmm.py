@@ -55,7 +55,7 @@ def _time_selection(data, matrix, h, full, repeats):
     rows = operators.RunRows(tr | va, tr)
     need, need_ptr = rows.needed
     crow, col, val = csr_arrays(matrix)
-    forward = (np.broadcast_to(crow.astype(np.int64), (runs, n + 1)), col, val)
+    forward = (np.tile(crow.astype(np.int64), (runs, 1)), col, val)  # the layout spmm_select passes
     out = np.zeros_like(full)
     t_sel = _time(lambda *a: _spmm_select(*a, need, need_ptr), forward, h, out, repeats)
     t_full = _time(_spmm, (crow, col, val), h, np.empty_like(full), repeats)

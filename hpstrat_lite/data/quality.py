@@ -32,7 +32,7 @@ def quality_table(datasets, *, k: int = 4, seeds=range(10), n_bins: int = 10, me
     rows = []
     datasets = [datasets] if is_single_graph(datasets) else list(datasets)
     for ds in tqdm(datasets, desc="datasets", disable=not progress):
-        data = as_graph(ds, root=root)  # labels checked, simple undirected
+        data = as_graph(ds, root=root, sparse_features=True)  # labels checked, simple undirected; x unused
         y = data.y.numpy().astype(np.int64, copy=False)
         check_k(k, y.shape[0])
         h = node_homophily(data.edge_index, y, data.num_nodes, assume_simple=True)

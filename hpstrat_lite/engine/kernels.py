@@ -784,5 +784,8 @@ def spmm_select(crow: np.ndarray, col: np.ndarray, val: np.ndarray, h: torch.Ten
     _match_torch_threads()
     h = h.contiguous()
     out = torch.zeros(h.shape[0], n_out, h.shape[2], dtype=h.dtype)
+    # one layout for every caller (a broadcast view, a gathered copy, a one-run view): numba compiles, or loads
+    # from its cache, one kernel per argument layout, and each compile costs seconds
+    crow = np.require(crow, np.int64, ["C", "W"])
     _spmm_select(crow, col, val, _np(h), _np(out), rows, rows_ptr)
     return out

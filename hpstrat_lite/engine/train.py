@@ -300,13 +300,15 @@ def _batches(runs: int, per_run: int, runs_per_batch) -> list[range]:
 
 
 def _optimizer(model, hp):
-    """One Adam over all stacked parameters (no weight decay on ``model.no_decay``)."""
+    """One Adam over all stacked parameters (no weight decay on ``model.no_decay``), in PyTorch's multi-tensor
+    (``foreach``) form: the same floats as its default one-tensor-at-a-time loop on CPU, in about half the time
+    (``benchmarks/README.md``)."""
     decay = [p for k, p in model.named_parameters() if k not in model.no_decay]
     no_decay = [p for k, p in model.named_parameters() if k in model.no_decay]
     groups = [{"params": decay, "weight_decay": hp["weight_decay"]}]
     if no_decay:
         groups.append({"params": no_decay, "weight_decay": 0.0})
-    return torch.optim.Adam(groups, lr=hp["lr"])
+    return torch.optim.Adam(groups, lr=hp["lr"], foreach=True)
 
 
 def _compact(model, opt, keep, hp):

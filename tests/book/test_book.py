@@ -152,3 +152,39 @@ def test_front_page_opens_with_the_generated_findings(html):
     rows = re.findall(r"<tr>", first[first.index("<tbody"):])
     assert 1 <= len(rows) <= 10 and any(v in visible_text(first) for v in VERDICTS)
     assert "executed/scorecard.html#" in first
+
+
+@pytest.mark.slow
+def test_captions_references_exercises_and_citations_render(html):
+    """What Sphinx makes of the book's directives (the build treats warnings as errors, so an unresolved
+    reference fails it): numbered figure captions with alt text and {numref} links to them, numbered tables
+    whose labels a shared notebook's second page suffixes, numbered exercises with their solutions, and
+    citations resolved against the bibliography."""
+    import nbformat
+
+    executed = html / "book" / "executed"
+    ch05 = (executed / "05_appendix_g.html").read_text()
+    nb = nbformat.read(SMOKE_OUT / "book" / "executed" / "05_appendix_g.ipynb", as_version=4)
+    figure = next(c.metadata["mystnb"]["figure"] for c in nb.cells if "figure" in c.metadata.get("mystnb", {}))
+    alt = next(c.metadata["mystnb"]["image"]["alt"] for c in nb.cells if "image" in c.metadata.get("mystnb", {}))
+    assert figure["name"] and re.search(r"<figcaption>\s*<p><span class=\"caption-number\">Fig\. [\d.]+ </span>", ch05)
+    assert f'alt="{alt}"' in ch05
+    assert re.search(r"Before looking at <a[^>]*><span[^>]*>Fig\. [\d.]+", ch05)
+    numbers = set(re.findall(r"Exercise (\d+\.\d+)", ch05))  # numbered through the chapter, one per exercise
+    assert len(numbers) == sum(c.source.count("{exercise}") for c in nb.cells if c.cell_type == "markdown") >= 2
+    assert ch05.count("Solution to") == len(numbers) and "dropdown" in ch05
+    ch03, ch03b = ((executed / f"{n}.html").read_text() for n in ("03_gnn_experiments", "03b_gnn_experiments_k5"))
+    assert 'id="fig-03-cross-fold-std"' in ch03 and 'id="fig-03-cross-fold-std-03b-gnn-experiments-k5"' in ch03b
+    assert re.search(r'<table[^>]*id="tbl-03-ranks">\s*<caption><span class="caption-number">Table [\d.]+ </span>', ch03)
+    assert re.search(r'<a class="reference internal" href="#tbl-03-ranks"><span class="std std-numref">Table [\d.]+</span>',
+                     ch03)
+    assert 'id="tbl-03-ranks-03b-gnn-experiments-k5"' in ch03b and 'href="#tbl-03-ranks-03b-gnn-experiments-k5"' in ch03b
+    assert not re.search(r"<table id=\"T_", ch03)  # the Styler's HTML is not what the book shows
+    ch02 = (html / "book" / "ch02_fold_metrics.html").read_text()
+    assert "Exercise 2.1" in ch02 and "Solution to" in ch02
+    notation = (html / "book" / "notation.html").read_text()
+    cited = re.search(r'<a class="reference internal" href="references\.html#(id\d+)" title="Milton Friedman\. The use of '
+                      r'ranks[^"]*">Fri37</a>', notation)  # {cite:p}`friedman1937`, linked to its entry
+    references = (html / "book" / "references.html").read_text()
+    assert cited and f'id="{cited.group(1)}"' in references
+    assert "the use of ranks" in visible_text(references).lower()

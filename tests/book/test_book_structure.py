@@ -1,9 +1,7 @@
 """The book as a book: numbered table of contents, chapter pages of per-dataset chapters, the Sphinx
-extensions (bibliography, exercises), references and citation files."""
+extensions, references and citation files (what Sphinx renders of them: tests/book/test_book.py)."""
 import ast
 import re
-import subprocess
-import sys
 from pathlib import Path
 
 import nbformat
@@ -95,29 +93,6 @@ def test_sphinx_config_loads_the_bibliography_and_exercise_extensions():
                                  sourcedir=REPO, raise_on_invalid=True)
     assert {"sphinx_exercise", "sphinxcontrib.bibtex", "sphinx_multitoc_numbering"} <= set(config["extensions"])
     assert all((REPO / f).is_file() for f in config["bibtex_bibfiles"])
-
-
-def test_exercises_are_numbered_and_citations_resolve_in_a_sphinx_build(tmp_path):
-    """A one-page Sphinx build with the book's bibliography file: a numbered exercise, its linked solution,
-    a citation and the bibliography, warnings as errors."""
-    src = tmp_path / "src"
-    src.mkdir()
-    (src / "conf.py").write_text(
-        "extensions = ['myst_parser', 'sphinx_exercise', 'sphinxcontrib.bibtex']\n"
-        "myst_enable_extensions = ['dollarmath']\n"
-        f"bibtex_bibfiles = [{str(REPO / 'book' / 'references.bib')!r}]\n")
-    (src / "index.md").write_text(
-        "# Page\n\n```{exercise}\n:label: ex-one\n\nRank three methods {cite:p}`friedman1937`.\n```\n\n"
-        "```{exercise}\n:label: ex-two\n\nAnother.\n```\n\n"
-        "```{solution} ex-two\n:label: sol-two\n\nSee {ref}`ex-two`.\n```\n\n"
-        "```{bibliography}\n```\n")
-    out = tmp_path / "html"
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(out)],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    html = (out / "index.html").read_text()
-    assert "Exercise 1" in html and "Exercise 2" in html and "Solution to" in html
-    assert "Friedman" in html and "the use of ranks" in html.lower()
 
 
 def _bib_keys() -> set[str]:
@@ -348,118 +323,6 @@ def test_every_label_of_the_book_is_defined_once_after_the_runner_suffixes_share
                 label = label[0] or label[1]
                 assert label not in seen, f"{label} defined by {page.name} and {seen[label]}"
                 seen[label] = page.name
-
-
-def _png() -> str:
-    """A small rendered matplotlib figure, base64 PNG (what an executed figure cell holds)."""
-    import base64
-    import io
-
-    import matplotlib
-
-    matplotlib.use("Agg")
-    import matplotlib.pyplot as plt
-
-    fig, ax = plt.subplots(figsize=(1, 1))
-    ax.plot([0, 1], [0, 1])
-    buf = io.BytesIO()
-    fig.savefig(buf, format="png")
-    plt.close(fig)
-    return base64.b64encode(buf.getvalue()).decode()
-
-
-def _as_rendered_page(stem: str, suffix=None):
-    """The chapter notebook as the book renders it, without running it: markdown cells, the figure cells, each
-    holding one figure output, and the numbered-table cells, each holding a one-row table of its name and caption;
-    labels suffixed as the runner does for a shared notebook."""
-    import pandas as pd
-
-    from hpstrat_book.display import format_table
-
-    nb = nbformat.read(REPO / "notebooks" / f"{stem}.ipynb", as_version=4)
-    png = _png()
-    tables = {id(cell): (name, caption) for cell, name, caption in _table_cells(nb)}
-    cells = []
-    for cell in nb.cells:
-        if cell.cell_type == "markdown":
-            cells.append(cell)
-        elif "figure" in cell.metadata.get("mystnb", {}):
-            cell.outputs = [nbformat.v4.new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"})]
-            cells.append(cell)
-        elif id(cell) in tables:
-            name, caption = tables[id(cell)]
-            table = format_table(pd.DataFrame({"x": [1.5]}), caption=caption, name=name)
-            cell.outputs = [nbformat.v4.new_output("display_data", data={
-                "text/markdown": table._repr_markdown_(), "text/html": table._repr_html_(), "text/plain": repr(table)})]
-            cells.append(cell)
-    nb.cells = cells
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    return book.suffix_labels(nb, suffix) if suffix else nb
-
-
-def test_captioned_figures_references_and_exercises_of_chapters_render_in_a_sphinx_build(tmp_path):
-    """Two chapters (one rendered twice, as the runner renders 03 and 03b) and a chapter page in a Sphinx build
-    with myst-nb and sphinx-exercise, warnings as errors: numbered captions with alt text, resolved {numref}
-    and exercise references, numbered exercises with their solutions."""
-    src = tmp_path / "src"
-    src.mkdir()
-    pages = {"ch05": _as_rendered_page("05_appendix_g"), "ch03": _as_rendered_page("03_gnn_experiments"),
-             "ch03b": _as_rendered_page("03_gnn_experiments", "03b-gnn-experiments-k5")}
-    for name, nb in pages.items():
-        nbformat.write(nb, src / f"{name}.ipynb")
-    page = ""  # the chapter pages of chapters 1 and 2, without their per-dataset sections
-    for name, chapter_page in (("ch01", "ch01_method"), ("ch02", "ch02_fold_metrics")):
-        chapter = (REPO / "book" / f"{chapter_page}.md").read_text().replace("```{tableofcontents}\n```", "")
-        (src / f"{name}.md").write_text(chapter)
-        page += chapter
-    # the book's other pages that the chapters link to, as stubs
-    text = "\n".join(c.source for nb in pages.values() for c in nb.cells) + page
-    notation = (REPO / "book" / "notation.md").read_text()  # the real page: its labels are what chapters link to
-    (src / "notation.md").write_text(notation)
-    defined = {label for nb in pages.values() for label in book.page_labels(nb)} | {"ch-method", "ch-fold-metrics"}
-    defined |= set(re.findall(r"^\(([\w-]+)\)=", notation, re.M))
-    refs = set(re.findall(r"\{ref\}`(?:[^`<]*<)?([\w-]+)>?`", text)) - defined
-    (src / "stubs.md").write_text("# Stubs\n\n" + "".join(f"({r})=\n## {r}\n\n" for r in sorted(refs))
-                                  + "```{bibliography}\n```\n")
-    for doc in set(re.findall(r"\{doc\}`/([\w/]+)`", text)):
-        (src / doc).parent.mkdir(parents=True, exist_ok=True)
-        (src / f"{doc}.md").write_text(f"# {doc}\n")
-    linked = set()
-    for doc, ext in set(re.findall(r"\]\(([\w-]+)\.(ipynb|md)\b", text)):  # plain links to sibling pages
-        stub = nbformat.v4.new_notebook(cells=[nbformat.v4.new_markdown_cell(f"# {doc}")])
-        (src / f"{doc}.{ext}").write_text(nbformat.writes(stub) if ext == "ipynb" else f"# {doc}\n")
-        linked.add(doc)
-    docs = ["ch01", "ch02", "ch03", "ch03b", "ch05", "notation", "stubs"] + sorted(set(re.findall(r"\{doc\}`/([\w/]+)`", text)) | linked)
-    (src / "index.md").write_text("# Book\n\n```{toctree}\n" + "\n".join(docs) + "\n```\n")
-    sphinx_config = yaml.safe_load((REPO / "_config.yml").read_text())["sphinx"]["config"]
-    nb_options = "".join(f"{key} = {sphinx_config[key]!r}\n"  # the book's own rendering of Markdown outputs
-                         for key in ("nb_render_markdown_format", "nb_mime_priority_overrides"))
-    (src / "conf.py").write_text(
-        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinx_togglebutton', 'sphinx_design', 'sphinxcontrib.bibtex']\n"
-        f"bibtex_bibfiles = [{str(REPO / 'book' / 'references.bib')!r}]\n"
-        "nb_execution_mode = 'off'\nnumfig = True\n" + nb_options +
-        "myst_enable_extensions = ['dollarmath', 'colon_fence', 'amsmath']\n")
-    out = tmp_path / "html"
-    proc = subprocess.run([sys.executable, "-m", "sphinx", "-W", "-q", "-b", "html", str(src), str(out)],
-                          capture_output=True, text=True)
-    assert proc.returncode == 0, proc.stderr[-3000:]
-    ch05 = (out / "ch05.html").read_text()
-    caption = pages["ch05"].cells[[c.cell_type for c in pages["ch05"].cells].index("code")].metadata["mystnb"]
-    assert re.search(r"<figcaption>\s*<p><span class=\"caption-number\">Fig\. \d+ </span>", ch05)
-    assert f'alt="{caption["image"]["alt"]}"' in ch05
-    assert "Before looking at <a" in ch05 and re.search(r"Before looking at <a[^>]*><span[^>]*>Fig\. \d+", ch05)
-    numbers = set(re.findall(r"Exercise (\d+)", ch05))  # numbered through the build, one number per exercise
-    assert len(numbers) == len(EXERCISE.findall("\n".join(c.source for c in pages["ch05"].cells))) >= 2
-    assert ch05.count("Solution to") == len(numbers) and "dropdown" in ch05
-    ch03, ch03b = (out / "ch03.html").read_text(), (out / "ch03b.html").read_text()
-    assert 'id="fig-03-cross-fold-std"' in ch03 and 'id="fig-03-cross-fold-std-03b-gnn-experiments-k5"' in ch03b
-    # numbered tables: "Table N" captions, {numref} links that show the number, and the html output left out
-    assert re.search(r'<table[^>]*id="tbl-03-ranks">\s*<caption><span class="caption-number">Table \d+ </span>', ch03)
-    assert re.search(r'<a class="reference internal" href="#tbl-03-ranks"><span class="std std-numref">Table \d+</span>',
-                     ch03)
-    assert 'id="tbl-03-ranks-03b-gnn-experiments-k5"' in ch03b and 'href="#tbl-03-ranks-03b-gnn-experiments-k5"' in ch03b
-    assert not re.search(r"<table id=\"T_", ch03)  # the Styler's HTML is not what the book shows
-    assert "Exercise" in (out / "ch02.html").read_text() and "Solution to" in (out / "ch02.html").read_text()
 
 
 def test_a_section_repeating_its_chapters_notebook_drops_the_first_page_only_explanations():
