@@ -156,13 +156,18 @@ def sorted_simple_homophily(ei, labels, n: int) -> tuple[np.ndarray, int]:
 
 
 @numba.njit(cache=True)
-def _deal(node_at, stratum, n_strata, k, folds):
-    """Counting sort of the nodes, taken in shuffled order ``node_at``, by ``stratum`` (stable), dealing
-    ``fold = rank mod k``: first the size of each stratum, then each node's rank as its stratum's next slot."""
-    n = node_at.shape[0]
+def _deal(priority, bins, labels, n_classes, n_strata, k, stratum, folds):
+    """Counting sort of the nodes, taken in shuffled order, by stratum ``bins[v] * n_classes + labels[v]`` (stable),
+    dealing ``fold = rank mod k``: the size of each stratum, the node at each shuffled position (the inverse of
+    ``priority``), then each node's rank as its stratum's next slot."""
+    n = priority.shape[0]
     start = np.zeros(n_strata + 1, dtype=np.int64)
+    node_at = np.empty(n, dtype=np.int64)
     for v in range(n):
-        start[stratum[v] + 1] += 1
+        s = bins[v] * n_classes + labels[v]
+        stratum[v] = s
+        start[s + 1] += 1
+        node_at[priority[v]] = v
     for s in range(n_strata):
         start[s + 1] += start[s]
     for p in range(n):
@@ -172,10 +177,14 @@ def _deal(node_at, stratum, n_strata, k, folds):
         start[s] += 1
 
 
-def deal_strata(node_at: np.ndarray, stratum: np.ndarray, n_strata: int, k: int) -> np.ndarray:
-    """``folds[v] = rank(v) mod k``, where ``rank`` orders the nodes by ``stratum`` (``0..n_strata-1``) and, within
-    a stratum, by their position in ``node_at`` (``node_at[p]``: the node at shuffled position p): what a stable
-    sort of ``node_at`` by stratum gives, in O(n + n_strata) (one counting pass, one dealing pass)."""
-    folds = np.empty(node_at.shape[0], dtype=np.int64)
-    _deal(node_at, stratum, n_strata, k, folds)
+def deal_strata(priority: np.ndarray, bins: np.ndarray, labels: np.ndarray, n_classes: int, k: int) -> np.ndarray:
+    """``folds[v] = rank(v) mod k``, where ``rank`` orders the nodes by stratum ``bins[v] * n_classes + labels[v]``
+    and, within a stratum, by their shuffled position ``priority[v]`` (a permutation of ``0..n-1``): what a
+    stable sort of the nodes in shuffled order by stratum gives, in O(n + strata) (one counting pass, one
+    dealing pass). ``bins`` and ``labels`` are non-negative; the strata are ``0..(max(bins) + 1) * n_classes - 1``."""
+    n_strata = (int(bins.max()) + 1) * n_classes if bins.shape[0] else 1
+    n = priority.shape[0]
+    folds = np.empty(n, dtype=np.int64)
+    stratum = np.empty(n, dtype=np.int16 if n_strata <= 2**15 else np.int64)  # small for the dealing pass's reads
+    _deal(priority, bins, labels, n_classes, n_strata, k, stratum, folds)
     return folds

@@ -110,7 +110,11 @@ def warn_small_classes(labels, k: int, *, stacklevel: int, name: str = "n_splits
     """Warn (``UserWarning``, scikit-learn's ``StratifiedKFold`` words) when the least populated class of
     ``labels`` (``0..C-1``; absent labels do not count) has fewer members than ``k``: some folds then hold none
     of it."""
-    smallest = int(np.unique(labels, return_counts=True)[1].min())
+    if int(labels.max()) <= 4 * labels.shape[0] + 1024:  # class ids of an encoded label vector: a count per id
+        counts = np.bincount(labels)
+        smallest = int(counts[counts > 0].min())
+    else:  # sparse large ids: the counts of the ids present
+        smallest = int(np.unique(labels, return_counts=True)[1].min())
     if smallest < k:
         warnings.warn(f"The least populated class in y has only {smallest} members, which is less than "
                       f"{name}={k}.", UserWarning, stacklevel=stacklevel)
@@ -128,13 +132,12 @@ def strata_kernel(labels, bins, n_bins, k, rng) -> np.ndarray:
     priority = rng.permutation(n)  # the shuffled position of each node within its stratum
     n_classes = int(labels.max()) + 1
     strata = (n_bins + 1) * n_classes
-    if strata < 2**62:
+    if strata <= 4 * n + 1024:  # a counting sort (numba), two passes over the nodes
+        return _split_kernels.deal_strata(priority, bins, labels, n_classes, k)
+    if strata < 2**62:  # many empty strata: a sort
         node_at = np.empty(n, dtype=np.int64)  # node_at[p]: the node at shuffled position p
         node_at[priority] = np.arange(n, dtype=np.int64)
-        stratum = (bins * n_classes + labels).astype(np.int16 if strata <= 2**15 else np.int64)
-        if strata <= 4 * n + 1024:  # a counting sort (numba), two passes over the nodes
-            return _split_kernels.deal_strata(node_at, stratum, strata, k)
-        order = node_at[np.argsort(stratum[node_at], kind="stable")]  # many empty strata: a sort
+        order = node_at[np.argsort((bins * n_classes + labels)[node_at], kind="stable")]
     else:  # a stratum id would overflow int64
         order = np.lexsort((priority, labels, bins))
     folds = np.empty(n, dtype=np.int64)

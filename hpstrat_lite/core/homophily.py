@@ -132,11 +132,10 @@ def homophily_bins(homophily, *, n_bins: int = 10) -> np.ndarray:
     """
     n_bins = check_n_bins(n_bins)
     h = check_homophily(homophily, None)
-    nan = np.isnan(h)
-    bins = np.empty(h.shape, dtype=np.int64)
-    bins[~nan] = np.minimum(np.floor(h[~nan] * n_bins).astype(np.int64), n_bins - 1)
-    bins[nan] = n_bins
-    return bins
+    bins = np.floor(h * n_bins)  # NaN stays NaN through floor and minimum
+    np.minimum(bins, n_bins - 1, out=bins)
+    bins[np.isnan(bins)] = n_bins
+    return bins.astype(np.int64)
 
 
 def mean_homophily(homophily) -> float:
