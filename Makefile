@@ -39,7 +39,7 @@ book: $(STAMP)
 	$(BIN)/python -m hpstrat_book.build $(if $(FORCE),--force)
 
 book-smoke: $(STAMP)
-	$(BIN)/python -m hpstrat_book.build --profile smoke
+	$(BIN)/python -m hpstrat_book.build --profile smoke --workers 2 --preload
 
 # JupyterLab in notebooks/ with the .venv's own python3 kernel (the one the notebooks name); it prints its URL.
 lab: $(STAMP)

@@ -21,7 +21,6 @@ The paper shuffles the nodes of each stratum (``shuffle=True``), as :func:`hpstr
 from __future__ import annotations
 
 import numbers
-import warnings
 
 import numpy as np
 from sklearn.model_selection import BaseCrossValidator
