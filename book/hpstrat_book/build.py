@@ -566,8 +566,8 @@ def build_book(profile: str = "full", *, force: bool = False, build: bool = True
     preload : bool, default False
         Start each page's kernel as a fork of a process that has already imported torch, PyG, pandas, SciPy,
         scikit-learn and matplotlib (:mod:`hpstrat_book.warm_kernels`; ``kernel_name`` is then not used): about
-        6 s less CPU per page. The pages' measured seconds then leave those imports out, so the full profile,
-        whose pages print their measured time, keeps the default.
+        15 s less CPU per page of the smoke profile. The pages' measured seconds then leave those imports out, so
+        the full profile, whose pages print their measured time, keeps the default.
 
     Returns
     -------
@@ -781,7 +781,7 @@ def main(argv=None) -> int:
     ap.add_argument("--workers", type=int, default=1, help="notebooks executed at the same time")
     ap.add_argument("--preload", action="store_true",
                     help="start the kernels as forks of one process that has imported the third-party libraries "
-                         "(about 6 s less CPU per page; the pages' measured times then leave those imports out)")
+                         "(about 15 s less CPU per smoke page; the pages' measured times then leave those imports out)")
     ap.add_argument("--toc", action="store_true", help="only rewrite _toc.yml from book/notebooks.yml")
     ap.add_argument("--compare", metavar="OLD", default=None,
                     help="only compare the executed notebooks with those under OLD (tables, numbers, text)")
