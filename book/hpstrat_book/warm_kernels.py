@@ -10,8 +10,9 @@ build's manifest records them).
 
 Jupyter starts this file as the kernel's command (:func:`kernel_server` writes the kernel spec): it asks the server
 for a kernel over a Unix socket, hands the kernel its standard streams, passes interrupts on and exits with the
-kernel; a kernel whose launcher is gone exits too. Where ``os.fork`` or descriptor passing is missing (Windows),
-:func:`kernel_server` yields the plain ``python3`` kernel. Only the standard library is imported at the top: the
+kernel; a kernel whose launcher is gone exits too. Linux only: elsewhere (Windows has no ``fork``; on macOS
+forking a process that has loaded system frameworks is unsafe) :func:`kernel_server` yields the plain ``python3``
+kernel. Only the standard library is imported at the top: the
 launcher is a short-lived process per page.
 """
 from __future__ import annotations
@@ -146,7 +147,7 @@ def kernel_server(log=print):
     import tempfile
     from pathlib import Path
 
-    if not (hasattr(os, "fork") and hasattr(socket, "send_fds")):
+    if not sys.platform.startswith("linux"):
         yield "python3"
         return
     tmp = Path(tempfile.mkdtemp(prefix="hpstrat-kernels-"))
