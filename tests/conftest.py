@@ -36,8 +36,8 @@ ONE_THREAD = {"OMP_NUM_THREADS": "1", "MKL_NUM_THREADS": "1", "NUMBA_NUM_THREADS
 def build_smoke_book(build: bool) -> dict:
     """Run the book's smoke profile into SMOKE_OUT, two notebooks at a time, each kernel on one thread and forked
     from a server that has imported the third-party libraries (``preload``); notebooks already executed in this
-    pytest run are reused (tests/book/test_notebooks.py and
-    tests/book/test_book.py share them, in one test worker: their ``xdist_group``)."""
+    pytest run are reused (tests/book/test_notebooks.py and tests/book/test_book.py share them, in one test
+    worker: their ``xdist_group``)."""
     import hpstrat_book.build as book
 
     with pytest.MonkeyPatch.context() as env:  # the kernels inherit it; the worker's own setting comes back after

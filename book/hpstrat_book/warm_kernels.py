@@ -100,14 +100,21 @@ def _run_kernel(request: dict, fds: list[int]) -> None:
         os._exit(code)
 
 
-def _exit_without(pid: int) -> None:
-    """End the kernel once its launcher ``pid`` is gone (killed with the page's kernel manager)."""
+def _wait_until_gone(pid: int, interval: float) -> None:
+    """Return once process ``pid`` has exited (checked every ``interval`` seconds; the server's children are
+    reaped by the system, so an exited kernel leaves no zombie that would still answer)."""
     while True:
-        time.sleep(1.0)
         try:
             os.kill(pid, 0)
         except ProcessLookupError:
-            os._exit(1)
+            return
+        time.sleep(interval)
+
+
+def _exit_without(pid: int) -> None:
+    """End the kernel once its launcher ``pid`` is gone (killed with the page's kernel manager)."""
+    _wait_until_gone(pid, 1.0)
+    os._exit(1)
 
 
 def launch(path: str, argv: list[str]) -> int:
@@ -129,12 +136,8 @@ def launch(path: str, argv: list[str]) -> int:
 
     for signum in (signal.SIGINT, signal.SIGTERM, signal.SIGHUP, signal.SIGQUIT):
         signal.signal(signum, forward)
-    while True:
-        try:
-            os.kill(pid, 0)
-        except ProcessLookupError:
-            return 0
-        time.sleep(0.05)
+    _wait_until_gone(pid, 0.05)
+    return 0
 
 
 @contextlib.contextmanager

@@ -177,12 +177,12 @@ def _deal(priority, bins, labels, n_classes, n_strata, k, stratum, folds):
         start[s] += 1
 
 
-def deal_strata(priority: np.ndarray, bins: np.ndarray, labels: np.ndarray, n_classes: int, k: int) -> np.ndarray:
+def deal_strata(priority: np.ndarray, bins: np.ndarray, labels: np.ndarray, n_classes: int, n_strata: int,
+                k: int) -> np.ndarray:
     """``folds[v] = rank(v) mod k``, where ``rank`` orders the nodes by stratum ``bins[v] * n_classes + labels[v]``
-    and, within a stratum, by their shuffled position ``priority[v]`` (a permutation of ``0..n-1``): what a
-    stable sort of the nodes in shuffled order by stratum gives, in O(n + strata) (one counting pass, one
-    dealing pass). ``bins`` and ``labels`` are non-negative; the strata are ``0..(max(bins) + 1) * n_classes - 1``."""
-    n_strata = (int(bins.max()) + 1) * n_classes if bins.shape[0] else 1
+    (in ``0..n_strata-1``) and, within a stratum, by their shuffled position ``priority[v]`` (a permutation of
+    ``0..n-1``): what a stable sort of the nodes in shuffled order by stratum gives, in O(n + n_strata) (one
+    counting pass, one dealing pass)."""
     n = priority.shape[0]
     folds = np.empty(n, dtype=np.int64)
     stratum = np.empty(n, dtype=np.int16 if n_strata <= 2**15 else np.int64)  # small for the dealing pass's reads

@@ -133,7 +133,7 @@ def strata_kernel(labels, bins, n_bins, k, rng) -> np.ndarray:
     n_classes = int(labels.max()) + 1
     strata = (n_bins + 1) * n_classes
     if strata <= 4 * n + 1024:  # a counting sort (numba), two passes over the nodes
-        return _split_kernels.deal_strata(priority, bins, labels, n_classes, k)
+        return _split_kernels.deal_strata(priority, bins, labels, n_classes, strata, k)
     if strata < 2**62:  # many empty strata: a sort
         node_at = np.empty(n, dtype=np.int64)  # node_at[p]: the node at shuffled position p
         node_at[priority] = np.arange(n, dtype=np.int64)
