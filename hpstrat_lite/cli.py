@@ -324,7 +324,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
+    return run_command(build_parser().parse_args(argv), "hpstrat")
+
+
+def run_command(args, prog: str) -> int:
+    """Run the parsed command ``args.func(args)``; a user's error (a bad value, a missing file, a model that
+    fails, a lost task) prints one line ``<prog> <command> [<what>]: error: ...`` on stderr and returns 2,
+    anything else (or any error under ``--traceback``) raises with its traceback."""
     try:
         return args.func(args)
     except Exception as err:
@@ -335,7 +341,7 @@ def main(argv=None) -> int:
             raise
         what = f" {args.what}" if hasattr(args, "what") else ""
         hint = " (--traceback for the full trace)" if model_error and hasattr(args, "traceback") else ""
-        print(f"hpstrat {args.command}{what}: error: {err}{hint}", file=sys.stderr)
+        print(f"{prog} {args.command}{what}: error: {err}{hint}", file=sys.stderr)
         return 2
 
 

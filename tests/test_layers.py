@@ -21,7 +21,7 @@ ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "hpstrat_lite"
 
 #: Rank of each top-level part of the package: a module may import only from its own rank or a lower one.
-LAYERS = {"_version": 0, "_names": 0, "_io": 0, "_format": 0, "palette": 0, "_extras": 0, "_host": 0, "protocol": 0, "rows": 0,
+LAYERS = {"_version": 0, "_names": 0, "_io": 0, "_format": 0, "palette": 0, "_extras": 0, "_host": 0, "_prefetch": 0, "protocol": 0, "rows": 0,
           "stats": 0.5, "core": 1, "data": 2, "engine": 3, "experiments": 4, "auditing": 6, "audit_report": 7, "cli": 8}
 #: Optional dependencies a module may import inside a function, so that importing it does not load them.
 HEAVY = ("torch", "torch_geometric", "optuna", "ray", "matplotlib", "statsmodels")

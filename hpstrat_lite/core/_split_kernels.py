@@ -13,7 +13,8 @@ out-degree. The last is checked without a scatter into a per-node array (random 
 once n is in the millions): with a fixed pseudo-random 64-bit weight w(v) (splitmix64), in-degree equals
 out-degree exactly when sum over edges of w(target) equals sum over nodes of out-degree(v) w(v); both sums
 are taken modulo 2**64 in the same pass, so a mismatch goes unnoticed only if the weights happen to cancel
-(about 2**-64 for a random mismatch).
+(about 2**-64 for a random mismatch). The labels of the targets are read at random; the pass asks for each one
+:data:`LABELS_AHEAD` edges before it needs it.
 """
 from __future__ import annotations
 
@@ -21,6 +22,12 @@ import numba
 import numpy as np
 
 from .._host import start_numba_threads
+from .._prefetch import prefetch
+
+#: How many edges ahead the counting pass asks for the label of an edge's target (:func:`prefetch`): the labels are
+#: read at random, and a table of millions of them does not fit in L2; asked for early, the label is in cache
+#: when its edge comes (``bench_split.py``: the pass 140-148 -> 90-93 ms on 612 k nodes; ``benchmarks/README.md``).
+LABELS_AHEAD = 32
 
 # error bits of sorted_simple_homophily
 OUT_OF_RANGE, NOT_INCREASING, SELF_LOOP, DEGREE_MISMATCH = 1, 2, 4, 8
@@ -75,6 +82,8 @@ def _count(flat, s0, d0, step, m, labels, deg, same, balance, err):
             matches = 0
             last = np.int64(-1)
             while e < hi and flat[s0 + e * step] == s:
+                if e + LABELS_AHEAD < hi:
+                    prefetch(labels, flat[d0 + (e + LABELS_AHEAD) * step])
                 d = np.int64(flat[d0 + e * step])
                 if d < 0 or d >= n:
                     flags |= OUT_OF_RANGE

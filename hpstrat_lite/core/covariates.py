@@ -106,11 +106,17 @@ def covariate_folds(covariate, y, *, k: int = 4, n_bins: int = 10, binning: str 
     return strata_kernel(labels, bins, n_bins, k, check_seed(seed))
 
 
+def dense_ids(n_ids: int, n: int) -> bool:
+    """Whether ``n_ids`` ids (``0..n_ids-1``) of ``n`` items are few enough for one counter per id (at most
+    ``4 n + 1024``): then an O(n) count beats an O(n log n) sort."""
+    return n_ids <= 4 * n + 1024
+
+
 def warn_small_classes(labels, k: int, *, stacklevel: int, name: str = "n_splits") -> None:
     """Warn (``UserWarning``, scikit-learn's ``StratifiedKFold`` words) when the least populated class of
     ``labels`` (``0..C-1``; absent labels do not count) has fewer members than ``k``: some folds then hold none
     of it."""
-    if int(labels.max()) <= 4 * labels.shape[0] + 1024:  # class ids of an encoded label vector: a count per id
+    if dense_ids(int(labels.max()) + 1, labels.shape[0]):  # class ids of an encoded label vector: a count per id
         counts = np.bincount(labels)
         smallest = int(counts[counts > 0].min())
     else:  # sparse large ids: the counts of the ids present
@@ -132,7 +138,7 @@ def strata_kernel(labels, bins, n_bins, k, rng) -> np.ndarray:
     priority = rng.permutation(n)  # the shuffled position of each node within its stratum
     n_classes = int(labels.max()) + 1
     strata = (n_bins + 1) * n_classes
-    if strata <= 4 * n + 1024:  # a counting sort (numba), two passes over the nodes
+    if dense_ids(strata, n):  # a counting sort (numba), two passes over the nodes
         return _split_kernels.deal_strata(priority, bins, labels, n_classes, strata, k)
     if strata < 2**62:  # many empty strata: a sort
         node_at = np.empty(n, dtype=np.int64)  # node_at[p]: the node at shuffled position p

@@ -12,7 +12,7 @@ import numpy as np
 from .._extras import require
 from ._validate import (check_choice, check_folds, check_homophily, check_k, check_labels, check_n_bins, check_seed)
 from .covariates import covariate_folds, degree_folds, placebo_folds, strata_kernel, warn_small_classes
-from .homophily import homophily_bins
+from .homophily import bins_of
 
 SPLIT_METHODS = ("random", "stratified", "hpstrat")
 """The paper's three split methods (the default of every sweep)."""
@@ -63,7 +63,7 @@ def hpstrat_folds(homophily, y, *, k: int = 4, n_bins: int = 10, seed=0) -> np.n
 
 def _hpstrat_kernel(labels, h, k, n_bins, rng) -> np.ndarray:
     """:func:`hpstrat_folds` on checked inputs (int64 labels, float homophily, ints, a Generator)."""
-    return strata_kernel(labels, homophily_bins(h, n_bins=n_bins), n_bins, k, rng)
+    return strata_kernel(labels, bins_of(h, n_bins), n_bins, k, rng)
 
 
 def _checked(homophily, y, k, n_bins, seed):

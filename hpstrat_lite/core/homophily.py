@@ -130,8 +130,11 @@ def homophily_bins(homophily, *, n_bins: int = 10) -> np.ndarray:
     ``bin(v) = min(floor(h(v) * B), B - 1)``; isolated nodes (NaN) get their own extra bin ``B``,
     processed last by HpStrat. Values outside [0, 1] raise a ValueError.
     """
-    n_bins = check_n_bins(n_bins)
-    h = check_homophily(homophily, None)
+    return bins_of(check_homophily(homophily, None), check_n_bins(n_bins))
+
+
+def bins_of(h: np.ndarray, n_bins: int) -> np.ndarray:
+    """:func:`homophily_bins` of checked inputs (float homophily in [0, 1] or NaN, an int ``n_bins``)."""
     bins = np.floor(h * n_bins)  # NaN stays NaN through floor and minimum
     np.minimum(bins, n_bins - 1, out=bins)
     bins[np.isnan(bins)] = n_bins

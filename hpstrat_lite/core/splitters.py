@@ -31,7 +31,7 @@ from sklearn.utils.validation import column_or_1d
 from ._validate import check_bool, check_choice, check_covariate, check_homophily, check_n_bins, check_seed
 from .covariates import BINNINGS, covariate_bins, strata_kernel, warn_small_classes
 from .folds import warn_if_all_isolated
-from .homophily import homophily_bins
+from .homophily import bins_of
 
 
 def split_generator(random_state) -> np.random.Generator:
@@ -203,7 +203,7 @@ class HomophilyStratifiedKFold(_CovariateKFold):
     def _bins(self, groups, n):
         h = check_homophily(groups, n, "groups")
         warn_if_all_isolated(h, stacklevel=6)
-        return homophily_bins(h, n_bins=self.n_bins)
+        return bins_of(h, check_n_bins(self.n_bins))
 
 
 class CovariateStratifiedKFold(_CovariateKFold):

@@ -50,11 +50,8 @@ import numba
 import numpy as np
 import torch
 
-from llvmlite import ir
-from numba.core import types
-from numba.extending import intrinsic
-
 from .._host import start_numba_threads
+from .._prefetch import LINE_BYTES, prefetch
 
 _NEG = np.float32(0.2)  # LeakyReLU slope of GATConv
 _ZERO = np.float32(0.0)  # float32 accumulators: mixing in float64 would block SIMD
@@ -62,26 +59,6 @@ _FAST = {"reassoc", "contract", "arcp"}  # reorder sums, fuse multiply-adds; no 
 
 #: How many edges ahead the edge loops ask for the rows they will gather (:func:`_prefetch_row`).
 PREFETCH_EDGES = 4
-_LINE_BYTES = 64
-
-
-@intrinsic
-def _prefetch(typingctx, arr, offset):
-    """``_prefetch(arr, k)``: a hint (x86 ``prefetcht0``, LLVM's ``llvm.prefetch``) that the cache line holding
-    element ``k`` of the C-contiguous array ``arr`` (flat index) will be read soon. No effect on any value."""
-    if not isinstance(arr, types.Array) or arr.layout != "C" or not isinstance(offset, types.Integer):
-        return None
-
-    def codegen(context, builder, signature, args):
-        ary = context.make_array(signature.args[0])(context, builder, args[0])
-        address = builder.gep(ary.data, [context.cast(builder, args[1], signature.args[1], types.intp)])
-        i8p, i32 = ir.IntType(8).as_pointer(), ir.IntType(32)
-        # named by llvmlite for its LLVM: llvm.prefetch.p0i8 (typed pointers) or .p0 (opaque ones)
-        fn = builder.module.declare_intrinsic("llvm.prefetch", [i8p], ir.FunctionType(ir.VoidType(), [i8p, i32, i32, i32]))
-        builder.call(fn, [builder.bitcast(address, i8p), i32(0), i32(3), i32(1)])  # read, keep in all levels, data
-        return context.get_dummy_value()
-
-    return types.void(arr, offset), codegen
 
 
 @numba.njit(inline="always")
@@ -92,9 +69,9 @@ def _prefetch_row(arr, row):
     row is in cache when the loop reaches it. On Coauthor-CS (12 runs, one thread) GAT's first-layer kernels
     take 1.5-1.9x less time (``benchmarks/README.md``); the floats are the same."""
     width = arr.size // arr.shape[0]
-    step = max(1, _LINE_BYTES // arr.itemsize)
+    step = max(1, LINE_BYTES // arr.itemsize)
     for q in range(0, width, step):
-        _prefetch(arr, row * width + q)
+        prefetch(arr, row * width + q)
 
 
 @numba.njit(inline="always")
@@ -109,7 +86,7 @@ def _ahead(src, e, far):
 @numba.njit(inline="always")
 def _wide_rows(x):
     """Whether the rows ``x[r, j]`` of a ``[R, N, H, C]`` feature array span a cache line or more."""
-    return x.shape[2] * x.shape[3] * x.itemsize >= _LINE_BYTES
+    return x.shape[2] * x.shape[3] * x.itemsize >= LINE_BYTES
 
 
 @numba.njit(inline="always", fastmath=_FAST)

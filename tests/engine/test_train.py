@@ -258,6 +258,23 @@ def test_models_match_pyg_layers():
         torch.testing.assert_close(out[r], PygAPPNP(K=10, alpha=0.1)(mlp, ei), atol=1e-5, rtol=1e-4)
 
 
+def _attention_case(seed, heads=2, channels=5):
+    """Inputs of the fused attention tests on a 50-node toy graph: ``(graph, x, upstream, keep, gen)`` with
+    features ``x`` ``[3, 50, heads, channels]`` (requiring gradients), an upstream gradient whose every third
+    row is zero (rows outside the loss: the backward pass skips their edges), a 0/1 dropout keep-mask over
+    the edges and the generator that drew them, for the test's own draws. Rows of ``heads * channels``
+    floats from 16 on span a cache line, where the edge loops ask for their sources ahead."""
+    from hpstrat_lite.engine.operators import AttentionGraph
+
+    graph = AttentionGraph(_toy_graph(n=50), "cpu")
+    gen = torch.Generator().manual_seed(seed)
+    x = torch.randn(3, 50, heads, channels, generator=gen, requires_grad=True)
+    upstream = torch.randn(3, 50, heads, channels, generator=gen)
+    upstream[:, ::3] = 0.0
+    keep = (torch.rand(3, heads, graph.num_edges, generator=gen) > 0.5).to(torch.uint8)
+    return graph, x, upstream, keep, gen
+
+
 @pytest.mark.parametrize("span, factored", [(20.0, True), (79.0, True), (400.0, False)])
 def test_fused_attention_matches_per_edge_reference(span, factored, monkeypatch):
     """The numba GAT kernel (forward and all three gradients, with and without the dropout mask)
@@ -269,23 +286,16 @@ def test_fused_attention_matches_per_edge_reference(span, factored, monkeypatch)
 
     import hpstrat_lite.engine.kernels as kernels
     from hpstrat_lite.engine.kernels import GATAggregate
-    from hpstrat_lite.engine.operators import AttentionGraph
 
     chosen = []
     for name in ("_forward_factored", "_forward"):
         real = getattr(kernels, name)
         monkeypatch.setattr(kernels, name, lambda *a, _real=real, _name=name: (chosen.append(_name), _real(*a)))
-    data = _toy_graph(n=50)
-    graph = AttentionGraph(data, "cpu")
-    R, H, C, N, E = 3, 2, 5, 50, graph.num_edges
-    gen = torch.Generator().manual_seed(0)
-    x = torch.randn(R, N, H, C, generator=gen, requires_grad=True)
+    graph, x, upstream, keep, gen = _attention_case(0, heads=4)  # rows of 20 floats: sources asked for ahead
+    R, N, H, C = x.shape
     a_src, a_dst = torch.randn(2, R, N, H, generator=gen)  # both LeakyReLU branches
     scale = span / (a_src.amax(1) - a_src.amin(1)).max()  # the widest (run, head) spans `span`
     a_src, a_dst = (scale * a_src).requires_grad_(), (scale * a_dst).requires_grad_()
-    upstream = torch.randn(R, N, H, C, generator=gen)
-    upstream[:, ::3] = 0.0  # rows outside the loss: the backward pass skips their edges
-    keep = (torch.rand(R, H, E, generator=gen) > 0.5).to(torch.uint8)
     for mask, k in ((None, 1.0), (keep, 2.0)):
         out = GATAggregate.apply(x, a_src, a_dst, mask, k, graph)
         got = torch.autograd.grad((out * upstream).sum(), (x, a_src, a_dst))
@@ -306,17 +316,11 @@ def test_gat_aggregate_ahead_gives_the_floats_of_the_separate_calls(scale):
     """One pass for the evaluation output and the next training step's output: bit for bit the two separate
     kernel calls, and the prepared output (forward and gradients) is used only for its own inputs and mask."""
     from hpstrat_lite.engine.kernels import GATAggregate, gat_aggregate_ahead
-    from hpstrat_lite.engine.operators import AttentionGraph
 
-    data = _toy_graph(n=50)
-    graph = AttentionGraph(data, "cpu")
-    R, H, C, N, E = 3, 2, 5, 50, graph.num_edges
-    gen = torch.Generator().manual_seed(1)
-    x = torch.randn(R, N, H, C, generator=gen, requires_grad=True)
+    graph, x, upstream, keep, gen = _attention_case(1)
+    R, N, H, C = x.shape
     a_src = (scale * torch.randn(R, N, H, generator=gen)).requires_grad_()
     a_dst = (scale * torch.randn(R, N, H, generator=gen)).requires_grad_()
-    keep = (torch.rand(R, H, E, generator=gen) > 0.5).to(torch.uint8)
-    upstream = torch.randn(R, N, H, C, generator=gen)
     with torch.no_grad():
         out_eval, prepared = gat_aggregate_ahead(x, a_src, a_dst, keep, 2.0, graph)
         assert torch.equal(out_eval, GATAggregate.apply(x, a_src, a_dst, None, 1.0, graph))
@@ -338,18 +342,11 @@ def test_gat_layer_equals_scores_then_aggregate(scale):
     scores as an einsum followed by ``GATAggregate``: outputs and the gradients of ``x`` and both score vectors,
     with and without the dropout mask; its evaluation pass computed ahead gives the floats of the separate calls."""
     from hpstrat_lite.engine.kernels import GATAggregate, GATLayer, gat_layer_ahead
-    from hpstrat_lite.engine.operators import AttentionGraph
 
-    data = _toy_graph(n=50)
-    graph = AttentionGraph(data, "cpu")
-    R, H, C, N, E = 3, 2, 5, 50, graph.num_edges
-    gen = torch.Generator().manual_seed(0)
-    x = torch.randn(R, N, H, C, generator=gen, requires_grad=True)
+    graph, x, upstream, keep, gen = _attention_case(0, heads=4, channels=4)  # one cache line a row
+    R, N, H, C = x.shape
     att_src = (scale * torch.randn(R, H, C, generator=gen)).requires_grad_()
     att_dst = (scale * torch.randn(R, H, C, generator=gen)).requires_grad_()
-    upstream = torch.randn(R, N, H, C, generator=gen)
-    upstream[:, ::3] = 0.0
-    keep = (torch.rand(R, H, E, generator=gen) > 0.5).to(torch.uint8)
     inputs = (x, att_src, att_dst)
     for mask, k in ((None, 1.0), (keep, 2.0)):
         out = GATLayer.apply(x, att_src, att_dst, mask, k, graph)

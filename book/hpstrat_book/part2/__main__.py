@@ -9,7 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from hpstrat_lite.cli import _is_error
+from hpstrat_lite.cli import run_command
 from hpstrat_lite.protocol import Execution
 
 from .plan import FEATURE_BUDGET, LINK_DATASETS, NODE_DATASETS, WS_DATASETS, default_storage
@@ -101,7 +101,6 @@ def _cmd_tune(args) -> int:
     return 0
 
 
-
 def build_parser() -> argparse.ArgumentParser:
     parser = argparse.ArgumentParser(prog="python -m hpstrat_book.part2",
                                      description="Part II of the book: the second paper's studies.")
@@ -163,17 +162,7 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None) -> int:
-    args = build_parser().parse_args(argv)
-    try:
-        return args.func(args)
-    except (ValueError, FileNotFoundError) as err:
-        print(f"python -m hpstrat_book.part2 tune {args.what}: error: {err}", file=sys.stderr)
-        return 2
-    except Exception as err:
-        if _is_error(err, "hpstrat_lite.experiments.executors", "LostTaskError"):
-            print(f"python -m hpstrat_book.part2 tune {args.what}: error: {err}", file=sys.stderr)
-            return 2
-        raise
+    return run_command(build_parser().parse_args(argv), "python -m hpstrat_book.part2")
 
 
 if __name__ == "__main__":
