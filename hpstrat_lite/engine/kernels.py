@@ -625,6 +625,55 @@ def apply_keep_mask(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     return MaskMul.apply(h, keep)
 
 
+@numba.njit(parallel=True, cache=True)
+def _relu_keep(z, keep, out):
+    """``out = ReLU(z) * keep`` (flat arrays): the positive entries kept by the mask, zero elsewhere."""
+    for i in numba.prange(z.shape[0]):
+        v = z[i]
+        kept = v * keep[i]  # read both operands either way: a select, not a branch, so the loop vectorises
+        out[i] = kept if v > _ZERO else _ZERO
+
+
+@numba.njit(parallel=True, cache=True)
+def _relu_keep_backward(grad, z, keep, out):
+    """``out = grad * keep`` where ``z > 0``, zero elsewhere: the mask's backward and then ReLU's, in one pass."""
+    for i in numba.prange(z.shape[0]):
+        kept = grad[i] * keep[i]
+        out[i] = kept if z[i] > _ZERO else _ZERO
+
+
+class ReluKeep(torch.autograd.Function):
+    """``ReLU(z) * keep`` for a float32 CPU tensor ``z`` and a uint8 0/1 mask of its shape: a hidden layer's
+    activation and the dropout after it, one pass forward and one backward (``grad * keep`` where ``z > 0``),
+    instead of ReLU, the mask product and two backward passes with a new tensor each. The same numbers as
+    ``torch.relu`` then :class:`MaskMul` (ReLU's gradient at 0 is 0, as in PyTorch)."""
+
+    @staticmethod
+    def forward(ctx, z, keep):
+        _match_torch_threads()
+        z, keep = z.detach().contiguous(), keep.contiguous()
+        out = torch.empty_like(z)
+        _relu_keep(z.view(-1).numpy(), keep.view(-1).numpy(), out.view(-1).numpy())
+        ctx.save_for_backward(z, keep)
+        return out
+
+    @staticmethod
+    def backward(ctx, grad):
+        z, keep = ctx.saved_tensors
+        _match_torch_threads()
+        out = torch.empty_like(z)
+        _relu_keep_backward(_np(grad).reshape(-1), z.view(-1).numpy(), keep.view(-1).numpy(), out.view(-1).numpy())
+        return out, None
+
+
+def relu_keep(z: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
+    """``ReLU(z) * keep`` (dropout without its scale after a ReLU): :class:`ReluKeep` on CPU float32, PyTorch's
+    ops otherwise."""
+    if z.is_cuda or z.dtype != torch.float32 or z.shape != keep.shape:
+        return torch.relu(z) * keep
+    return ReluKeep.apply(z, keep)
+
+
 # ----------------------------------------------------------------------------------------------
 # GAT's hidden activation: bias, ELU and dropout in two passes
 # ----------------------------------------------------------------------------------------------

@@ -67,7 +67,7 @@ from .operators import RunRows, _AttentionSpMM
 from .randomness import RunRandom, _glorot, _kaiming, _RunInit
 from ..core._validate import check_choice
 from .._names import MODELS, match_model
-from .kernels import apply_keep_mask, bias_elu_keep, GATLayer, gat_layer_ahead
+from .kernels import apply_keep_mask, bias_elu_keep, GATLayer, gat_layer_ahead, relu_keep
 
 GAT_HEADS = 8
 #: Use the fused numba kernel (:mod:`hpstrat_lite.engine.kernels`) for GAT attention on CPU; the PyTorch-op
@@ -253,6 +253,13 @@ class BatchedModel(nn.Module):
             return h
         return _apply_keep(h, rnd.keep(h.shape[1:], self.p))
 
+    def relu_drop(self, z: torch.Tensor, rnd) -> torch.Tensor:
+        """``self.drop(ReLU(z), rnd)`` as one op (:func:`hpstrat_lite.engine.kernels.relu_keep`): the activation
+        of a hidden layer and the dropout after it, one pass each way; plain ReLU in evaluation mode."""
+        if rnd is None or self.p == 0.0:
+            return torch.relu(z)
+        return relu_keep(z, rnd.keep(z.shape[1:], self.p))
+
     def scaled(self, name: str, rnd) -> torch.Tensor:
         """Weight ``name`` times the dropout scale ``1 / (1 - p)`` in training mode:
         :math:`(h \\odot m / (1-p)) W^\\top = (h \\odot m) (W / (1-p))^\\top`."""
@@ -309,16 +316,13 @@ class GCN(BatchedModel):
             self._bias(f"b{i}", dims[i + 1])
 
     def trunk(self, xw):
-        h = (self.ops["gcn"] @ xw).add_(self.b0)
-        return h.relu_() if self.num_layers > 1 else h
+        return (self.ops["gcn"] @ xw).add_(self.b0)  # before the ReLU: the head fuses it with the dropout
 
-    def head(self, h, rnd=None):
+    def head(self, z, rnd=None):
         a = self.ops["gcn"]
         for i in range(1, self.num_layers):
-            h = a @ _blin(self.drop(h, rnd), self.scaled(f"w{i}", rnd)) + getattr(self, f"b{i}")
-            if i < self.num_layers - 1:
-                h = F.relu(h)
-        return h
+            z = a @ _blin(self.relu_drop(z, rnd), self.scaled(f"w{i}", rnd)) + getattr(self, f"b{i}")
+        return z
 
 
 class GraphSAGE(BatchedModel):
