@@ -344,16 +344,14 @@ class GraphSAGE(BatchedModel):
         return (self.ops["mean"] @ z[..., :o]).add_(z[..., o:]).add_(bias)
 
     def trunk(self, xw):
-        h = (self.ops["mean"] @ xw[0]).add_(xw[1]).add_(self.b0)  # xw: [2, R, N, h] = X W_l | X W_r
-        return h.relu_() if self.num_layers > 1 else h
+        # xw: [2, R, N, h] = X W_l | X W_r; before the ReLU: the head fuses it with the dropout
+        return (self.ops["mean"] @ xw[0]).add_(xw[1]).add_(self.b0)
 
-    def head(self, h, rnd=None):
+    def head(self, z, rnd=None):
         for i in range(1, self.num_layers):
-            z = _blin(self.drop(h, rnd), self.scaled(f"w{i}", rnd))
-            h = self._conv(z, self.dims[i + 1], getattr(self, f"b{i}"))
-            if i < self.num_layers - 1:
-                h = F.relu(h)
-        return h
+            lin = _blin(self.relu_drop(z, rnd), self.scaled(f"w{i}", rnd))
+            z = self._conv(lin, self.dims[i + 1], getattr(self, f"b{i}"))
+        return z
 
 
 #: GAT on CPU: the evaluation pass also computes the next training step's first attention layer
