@@ -43,7 +43,8 @@ GPRGNN     Chien et al. 2021: MLP logits :math:`H`, then :math:`Z = \\sum_{k=0}^
 
 Every model starts with a linear projection of the node features, ``X @ W_in`` (a sparse CSR matmul
 for bag-of-words features); the training loop (:mod:`hpstrat_lite.engine.train`) computes it and the
-model's :meth:`~BatchedModel.trunk` (everything before the first dropout) once per epoch.
+model's :meth:`~BatchedModel.trunk` (everything before the first dropout; GCN and GraphSAGE stop before the
+ReLU that precedes it, which the head fuses with the dropout) once per epoch.
 
 Mixed precision (``precision="bfloat16"``, see :func:`matmul_precision`): the dense matrix products
 (the per-run linear layers, a dense feature matrix's input projection, GAT's attention scores,
