@@ -41,6 +41,9 @@ While training, the evaluation pass and the next training step see the same inpu
 :func:`gat_aggregate_ahead` computes both outputs (without, and with that step's mask drawn ahead) in one
 pass over the edges, which saves about 12 % of GAT's epoch on Coauthor-CS.
 
+The edge loops wait on memory more than on arithmetic (each edge gathers its source's feature row, in an order
+with no locality): they ask for the source's rows :data:`PREFETCH_EDGES` edges ahead (:func:`_prefetch_row`).
+
 The torch path (:class:`hpstrat_lite.engine.models._AttentionSpMM`) stays in use on CUDA; a test checks that
 both give the same outputs and gradients.
 """
