@@ -78,6 +78,16 @@ def _prefetch_row(arr, row):
 
 
 @numba.njit(inline="always")
+def _prefetch_source_grads(j, xr, gxr, asr, gsr):
+    """Ask for what the backward passes read and add into at source ``j``: its features and their gradient, its
+    source score and that score's gradient (:func:`_prefetch_row` of each)."""
+    _prefetch_row(xr, j)
+    _prefetch_row(gxr, j)
+    _prefetch_row(asr, j)
+    _prefetch_row(gsr, j)
+
+
+@numba.njit(inline="always")
 def _ahead(src, e, far):
     """The source node :data:`PREFETCH_EDGES` edges after edge ``e`` (in the next targets' rows once past this
     one's): the rows to :func:`_prefetch_row` now; -1 past the last edge, or when the gathered rows are not
@@ -193,10 +203,7 @@ def _backward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, gr
             for e in range(crow[i], crow[i + 1]):
                 jn = _ahead(src, e, far)
                 if jn >= 0:
-                    _prefetch_row(xr, jn)
-                    _prefetch_row(gxr, jn)
-                    _prefetch_row(asr, jn)
-                    _prefetch_row(gsr, jn)
+                    _prefetch_source_grads(jn, xr, gxr, asr, gsr)
                 j = src[e]
                 a, xj, gx, gs = a_src[r, j], x[r, j], g_x[r, j], g_src[r, j]
                 for h in range(H):
@@ -303,10 +310,7 @@ def _backward_factored(crow, src, x, a_src, a_dst, e_src, f_dst, mask, use_mask,
             for e in range(crow[i], crow[i + 1]):
                 jn = _ahead(src, e, far)
                 if jn >= 0:
-                    _prefetch_row(xr, jn)
-                    _prefetch_row(gxr, jn)
-                    _prefetch_row(asr, jn)
-                    _prefetch_row(gsr, jn)
+                    _prefetch_source_grads(jn, xr, gxr, asr, gsr)
                     _prefetch_row(er, jn)
                 j = src[e]
                 a, xj, gx, gs, ej = a_src[r, j], x[r, j], g_x[r, j], g_src[r, j], e_src[r, j]
@@ -621,9 +625,15 @@ class MaskMul(torch.autograd.Function):
         return _masked(grad, keep), None
 
 
+def _cpu_mask_kernel_applies(h: torch.Tensor, keep: torch.Tensor) -> bool:
+    """Whether the elementwise numba kernels (:class:`MaskMul`, :class:`ReluKeep`) take ``h`` and ``keep``: a
+    float32 CPU tensor and a mask of its very shape (else PyTorch's ops, which broadcast)."""
+    return not h.is_cuda and h.dtype == torch.float32 and h.shape == keep.shape
+
+
 def apply_keep_mask(h: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     """``h * keep`` (dropout without its scale): :class:`MaskMul` on CPU float32, PyTorch's ``mul`` otherwise."""
-    if h.is_cuda or h.dtype != torch.float32 or h.shape != keep.shape:
+    if not _cpu_mask_kernel_applies(h, keep):
         return h * keep
     return MaskMul.apply(h, keep)
 
@@ -672,7 +682,7 @@ class ReluKeep(torch.autograd.Function):
 def relu_keep(z: torch.Tensor, keep: torch.Tensor) -> torch.Tensor:
     """``ReLU(z) * keep`` (dropout without its scale after a ReLU): :class:`ReluKeep` on CPU float32, PyTorch's
     ops otherwise."""
-    if z.is_cuda or z.dtype != torch.float32 or z.shape != keep.shape:
+    if not _cpu_mask_kernel_applies(z, keep):
         return torch.relu(z) * keep
     return ReluKeep.apply(z, keep)
 
