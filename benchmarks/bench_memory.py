@@ -1,6 +1,7 @@
-"""Training with glibc's allocator reusing freed memory against its default, on the sweep's largest pairs.
+"""Training with glibc's allocator reusing freed memory against its own settings, on the sweep's largest pairs.
 
-:func:`hpstrat_lite.engine.train.reuse_freed_memory` (opt-in: ``Execution(reuse_freed_memory=True)``)
+:func:`hpstrat_lite.engine.train.reuse_freed_memory` (on CPU by default; ``Execution(reuse_freed_memory=False)``
+leaves glibc's settings alone)
 keeps the large activations an epoch frees in mapped memory, so the next epoch does not page-fault them
 in again. For each (dataset, model) this times the same 12 runs (k = 4 folds x 3 split methods, as in
 the sweep) for ``--short`` and ``--long`` fixed epochs, off and on alternately (``Execution.reuse_freed_memory``
@@ -70,7 +71,7 @@ def main(argv=None):
     args = parser.parse_args(argv)
     if args.child:
         return _child(args.child, args)
-    print(f"{'pair':18s} {'default s/epoch':>15s} {'reused s/epoch':>14s} {'ratio':>6s}  same numbers")
+    print(f"{'pair':18s} {'glibc s/epoch':>15s} {'reused s/epoch':>14s} {'ratio':>6s}  same numbers")
     for pair in args.pairs:
         measured, numbers = {False: [], True: []}, {}
         for _ in range(args.repeats):  # alternate, so both settings see the same hour of a shared host

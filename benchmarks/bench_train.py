@@ -1,7 +1,9 @@
 """Batched training engine vs a plain per-run PyG training loop.
 
 For each (dataset, model) case, R runs (one fold column and one seed each) train for a fixed number
-of epochs (no early stopping on either side), in the same process, with the same thread count:
+of epochs (no early stopping on either side), with the same thread count, each side in a new Python process of
+its own (the baseline first), so that neither inherits the other's process state (glibc's allocator thresholds
+and heap, thread pools, caches):
 
 * baseline: the way reference scripts do it: one PyG model at a time (``GCNConv`` / ``GATConv``
   stack), dense feature matrix, Adam, and per epoch one training step, one evaluation forward pass
@@ -9,11 +11,11 @@ of epochs (no early stopping on either side), in the same process, with the same
 * batched: :func:`hpstrat_lite.engine.train.train_runs` with all R runs in one batched model (sparse
   features stay sparse).
 
-Before the clocks start, each case trains both sides for ``--warmup-epochs`` epochs (default 2), untimed,
+Before its clock starts, each side trains ``--warmup-epochs`` epochs (default 2), untimed,
 so that one-off costs (numba compiling its kernels, or loading them from its cache; first calls into PyG,
 MKL or CUDA) are not counted as training time; ``--warmup-epochs 0`` times them too.
 
-Prints the per-case wall and CPU times (this process's CPU time, less sensitive to other processes
+Prints the per-case wall and CPU times (the timing process's CPU time, less sensitive to other processes
 on a shared machine) and their ratios, and the overall ratios (sum of baseline times / sum of
 batched times). ``--baseline-runs`` times only the first few baseline runs and scales the time to R
 (the runs cost the same; the report says when it did).
@@ -34,7 +36,11 @@ from __future__ import annotations
 
 import argparse
 import copy
+import json
+import subprocess
+import sys
 import time
+from pathlib import Path
 
 import torch
 import torch.nn.functional as F
@@ -112,34 +118,63 @@ class _Clock:
         self.wall, self.cpu = time.perf_counter() - self.wall, time.process_time() - self.cpu
 
 
-def bench_case(data, name, runs, epochs, baseline_runs, device="cpu", warmup_epochs=2):
-    """(baseline wall, baseline cpu, batched wall, batched cpu, baseline acc, batched acc, warm-up seconds).
-
-    Before the clocks start, each side trains ``warmup_epochs`` epochs once, untimed: one-off costs (numba
-    compiling or loading its cached kernels, PyG's and MKL's first calls, CUDA context) are not per-run
-    training time."""
+def _time_side(side, data, name, runs, epochs, baseline_runs, device="cpu", warmup_epochs=2):
+    """One side of a case in this process: (wall, cpu, mean test accuracy of the first ``baseline_runs`` runs,
+    warm-up seconds). ``side``: "baseline" (``baseline_runs`` PyG runs) or "batched" (all ``runs``)."""
     tr, va, te = _masks(data, runs)
     seeds = list(range(runs))
-    x = (data.x.to_dense() if data.x.layout != torch.strided else data.x).to(device)
-    edge_index, y = data.edge_index.to(device), data.y.to(device)
-    btr, bva, bte = (m.to(device) for m in (tr, va, te))
     with _Clock() as warm:
-        if warmup_epochs:
-            baseline_run(name, x, edge_index, y, btr[:, 0], bva[:, 0], bte[:, 0], seeds[0], warmup_epochs)
+        if warmup_epochs and side == "baseline":
+            x = (data.x.to_dense() if data.x.layout != torch.strided else data.x).to(device)
+            baseline_run(name, x, data.edge_index.to(device), data.y.to(device), tr[:, 0].to(device),
+                         va[:, 0].to(device), te[:, 0].to(device), seeds[0], warmup_epochs)
+        elif warmup_epochs:
             train_runs(data, name, tr, va, te, seeds,
                        protocol=PAPER_PROTOCOL.replace(max_epochs=warmup_epochs, patience=None),
                        execution=Execution(device=device, num_threads=None))
-    with _Clock() as base:
-        accs = [baseline_run(name, x, edge_index, y, btr[:, r], bva[:, r], bte[:, r], seeds[r], epochs)
-                for r in range(baseline_runs)]
+    if side == "baseline":
+        x = (data.x.to_dense() if data.x.layout != torch.strided else data.x).to(device)
+        edge_index, y = data.edge_index.to(device), data.y.to(device)
+        btr, bva, bte = (m.to(device) for m in (tr, va, te))
+        with _Clock() as clock:
+            accs = [baseline_run(name, x, edge_index, y, btr[:, r], bva[:, r], bte[:, r], seeds[r], epochs)
+                    for r in range(baseline_runs)]
+    else:
+        with _Clock() as clock:
+            rows = train_runs(data, name, tr, va, te, seeds,
+                              protocol=PAPER_PROTOCOL.replace(max_epochs=epochs, patience=None),
+                              execution=Execution(device=device, num_threads=None))
+        accs = [r["test_acc"] for r in rows[:baseline_runs]]
+    return clock.wall, clock.cpu, sum(accs) / len(accs), warm.wall
+
+
+def _side_in_new_process(side, dataset, name, runs, epochs, baseline_runs, device, warmup_epochs, threads):
+    """:func:`_time_side` in a new Python process (this script with ``--side``): neither side inherits the
+    other's process state (glibc's allocator thresholds and heap, thread pools, caches)."""
+    cmd = [sys.executable, str(Path(__file__).resolve()), "--side", side, "--datasets", dataset, "--models", name,
+           "--runs", str(runs), "--epochs", str(epochs), "--baseline-runs", str(baseline_runs),
+           "--device", device, "--warmup-epochs", str(warmup_epochs)]
+    if threads:
+        cmd += ["--threads", str(threads)]
+    done = subprocess.run(cmd, capture_output=True, text=True)
+    if done.returncode != 0:
+        raise RuntimeError(f"the {side} side of {dataset} {name} failed:\n{done.stderr[-4000:]}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+def bench_case(dataset, name, runs, epochs, baseline_runs, device="cpu", warmup_epochs=2, threads=None):
+    """(baseline wall, baseline cpu, batched wall, batched cpu, baseline acc, batched acc, warm-up seconds),
+    each side timed in its own new process, the baseline first.
+
+    Before its clock starts, each side trains ``warmup_epochs`` epochs once, untimed: one-off costs (numba
+    compiling or loading its cached kernels, PyG's and MKL's first calls, CUDA context) are not per-run
+    training time."""
+    sides = {side: _side_in_new_process(side, dataset, name, runs, epochs, baseline_runs, device, warmup_epochs,
+                                        threads) for side in ("baseline", "batched")}
+    base, batched = sides["baseline"], sides["batched"]
     scale = runs / baseline_runs
-    with _Clock() as batched:
-        rows = train_runs(data, name, tr, va, te, seeds,
-                          protocol=PAPER_PROTOCOL.replace(max_epochs=epochs, patience=None),
-                          execution=Execution(device=device, num_threads=None))
-    mean_b = sum(accs) / len(accs)
-    mean_e = sum(r["test_acc"] for r in rows[:baseline_runs]) / baseline_runs
-    return base.wall * scale, base.cpu * scale, batched.wall, batched.cpu, mean_b, mean_e, warm.wall
+    return (base["wall"] * scale, base["cpu"] * scale, batched["wall"], batched["cpu"], base["acc"], batched["acc"],
+            base["warm"] + batched["warm"])
 
 
 def main(argv=None):
@@ -156,19 +191,26 @@ def main(argv=None):
     ap.add_argument("--device", default="cpu", help="cpu or cuda: where both sides train (default cpu)")
     ap.add_argument("--warmup-epochs", type=int, default=2,
                     help="untimed epochs each side trains first, per case (0: none; default 2)")
+    ap.add_argument("--side", choices=["baseline", "batched"], default=None,
+                    help=argparse.SUPPRESS)  # internal: time one side of one case here, print it as JSON
     args = ap.parse_args(argv)
     if args.threads:
         torch.set_num_threads(args.threads)
+    if args.side:
+        k = min(args.baseline_runs or args.runs, args.runs)
+        wall, cpu, acc, warm = _time_side(args.side, load_dataset(args.datasets[0]), args.models[0], args.runs,
+                                          args.epochs, k, args.device, args.warmup_epochs)
+        print(json.dumps({"wall": wall, "cpu": cpu, "acc": acc, "warm": warm}))
+        return
     where = torch.cuda.get_device_name(args.device) if args.device.startswith("cuda") else \
         f"cpu, {torch.get_num_threads()} thread(s)"
     print(f"torch {torch.__version__}, {where}, {args.runs} runs, {args.epochs} epochs, no early stopping")
     tot = [0.0] * 4
     for ds in args.datasets:
-        data = load_dataset(ds)
         for name in args.models:
             k = min(args.baseline_runs or args.runs, args.runs)
-            bw, bc, ew, ec, acc_b, acc_e, warm = bench_case(data, name, args.runs, args.epochs, k, args.device,
-                                                            args.warmup_epochs)
+            bw, bc, ew, ec, acc_b, acc_e, warm = bench_case(ds, name, args.runs, args.epochs, k, args.device,
+                                                            args.warmup_epochs, args.threads)
             tot = [a + b for a, b in zip(tot, (bw, bc, ew, ec))]
             note = "" if k == args.runs else f"  (baseline: {k} runs timed, scaled to {args.runs})"
             note += f"  (warm-up {warm:.1f} s, untimed)" if args.warmup_epochs else ""

@@ -121,7 +121,12 @@ def _execution(args) -> Execution:
     return Execution(device=args.device, progress=True, executor=executor, workers=workers, ray_address=address,
                      cpus_per_pair=getattr(args, "cpus_per_pair", None), fresh_process=fresh,
                      num_threads=args.threads or "auto",
-                     reuse_freed_memory=getattr(args, "reuse_freed_memory", False))
+                     reuse_freed_memory=_reuse_setting(getattr(args, "reuse_freed_memory", None)))
+
+
+def _reuse_setting(flag) -> bool | str:
+    """``Execution.reuse_freed_memory`` from ``--[no-]reuse-freed-memory`` (neither given: ``"auto"``)."""
+    return "auto" if flag is None else bool(flag)
 
 
 def _add_threads_arg(p) -> None:
@@ -253,8 +258,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--fresh-process", action="store_true",
                    help="train every (dataset, model) pair in a new Ray worker process (max_calls=1), so that "
                         "none inherits the heap fragmented by the pairs before it (implies --executor ray)")
-    p.add_argument("--reuse-freed-memory", action="store_true",
-                   help="keep freed memory mapped between epochs (glibc; faster on large graphs, higher peak memory)")
+    p.add_argument("--reuse-freed-memory", action=argparse.BooleanOptionalAction, default=None,
+                   help="keep freed memory mapped between epochs (glibc; faster epochs, higher peak memory; "
+                        "default: on CPU); --no-reuse-freed-memory keeps the allocator's own settings")
     p.add_argument("--traceback", action="store_true", help="on an error, print the full traceback")
     p.set_defaults(func=_cmd_experiment)
 

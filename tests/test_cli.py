@@ -185,3 +185,12 @@ def test_threads_flag_reaches_the_execution():
     for command in (["experiment", "--datasets", "Texas"], ["audit", "--data", "Texas", "--models", "GCN", "--out", "a"]):
         assert _execution(build_parser().parse_args(command)).num_threads == "auto"
         assert _execution(build_parser().parse_args([*command, "--threads", "1"])).num_threads == 1
+
+
+def test_reuse_freed_memory_flags_reach_the_execution():
+    from hpstrat_lite.cli import _execution, build_parser
+
+    command = ["experiment", "--datasets", "Texas"]
+    assert _execution(build_parser().parse_args(command)).reuse_freed_memory == "auto"
+    assert _execution(build_parser().parse_args([*command, "--reuse-freed-memory"])).reuse_freed_memory is True
+    assert _execution(build_parser().parse_args([*command, "--no-reuse-freed-memory"])).reuse_freed_memory is False

@@ -47,9 +47,9 @@ How R runs become one model
   built once per dataset and device and cached, keyed by the identity of ``data.x`` /
   ``data.edge_index``.
 * While a batch trains, glibc keeps the memory of freed activations mapped for the next epoch
-  (:func:`reuse_freed_memory`, opt-in: ``Execution(reuse_freed_memory=True)``) instead of unmapping it and
-  page-faulting it in again: the same numbers, without a page fault per page per epoch
-  (figures: ``benchmarks/README.md``, ``bench_memory.py``).
+  (:func:`reuse_freed_memory`; on CPU unless ``Execution(reuse_freed_memory=False)``) instead of unmapping it
+  and page-faulting it in again: the same numbers, without a page fault per page per epoch, at the price of a
+  higher peak memory (figures: ``benchmarks/README.md``, ``bench_memory.py``).
 """
 from __future__ import annotations
 
@@ -79,7 +79,7 @@ from .runs import (SMALL_BATCH_ENTRIES, check_graph_runs as _check_graph_runs, d
 from .user_models import train_factory_runs
 
 __all__ = ["MODELS", "FEATURE_NORMS", "PRECISIONS", "Features", "checkpoint_batches", "resolve_device",
-           "reuse_freed_memory", "train_runs"]
+           "reuse_freed_memory", "reuse_freed_memory_applies", "train_runs"]
 
 FEATURE_NORMS = (None, "row", "standard")
 
@@ -238,9 +238,13 @@ def _activation_per_run(model: str, n: int, ops: dict, hidden: int, num_layers: 
     return n * hidden * 2
 
 
-#: glibc's ``mallopt`` parameters (``<malloc.h>``) and their defaults, restored after training.
-_M_TRIM_THRESHOLD, _M_MMAP_MAX = -1, -4
-_GLIBC_DEFAULTS = {_M_TRIM_THRESHOLD: 128 * 1024, _M_MMAP_MAX: 65536}
+#: glibc's ``mallopt`` parameters (``<malloc.h>``).
+_M_TRIM_THRESHOLD, _M_MMAP_THRESHOLD, _M_MMAP_MAX = -1, -3, -4
+#: Set on the way out of :func:`reuse_freed_memory`: glibc's default count of mmapped blocks, and the mmap and trim
+#: thresholds at which glibc's own dynamic rule settles in a process that frees large blocks (64-bit
+#: ``DEFAULT_MMAP_THRESHOLD_MAX`` = 32 MiB, trim threshold twice the mmap threshold). Any ``mallopt`` call turns that
+#: dynamic rule off for good, so these are set explicitly instead of the 128 KiB start values.
+_AFTER_REUSE = {_M_MMAP_MAX: 65536, _M_MMAP_THRESHOLD: 32 * 2 ** 20, _M_TRIM_THRESHOLD: 64 * 2 ** 20}
 _LIBC = []  # [ctypes.CDLL or None], looked up once
 
 
@@ -259,23 +263,35 @@ def _libc_mallopt():
     return _LIBC[0]
 
 
+def reuse_freed_memory_applies(setting, device) -> bool:
+    """Whether a call with ``Execution(reuse_freed_memory=setting)`` trains inside :func:`reuse_freed_memory`:
+    ``True`` / ``False`` as given; ``"auto"`` (the default) on CPU, where activations live in host memory."""
+    if isinstance(setting, bool):
+        return setting
+    if isinstance(setting, str) and setting == "auto":
+        return torch.device(device).type == "cpu"
+    raise ValueError(f"reuse_freed_memory must be 'auto', True or False; got {setting!r}.")
+
+
 @contextlib.contextmanager
 def reuse_freed_memory(enabled: bool = True):
     """Run the block with glibc's allocator keeping freed memory for reuse instead of returning it.
 
-    An epoch allocates and frees the same large activations (``[R, N, d]`` float32 tensors of tens to
-    hundreds of MB) every time. glibc serves each of them with a fresh ``mmap`` and unmaps it when it is
-    freed, so every epoch pays a page fault per 4 KiB page at first touch (the dropout output of H2GCN's
-    ``[12, 13752, 448]`` concatenation on Amazon-Computers, say). Inside the block ``mallopt(M_MMAP_MAX, 0)`` (no ``mmap`` for large blocks: they come from
-    the heap) and ``mallopt(M_TRIM_THRESHOLD, 2 GiB)`` (freed heap memory is not given back), so from
-    the second epoch on the activations land in pages already mapped. On exit glibc's defaults are
-    restored and ``malloc_trim(0)`` returns the memory to the system. Same numbers (only where the
+    An epoch allocates and frees the same large activations (``[R, N, d]`` float32 tensors of megabytes to
+    hundreds of MB) every time. With glibc's defaults a block above its mmap threshold comes from a fresh
+    ``mmap`` and is unmapped when freed, and freed memory at the top of the heap is returned to the system, so
+    every epoch pays a page fault per 4 KiB page at first touch (Cora GCN, 12 runs: about 3,000-5,000 faults
+    and 13-20 ms of system time per epoch; the dropout output of H2GCN's ``[12, 13752, 448]`` concatenation
+    on Amazon-Computers, 0.4 s). Inside the block ``mallopt(M_MMAP_MAX, 0)`` (no ``mmap`` for large blocks: they
+    come from the heap) and ``mallopt(M_TRIM_THRESHOLD, 2 GiB)`` (freed heap memory is not given back), so from
+    the second epoch on the activations land in pages already mapped. On exit ``malloc_trim(0)`` returns the
+    memory to the system and the thresholds are set to :data:`_AFTER_REUSE`. Same numbers (only where the
     memory comes from changes; torch aligns every tensor to 64 bytes either way), at the price of a higher
-    peak resident memory (figures: ``benchmarks/README.md``, ``bench_memory.py``).
+    peak resident memory (up to 1.3-1.6x on the largest graphs; figures: ``benchmarks/README.md``,
+    ``bench_memory.py``).
 
-    Opt-in: :func:`train_runs` enters it only with ``Execution(reuse_freed_memory=True)``; ``enabled=False``
-    and a C library without ``mallopt`` make it a no-op. Setting ``M_TRIM_THRESHOLD`` turns off glibc's dynamic ``mmap``
-    threshold for the rest of the process (its documented side effect).
+    :func:`train_runs` enters it unless ``Execution(reuse_freed_memory=False)`` (the default ``"auto"``: on CPU,
+    :func:`reuse_freed_memory_applies`); ``enabled=False`` and a C library without ``mallopt`` make it a no-op.
     """
     libc = _libc_mallopt() if enabled else None
     if libc is None:
@@ -286,9 +302,9 @@ def reuse_freed_memory(enabled: bool = True):
     try:
         yield
     finally:
-        for param, value in _GLIBC_DEFAULTS.items():
-            libc.mallopt(param, value)
         libc.malloc_trim(0)
+        for param, value in _AFTER_REUSE.items():
+            libc.mallopt(param, value)
 
 
 def _batches(runs: int, per_run: int, runs_per_batch) -> list[range]:
@@ -651,6 +667,7 @@ def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_m
         warnings.warn(f"precision='bfloat16' on a CPU without native bfloat16 products (none of the flags "
                       f"{', '.join(BF16_CPU_FLAGS)} in /proc/cpuinfo): PyTorch emulates them, many times slower "
                       f"than the default precision='float32' here.", RuntimeWarning, stacklevel=2)
+    reuse = reuse_freed_memory_applies(execution.reuse_freed_memory, dev)
     rows, files = [], []
     fingerprint = _data_fingerprint(data) if checkpoint is not None else None
     for b, chunk in enumerate(chunks):
@@ -670,7 +687,7 @@ def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_m
             part = finished["rows"]
         else:
             with (_torch_threads(num_threads), matmul_precision(precision),
-                  reuse_freed_memory(execution.reuse_freed_memory)):
+                  reuse_freed_memory(reuse)):
                 part = _train_batch(model, feats, y, masks[:, :, idx], [seeds[i] for i in idx], ops, num_classes,
                                     hp, dev, progress, desc, checkpoint=state_file, fingerprint=fingerprint)
             if finished_file is not None:

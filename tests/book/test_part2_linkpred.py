@@ -222,9 +222,9 @@ def test_link_prediction_trains_with_freed_memory_reused_and_the_same_numbers(mo
     monkeypatch.setattr(linkpred, "reuse_freed_memory", spy)
     kw = dict(encoder="gcn", seed=0, protocol=_p(max_epochs=8, patience=8), history=True)
     runs = {}
-    for flag in (False, True):
+    for flag in (False, True, "auto"):
         runs[flag] = run_link_prediction(data, execution=Execution(device="cpu", reuse_freed_memory=flag), **kw)
-    assert calls == [(False,), (True,)]
+    assert calls == [(False,), (True,), (True,)]  # "auto": on, since this trains on CPU
     for key in ("val_auc", "test_auc", "best_epoch", "history"):
         assert runs[False][key] == runs[True][key], key
 

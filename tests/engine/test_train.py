@@ -1112,7 +1112,9 @@ def test_reuse_freed_memory_sets_glibc_options_and_restores_them(monkeypatch):
         with train.reuse_freed_memory():
             assert fake.calls == [("mallopt", -4, 0), ("mallopt", -1, 2 ** 31 - 1)]  # M_MMAP_MAX, M_TRIM_THRESHOLD
             raise RuntimeError("inside")
-    assert fake.calls[2:] == [("mallopt", -1, 128 * 1024), ("mallopt", -4, 65536), ("malloc_trim", 0)]
+    # memory given back, then glibc's mmap count default and the thresholds its dynamic rule settles at
+    assert fake.calls[2:] == [("malloc_trim", 0), ("mallopt", -4, 65536), ("mallopt", -3, 32 * 2 ** 20),
+                              ("mallopt", -1, 64 * 2 ** 20)]
 
 
 @pytest.mark.parametrize("how", ["argument", "no mallopt"])
@@ -1126,8 +1128,9 @@ def test_reuse_freed_memory_can_be_off(monkeypatch, how):
     assert fake.calls == []
 
 
-def test_training_leaves_the_allocator_alone_unless_asked(monkeypatch):
-    """``train_runs`` sets glibc's allocator options only with ``Execution(reuse_freed_memory=True)``."""
+def test_training_reuses_freed_memory_on_cpu_unless_told_not_to(monkeypatch):
+    """``train_runs`` trains inside glibc's reuse settings by default on CPU (``"auto"``) and with ``True``, and
+    leaves the allocator alone with ``Execution(reuse_freed_memory=False)``."""
     import torch
     from torch_geometric.data import Data
 
@@ -1144,11 +1147,25 @@ def test_training_leaves_the_allocator_alone_unless_asked(monkeypatch):
     for m, part in zip(masks, (range(0, 10), range(10, 15), range(15, 20))):
         m[list(part), 0] = True
     protocol = PAPER_PROTOCOL.replace(max_epochs=2, patience=None)
-    train.train_runs(data, "MLP", *masks, [0], protocol=protocol, execution=Execution(device="cpu"))
+    train.train_runs(data, "MLP", *masks, [0], protocol=protocol, execution=Execution(device="cpu",
+                                                                                       reuse_freed_memory=False))
     assert fake.calls == []
-    train.train_runs(data, "MLP", *masks, [0], protocol=protocol,
-                     execution=Execution(device="cpu", reuse_freed_memory=True))
-    assert fake.calls[:2] == [("mallopt", -4, 0), ("mallopt", -1, 2 ** 31 - 1)]
+    for setting in ("auto", True):
+        fake.calls.clear()
+        train.train_runs(data, "MLP", *masks, [0], protocol=protocol,
+                         execution=Execution(device="cpu", reuse_freed_memory=setting))
+        assert fake.calls[:2] == [("mallopt", -4, 0), ("mallopt", -1, 2 ** 31 - 1)]
+        assert fake.calls[2] == ("malloc_trim", 0)
+
+
+def test_reuse_setting_auto_means_cpu_and_bad_values_are_named():
+    from hpstrat_lite.engine.train import reuse_freed_memory_applies
+
+    assert reuse_freed_memory_applies("auto", "cpu") and not reuse_freed_memory_applies("auto", "cuda")
+    assert reuse_freed_memory_applies(True, "cuda") and not reuse_freed_memory_applies(False, "cpu")
+    for bad in ("yes", 1, None):
+        with pytest.raises(ValueError, match="reuse_freed_memory must be 'auto', True or False; got"):
+            reuse_freed_memory_applies(bad, "cpu")
 
 
 def test_the_c_library_lookup_finds_mallopt_on_glibc():

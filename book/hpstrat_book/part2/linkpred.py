@@ -51,7 +51,7 @@ from sklearn.metrics import roc_auc_score
 from hpstrat_lite.core._validate import check_choice, check_int, check_real, check_training_fields
 from hpstrat_lite.core.homophily import simple_undirected_pairs
 from hpstrat_lite.protocol import Execution, Protocol, check_protocol_value
-from hpstrat_lite.engine.train import Features, reuse_freed_memory
+from hpstrat_lite.engine.train import Features, reuse_freed_memory, reuse_freed_memory_applies
 from hpstrat_lite.engine.operators import gcn_operator
 
 __all__ = [
@@ -448,8 +448,9 @@ def run_link_prediction(data, *, encoder: str = "gcn", decoder: str = "dot", see
     target = torch.cat([torch.ones(n_train), torch.zeros(n_train)]).to(dev)
 
     fork_devices = [dev] if dev.type == "cuda" else []
-    # freed activations stay mapped for the next epoch only with Execution(reuse_freed_memory=True)
-    with torch.random.fork_rng(devices=fork_devices), reuse_freed_memory(execution.reuse_freed_memory):
+    # freed activations stay mapped for the next epoch (on CPU unless Execution(reuse_freed_memory=False))
+    reuse = reuse_freed_memory_applies(execution.reuse_freed_memory, dev)
+    with torch.random.fork_rng(devices=fork_devices), reuse_freed_memory(reuse):
         torch.manual_seed(seed)
         model = LinkEncoder(feats.shape[1], hidden, out, num_layers, dropout, encoder, decoder).to(dev)
         opt = torch.optim.Adam(model.parameters(), lr=lr, weight_decay=weight_decay)
