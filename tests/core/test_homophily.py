@@ -123,6 +123,27 @@ def test_assume_simple_over_many_chunks_equals_raw_path(dtype):
         numba.set_num_threads(old)
 
 
+def test_assume_simple_over_many_chunks_with_isolated_nodes_everywhere():
+    # nodes without edges before the first source, between sources (also across chunk boundaries) and after
+    # the last one: NaN, as on the raw path
+    import numba
+
+    n = 4000
+    sym = _sorted_symmetric(n, 150_000, 2)
+    gone = (np.arange(n) % 7 == 0) | (np.arange(n) < 5) | (np.arange(n) >= n - 5)
+    sym = np.ascontiguousarray(sym[:, ~gone[sym[0]] & ~gone[sym[1]]])
+    y = np.random.default_rng(3).integers(0, 4, n)
+    old = numba.get_num_threads()
+    try:
+        for threads in {1, old}:
+            numba.set_num_threads(threads)
+            fast = node_homophily(sym, y, assume_simple=True)
+            assert np.isnan(fast[gone]).all() and not np.isnan(fast[~gone]).any()
+            np.testing.assert_array_equal(fast, node_homophily(sym, y))
+    finally:
+        numba.set_num_threads(old)
+
+
 @pytest.mark.parametrize("break_it", ["duplicate", "self_loop", "unsorted", "one_direction", "late_duplicate"])
 def test_assume_simple_rejects_each_broken_promise(break_it):
     n = 3000
