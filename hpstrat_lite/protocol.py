@@ -116,11 +116,11 @@ class Execution:
         With ``executor="ray"``: train every pair in a new Ray worker process (``max_calls=1``), so that no
         pair inherits the heap the pairs before it fragmented (each pays the start of a process).
     reuse_freed_memory : "auto" or bool
-        While a batch trains, glibc's allocator keeps freed memory for reuse instead of unmapping it
-        (:func:`hpstrat_lite.engine.train.reuse_freed_memory`): no page fault per page of every new activation,
-        so faster epochs (1.2-1.4x on Cora and Coauthor-CS, up to 3x on the largest graphs), at the price of a
-        higher peak memory (up to 1.3-1.6x); the memory is given back when the batch ends. ``"auto"`` (default):
-        on CPU; ``False`` keeps the allocator's own settings, e.g. where memory is tight.
+        While a built-in model's batch trains, glibc's allocator keeps freed memory for reuse instead of
+        unmapping it (:func:`hpstrat_lite.engine.train.reuse_freed_memory`): no page fault per page of every
+        new activation, so faster epochs (1.1-1.5x on Cora and Coauthor-CS, up to 3x on the largest graphs), at
+        the price of a higher peak memory (up to 1.3-1.6x); the memory is given back when the batch ends.
+        ``"auto"`` (default): on CPU; ``False`` keeps the allocator's own settings, e.g. where memory is tight.
     eval_batch : int, optional
         Part II tuning: evaluation seeds of the best configuration trained together in one batch, whose rows
         are written when it ends (default: all at once, the fastest); ``1`` lands each seed's runs as soon as

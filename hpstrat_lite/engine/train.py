@@ -613,7 +613,10 @@ def train_runs(data, model: str | Callable[[int, int], torch.nn.Module], train_m
         ``precision`` (of the dense matrix products, :func:`hpstrat_lite.engine.models.matmul_precision`:
         ``"bfloat16"`` is mixed-precision training, bfloat16 operands with float32 accumulation, parameters,
         sparse products and losses, several times faster on CPUs with AMX and on GPUs; its numbers differ
-        from float32 training at the level of run-to-run noise). Default :class:`~hpstrat_lite.protocol.Execution()`.
+        from float32 training at the level of run-to-run noise); ``reuse_freed_memory`` (default ``"auto"``: on
+        CPU, glibc keeps the memory of freed activations mapped while a built-in model's batch trains,
+        :func:`reuse_freed_memory`; ``False`` leaves the allocator alone). Default
+        :class:`~hpstrat_lite.protocol.Execution()`.
 
     Returns
     -------
