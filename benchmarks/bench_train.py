@@ -123,28 +123,25 @@ def _time_side(side, data, name, runs, epochs, baseline_runs, device="cpu", warm
     warm-up seconds). ``side``: "baseline" (``baseline_runs`` PyG runs) or "batched" (all ``runs``)."""
     tr, va, te = _masks(data, runs)
     seeds = list(range(runs))
-    with _Clock() as warm:
-        if warmup_epochs and side == "baseline":
-            x = (data.x.to_dense() if data.x.layout != torch.strided else data.x).to(device)
-            baseline_run(name, x, data.edge_index.to(device), data.y.to(device), tr[:, 0].to(device),
-                         va[:, 0].to(device), te[:, 0].to(device), seeds[0], warmup_epochs)
-        elif warmup_epochs:
-            train_runs(data, name, tr, va, te, seeds,
-                       protocol=PAPER_PROTOCOL.replace(max_epochs=warmup_epochs, patience=None),
-                       execution=Execution(device=device, num_threads=None))
-    if side == "baseline":
+    if side == "baseline":  # the tensors on the device, made once for the warm-up and the timed runs
         x = (data.x.to_dense() if data.x.layout != torch.strided else data.x).to(device)
         edge_index, y = data.edge_index.to(device), data.y.to(device)
         btr, bva, bte = (m.to(device) for m in (tr, va, te))
-        with _Clock() as clock:
-            accs = [baseline_run(name, x, edge_index, y, btr[:, r], bva[:, r], bte[:, r], seeds[r], epochs)
-                    for r in range(baseline_runs)]
+
+        def train(n_epochs, n_runs):
+            return [baseline_run(name, x, edge_index, y, btr[:, r], bva[:, r], bte[:, r], seeds[r], n_epochs)
+                    for r in range(n_runs)]
     else:
-        with _Clock() as clock:
+        def train(n_epochs, n_runs):
             rows = train_runs(data, name, tr, va, te, seeds,
-                              protocol=PAPER_PROTOCOL.replace(max_epochs=epochs, patience=None),
+                              protocol=PAPER_PROTOCOL.replace(max_epochs=n_epochs, patience=None),
                               execution=Execution(device=device, num_threads=None))
-        accs = [r["test_acc"] for r in rows[:baseline_runs]]
+            return [r["test_acc"] for r in rows[:n_runs]]
+    with _Clock() as warm:
+        if warmup_epochs:
+            train(warmup_epochs, 1)
+    with _Clock() as clock:
+        accs = train(epochs, baseline_runs)
     return clock.wall, clock.cpu, sum(accs) / len(accs), warm.wall
 
 
