@@ -81,14 +81,20 @@ class _SpMM(torch.autograd.Function):
 class _ProjectSpMM(torch.autograd.Function):
     """Input projection ``X @ W[r][:, block b]`` for every run r and column block b: ``[R, N, c]`` for one
     block, else ``[B, R, N, c]`` (block-major, so that each block of all runs is one contiguous
-    ``[R, N, c]`` slab); one sparse product per run and block (:func:`_bmm_sparse` on the ``B * R``
-    blocks), and ``X^T @ G[b, r]`` in the backward pass."""
+    ``[R, N, c]`` slab), and ``X^T @ G[b, r]`` in the backward pass. On CPU one pass over X's rows sums every
+    run and block at once (:func:`hpstrat_lite.engine.kernels.project`); on CUDA one sparse product per run
+    and block (:func:`_bmm_sparse` on the ``B * R`` blocks)."""
 
     @staticmethod
     def forward(ctx, a, a_t, w, blocks):
         runs, n_in, width = w.shape
         c = width // blocks
         ctx.a, ctx.a_t = a, a_t
+        if NUMBA_SPMM and w.device.type == "cpu" and w.dtype == torch.float32:
+            from .kernels import csr_arrays, project
+
+            out = project(csr_arrays(a), a.shape, w, blocks)
+            return out[0] if blocks == 1 else out
         if blocks == 1:
             return _bmm_sparse(a, w)
         w_blocks = w.view(runs, n_in, blocks, c).permute(2, 0, 1, 3).reshape(blocks * runs, n_in, c)

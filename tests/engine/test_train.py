@@ -936,6 +936,39 @@ def test_unrolled_spmm_is_bit_identical_to_the_plain_loop(width):
     assert np.all(got[:, counts == 0] == 0)
 
 
+@pytest.mark.parametrize("runs, blocks, width", [(1, 1, 7), (5, 1, 64), (3, 3, 5), (12, 2, 16)])
+def test_stacked_projection_gives_the_floats_of_one_product_per_run_and_block(runs, blocks, width):
+    """``kernels.project`` sums each output row for every run and block in one pass over a row-major copy of
+    the weights: each output must be exactly the float ``spmm`` gives for its run and block (rows of 0 to 11
+    entries cover the remainder loop), and the projection op must take it on CPU."""
+    import numpy as np
+
+    from hpstrat_lite.engine.kernels import _spmm, project
+
+    rng = np.random.default_rng(1)
+    n_out, n_in = 60, 50
+    counts = np.arange(n_out) % 12
+    crow = np.concatenate([[0], np.cumsum(counts)]).astype(np.int64)
+    col = rng.integers(0, n_in, crow[-1]).astype(np.int64)
+    val = rng.standard_normal(crow[-1]).astype(np.float32)
+    w = torch.from_numpy(rng.standard_normal((runs, n_in, blocks * width)).astype(np.float32))
+    got = project((crow, col, val), (n_out, n_in), w, blocks)
+    assert got.shape == (blocks, runs, n_out, width)
+    for b in range(blocks):
+        slab = np.ascontiguousarray(w[:, :, b * width:(b + 1) * width].numpy())
+        want = np.empty((runs, n_out, width), np.float32)
+        _spmm(crow, col, val, slab, want)
+        assert np.array_equal(got[b].numpy(), want)
+    assert torch.all(got[:, :, counts == 0] == 0)
+
+    op = operators.SparseOp.from_edges(torch.from_numpy(np.repeat(np.arange(n_out), counts)), torch.from_numpy(col),
+                                       torch.from_numpy(val), (n_out, n_in), "cpu")
+    dense = op.matrix.to_dense()
+    out = op.project(w, blocks)
+    expected = torch.einsum("ij,rjbc->bric", dense, w.view(runs, n_in, blocks, width))
+    torch.testing.assert_close(out, expected[0] if blocks == 1 else expected, rtol=1e-5, atol=1e-4)
+
+
 def _benchmark_script(name: str):
     """The module of ``benchmarks/<name>.py``, loaded from its file (the folder is not a package)."""
     import importlib.util
