@@ -144,36 +144,51 @@ def _normalise(o, oe, k, t, dual):
                 oe[h, c] *= scale
 
 
+@numba.njit(inline="always", fastmath=_FAST)
+def _forward_target(r, i, crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, dual, out_eval, far):
+    """Output row ``out[r, i]`` of :func:`_forward` (and ``out_eval[r, i]`` with ``dual``)."""
+    H = x.shape[2]
+    lo, hi = crow[i], crow[i + 1]
+    m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
+    o[:] = _ZERO
+    if dual:
+        out_eval[r, i] = _ZERO
+    _score_max(lo, hi, src, a_src[r], ad, m)
+    t[:] = _ZERO
+    xr = x[r]
+    for e in range(lo, hi):
+        jn = _ahead(src, e, far)
+        if jn >= 0:
+            _prefetch_row(xr, jn)
+        j = src[e]
+        a, xj = a_src[r, j], x[r, j]
+        for h in range(H):
+            s = a[h] + ad[h]
+            l = s if s > 0 else _NEG * s
+            w = np.exp(l - m[h])
+            _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
+                        else np.uint8(1), use_mask, dual, t)
+    _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
+
+
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
-def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, dual, out_eval):
+def _forward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, dual, out_eval, rows, rows_ptr):
     """With ``dual``, ``out_eval`` also receives the output without mask and scale (evaluation mode),
-    from the same weights in the same pass."""
+    from the same weights in the same pass. With a non-empty ``rows``, only the listed target rows are
+    computed (run r's ``rows[rows_ptr[r]:rows_ptr[r + 1]]``, as in :func:`_spmm_select`; the others are left
+    as they are)."""
     R, N, H, C = x.shape
     far = _wide_rows(x)
-    for ri in numba.prange(R * N):  # one parallel region; each thread's share is run-major (runs stay in cache)
-        r = ri // N
-        i = ri - r * N
-        lo, hi = crow[i], crow[i + 1]
-        m, t, o, ad = top[r, i], total[r, i], out[r, i], a_dst[r, i]
-        o[:] = _ZERO
-        if dual:
-            out_eval[r, i] = _ZERO
-        _score_max(lo, hi, src, a_src[r], ad, m)
-        t[:] = _ZERO
-        xr = x[r]
-        for e in range(lo, hi):
-            jn = _ahead(src, e, far)
-            if jn >= 0:
-                _prefetch_row(xr, jn)
-            j = src[e]
-            a, xj = a_src[r, j], x[r, j]
-            for h in range(H):
-                s = a[h] + ad[h]
-                l = s if s > 0 else _NEG * s
-                w = np.exp(l - m[h])
-                _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
-                            else np.uint8(1), use_mask, dual, t)
-        _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
+    if rows.shape[0]:
+        for t in numba.prange(rows.shape[0]):
+            _forward_target(np.searchsorted(rows_ptr, t, side="right") - 1, rows[t], crow, src, x, a_src, a_dst,
+                            mask, use_mask, k, out, top, total, dual, out_eval, far)
+    else:
+        # one parallel region; each thread's share is run-major (runs stay in cache)
+        for ri in numba.prange(R * N):
+            r = ri // N
+            _forward_target(r, ri - r * N, crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, dual,
+                            out_eval, far)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -232,8 +247,32 @@ def _backward(crow, src, x, a_src, a_dst, mask, use_mask, k, out, top, total, gr
 FACTORED_SPAN = 80.0
 
 
+@numba.njit(inline="always", fastmath=_FAST)
+def _factored_target(r, i, crow, src, x, e_src, f_dst, mask, use_mask, k, out, total, dual, out_eval, far):
+    """Output row ``out[r, i]`` of :func:`_forward_factored` (and ``out_eval[r, i]`` with ``dual``)."""
+    H = x.shape[2]
+    t, o, f = total[r, i], out[r, i], f_dst[r, i]
+    o[:] = _ZERO
+    if dual:
+        out_eval[r, i] = _ZERO
+    t[:] = _ZERO
+    xr, er = x[r], e_src[r]
+    for e in range(crow[i], crow[i + 1]):
+        jn = _ahead(src, e, far)
+        if jn >= 0:
+            _prefetch_row(xr, jn)
+            _prefetch_row(er, jn)
+        j = src[e]
+        ej, xj = e_src[r, j], x[r, j]
+        for h in range(H):
+            w = max(ej[0, h] * f[0, h], ej[1, h] * f[1, h])
+            _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
+                        else np.uint8(1), use_mask, dual, t)
+    _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
+
+
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
-def _forward_factored(crow, src, x, e_src, f_dst, mask, use_mask, k, out, total, dual, out_eval):
+def _forward_factored(crow, src, x, e_src, f_dst, mask, use_mask, k, out, total, dual, out_eval, rows, rows_ptr):
     """:func:`_forward` with the edge weights as products of node-level exponentials, and no pass for the
     per-target maxima.
 
@@ -251,31 +290,20 @@ def _forward_factored(crow, src, x, e_src, f_dst, mask, use_mask, k, out, total,
     which the span check of :data:`FACTORED_SPAN` keeps inside float32's normal range. The edge loop gathers
     only the source's features and one cache line of its factors (no scores, no exponentials), so it is
     faster than :func:`_forward`, whose edge loop computes one exponential per edge (figures:
-    ``benchmarks/README.md``, ``bench_train.py``). The same weights up to float rounding.
+    ``benchmarks/README.md``, ``bench_train.py``). The same weights up to float rounding. ``rows``, ``rows_ptr``: as
+    in :func:`_forward`.
     """
     R, N, H, C = x.shape
     far = _wide_rows(x)
-    for ri in numba.prange(R * N):  # one parallel region, as in _forward
-        r = ri // N
-        i = ri - r * N
-        t, o, f = total[r, i], out[r, i], f_dst[r, i]
-        o[:] = _ZERO
-        if dual:
-            out_eval[r, i] = _ZERO
-        t[:] = _ZERO
-        xr, er = x[r], e_src[r]
-        for e in range(crow[i], crow[i + 1]):
-            jn = _ahead(src, e, far)
-            if jn >= 0:
-                _prefetch_row(xr, jn)
-                _prefetch_row(er, jn)
-            j = src[e]
-            ej, xj = e_src[r, j], x[r, j]
-            for h in range(H):
-                w = max(ej[0, h] * f[0, h], ej[1, h] * f[1, h])
-                _accumulate(o, out_eval[r, i, h] if dual else o[h], h, w, xj[h], mask[r, h, e] if use_mask
-                            else np.uint8(1), use_mask, dual, t)
-        _normalise(o, out_eval[r, i] if dual else o, k, t, dual)
+    if rows.shape[0]:
+        for t in numba.prange(rows.shape[0]):
+            _factored_target(np.searchsorted(rows_ptr, t, side="right") - 1, rows[t], crow, src, x, e_src, f_dst,
+                             mask, use_mask, k, out, total, dual, out_eval, far)
+    else:
+        for ri in numba.prange(R * N):  # one parallel region, as in _forward
+            r = ri // N
+            _factored_target(r, ri - r * N, crow, src, x, e_src, f_dst, mask, use_mask, k, out, total, dual,
+                             out_eval, far)
 
 
 @numba.njit(parallel=True, cache=True, fastmath=_FAST)
@@ -393,28 +421,39 @@ def _match_torch_threads():
     numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
 
 
-def _gat_forward(x, a_src, a_dst, keep, k, graph, dual=False):
+_EVERY = (np.zeros(0, np.int64), np.zeros(1, np.int64))  # no rows listed: every row
+
+
+def _gat_forward(x, a_src, a_dst, keep, k, graph, dual=False, rows=None):
     """The fused forward pass: ``(out, aux, out_eval)`` with ``aux = (top, total, extra, factored)`` for the
-    backward pass, and with ``dual`` the evaluation-mode output (no mask, no scale) from the same pass."""
+    backward pass, and with ``dual`` the evaluation-mode output (no mask, no scale) from the same pass.
+
+    ``rows``: ``(rows, rows_ptr)``, the target rows each run reads (as :class:`~hpstrat_lite.engine.operators.RunRows`
+    lists them), or None for all; the other rows of ``out`` are zero (and their totals one), so a backward pass
+    whose gradient is zero there skips them. Each computed row is the float the full pass gives."""
     _match_torch_threads()
     R, N, H, C = x.shape
-    out = torch.empty(R, N, H, C, dtype=x.dtype)
+    select = rows is not None
+    out = (torch.zeros if select else torch.empty)(R, N, H, C, dtype=x.dtype)
     out_eval = torch.empty(R, N, H, C, dtype=x.dtype) if dual else torch.zeros(1, 1, 1, 1, dtype=x.dtype)
     top = torch.empty(R, N, H, dtype=x.dtype)  # the per-target maxima: written by the per-edge path only
-    total = torch.empty(R, N, H, dtype=x.dtype)
+    total = (torch.ones if select else torch.empty)(R, N, H, dtype=x.dtype)
+    rows, rows_ptr = rows if select else _EVERY
     use_mask = keep is not None
     mask = _mask_array(keep)
     crow, src = graph.cpu_index()
     low, c = torch.aminmax(a_src, dim=1)  # [R, H] each
     factored = bool((c - low).max() <= FACTORED_SPAN)
+    if select and not len(rows):  # no row listed: nothing to compute (an empty list means every row below)
+        return out, (top, total, _factors(a_src, a_dst, c) if factored else (), factored), None
     if factored:
         e_src, f_dst = _factors(a_src, a_dst, c)
         _forward_factored(crow, src, _np(x), e_src.numpy(), f_dst.numpy(), mask, use_mask, np.float32(k),
-                          out.numpy(), total.numpy(), dual, out_eval.numpy())
+                          out.numpy(), total.numpy(), dual, out_eval.numpy(), rows, rows_ptr)
         extra = (e_src, f_dst)
     else:
         _forward(crow, src, _np(x), _np(a_src), _np(a_dst), mask, use_mask, np.float32(k), out.numpy(),
-                 top.numpy(), total.numpy(), dual, out_eval.numpy())
+                 top.numpy(), total.numpy(), dual, out_eval.numpy(), rows, rows_ptr)
         extra = ()
     return out, (top, total, extra, factored), out_eval if dual else None
 
@@ -566,15 +605,17 @@ class GATLayer(torch.autograd.Function):
     pass for both. The scores' gradient is added into the aggregation's ``g_x`` by one kernel
     (:func:`_att_scores_backward`), where as separate ops it takes a block-diagonal ``[H*C, 2H]`` GEMM forward,
     two GEMMs backward (8x the useful work for 8 heads) and a sum of the two ``[R, N, H*C]`` gradients of ``x``.
-    ``prepared``: the :class:`PreparedAggregate` of :func:`gat_layer_ahead` for these inputs, if any."""
+    ``prepared``: the :class:`PreparedAggregate` of :func:`gat_layer_ahead` for these inputs, if any. ``rows``:
+    ``(rows, rows_ptr)``, the only output rows each run reads (zeros elsewhere; see :func:`_gat_forward`): the
+    output layer's training or validation rows while training, whose other rows get no gradient."""
 
     @staticmethod
-    def forward(ctx, x, att_src, att_dst, keep, k, graph, prepared=None):
+    def forward(ctx, x, att_src, att_dst, keep, k, graph, prepared=None, rows=None):
         if prepared is not None and prepared.matches(x, att_src, att_dst, keep, k):
             (a_src, a_dst), out, (top, total, extra, factored) = prepared.scores, prepared.out, prepared.aux
         else:
             a_src, a_dst = attention_scores(x, att_src, att_dst)
-            out, (top, total, extra, factored), _ = _gat_forward(x, a_src, a_dst, keep, k, graph)
+            out, (top, total, extra, factored), _ = _gat_forward(x, a_src, a_dst, keep, k, graph, rows=rows)
         use_mask = keep is not None
         ctx.save_for_backward(x, att_src, att_dst, a_src, a_dst, out, top, total,
                               keep if use_mask else torch.empty(0), *extra)
@@ -588,7 +629,7 @@ class GATLayer(torch.autograd.Function):
         g_att_src, g_att_dst = torch.empty_like(att_src), torch.empty_like(att_src)
         _att_scores_backward(_np(x), _np(att_src), _np(att_dst), g_src.numpy(), g_dst.numpy(), g_x.numpy(),
                              g_att_src.numpy(), g_att_dst.numpy())
-        return g_x, g_att_src, g_att_dst, None, None, None, None
+        return g_x, g_att_src, g_att_dst, None, None, None, None, None
 
 
 # ----------------------------------------------------------------------------------------------

@@ -358,6 +358,10 @@ class GraphSAGE(BatchedModel):
 #: GAT on CPU: the evaluation pass also computes the next training step's first attention layer
 #: (:func:`hpstrat_lite.engine.kernels.gat_layer_ahead`); the same numbers either way (tested)
 GAT_AHEAD = True
+#: GAT on CPU while training: the output layer computes only the rows the loss reads, the runs' training rows in a
+#: training step and their validation rows in the evaluation (:class:`RunRows`); the same numbers either way
+#: (tested), False computes every row
+GAT_SELECT_ROWS = True
 
 
 class GAT(BatchedModel):
@@ -437,7 +441,12 @@ class GAT(BatchedModel):
             prepared = None
             if i == 0 and dropping:  # a training step takes what the last evaluation prepared, once
                 prepared, self.ahead = self.ahead, None
-            out = GATLayer.apply(x, att_src, att_dst, keep, scale if dropping else 1.0, self.ops["gat"], prepared)
+            rows = None
+            if 0 < i == self.num_layers - 1 and self.rows is not None and GAT_SELECT_ROWS:
+                # the output layer while training: only the rows the step's loss (or the validation loss) reads
+                rows = self.rows.training if rnd is not None else self.rows.validation
+            out = GATLayer.apply(x, att_src, att_dst, keep, scale if dropping else 1.0, self.ops["gat"], prepared,
+                                 rows)
             return out.view(R, n, heads * ch)
         w, total, x = scores
         R, heads, n = total.shape

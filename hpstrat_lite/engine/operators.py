@@ -157,8 +157,19 @@ class RunRows:
     @functools.cached_property
     def needed(self) -> tuple[np.ndarray, np.ndarray]:
         """``(rows, rows_ptr)``: the needed rows of the current runs, concatenated (int64)."""
-        need = self.need[self.runs]
-        return np.nonzero(need)[1].astype(np.int64), np.concatenate([[0], np.cumsum(need.sum(1))]).astype(np.int64)
+        return _row_lists(self.need[self.runs])
+
+    @functools.cached_property
+    def training(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, rows_ptr)``: the rows the current runs train on (``live``), as :attr:`needed` lists rows: the
+        only output rows a training step's loss reads."""
+        return _row_lists(self.live[self.runs])
+
+    @functools.cached_property
+    def validation(self) -> tuple[np.ndarray, np.ndarray]:
+        """``(rows, rows_ptr)``: the needed rows the current runs do not train on (their validation rows): the
+        only output rows the evaluation of early stopping reads."""
+        return _row_lists(self.need[self.runs] & ~self.live[self.runs])
 
     @functools.cached_property
     def every(self) -> tuple[np.ndarray, np.ndarray]:
@@ -186,6 +197,12 @@ class RunRows:
             self._filtered[key] = (np.stack(crows), np.concatenate(cols), np.concatenate(vals))
         crow, col, val = self._filtered[key]
         return crow[self.runs], col, val
+
+
+def _row_lists(mask: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """``(rows, rows_ptr)`` of a ``[R, N]`` boolean mask: run r's true rows are ``rows[rows_ptr[r]:rows_ptr[r + 1]]``,
+    increasing (int64)."""
+    return np.nonzero(mask)[1].astype(np.int64), np.concatenate([[0], np.cumsum(mask.sum(1))]).astype(np.int64)
 
 
 class _SelectSpMM(torch.autograd.Function):

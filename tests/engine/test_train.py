@@ -731,6 +731,66 @@ def test_h2gcn_trains_the_same_with_and_without_row_selection(monkeypatch):
     assert len({r["epochs_run"] for r in got[True]}) > 1  # runs stopped at different epochs: subsets were used
 
 
+@pytest.mark.parametrize("factored", [True, False])
+def test_gat_layer_on_selected_rows_gives_those_rows_and_the_same_gradients(monkeypatch, factored):
+    """``GATLayer`` with a row list computes exactly the listed rows of each run (zeros elsewhere), and with a
+    gradient that is zero outside them gives the full layer's gradients, float for float; both forward kernels
+    (node-level factors and one exponential per edge)."""
+    import numpy as np
+
+    from hpstrat_lite.engine import kernels
+    from hpstrat_lite.engine.operators import AttentionGraph, _row_lists
+
+    if not factored:
+        monkeypatch.setattr(kernels, "FACTORED_SPAN", -1.0)
+    data = _toy_graph()
+    graph = AttentionGraph(data, "cpu")
+    gen = torch.Generator().manual_seed(5)
+    R, n, H, C = 3, data.num_nodes, 2, 5
+    x = torch.randn(R, n, H, C, generator=gen)
+    att_src, att_dst = torch.randn(R, H, C, generator=gen), torch.randn(R, H, C, generator=gen)
+    keep = (torch.rand(R, H, graph.num_edges, generator=gen) > 0.3).to(torch.uint8)
+    chosen = torch.rand(R, n, generator=gen) < 0.4
+    rows = _row_lists(chosen.numpy())
+    up = torch.randn(R, n, H, C, generator=gen) * chosen[:, :, None, None]
+    results = []
+    for sel in (None, rows):
+        leaves = [t.clone().requires_grad_() for t in (x, att_src, att_dst)]
+        out = kernels.GATLayer.apply(*leaves, keep, 2.0, graph, None, sel)
+        grads = torch.autograd.grad((out * up).sum(), leaves)
+        results.append((out.detach(), grads))
+    (full, full_grads), (part, part_grads) = results
+    assert torch.equal(part, full * chosen[:, :, None, None])
+    for a, b in zip(part_grads, full_grads):
+        assert torch.equal(a, b)
+    assert np.array_equal(rows[1], np.concatenate([[0], np.cumsum(chosen.sum(1).numpy())]))
+
+
+def test_gat_trains_the_same_with_and_without_output_row_selection(monkeypatch):
+    """GAT's output layer computed only at the rows a step's loss or the evaluation reads: the same runs, float
+    for float, through early stopping (subsets of the batch)."""
+    import hpstrat_lite.engine.models as models
+
+    data = _toy_graph()
+    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
+    kw = dict(max_epochs=60, patience=10, device="cpu")
+    from hpstrat_lite.engine import kernels
+
+    selected = []
+
+    apply = kernels.GATLayer.apply
+    monkeypatch.setattr(kernels.GATLayer, "apply", lambda *a: selected.append(a[-1] is not None) or apply(*a))
+    got = {}
+    for select in (False, True):
+        selected.clear()
+        monkeypatch.setattr(models, "GAT_SELECT_ROWS", select)
+        got[select] = _train(data, "GAT", tr, va, te, [0, 1, 2, 3], **kw)
+        assert any(selected) == select  # the selected layer ran only when switched on
+    keys = ("best_epoch", "epochs_run", "train_loss", "val_loss", "test_loss", "train_acc", "val_acc", "test_acc")
+    assert [[r[k] for k in keys] for r in got[True]] == [[r[k] for k in keys] for r in got[False]]
+    assert len({r["epochs_run"] for r in got[True]}) > 1  # runs stopped at different epochs: subsets were used
+
+
 def test_run_rows_rejects_masks_of_other_shapes():
     from hpstrat_lite.engine.operators import RunRows
 
