@@ -65,17 +65,25 @@ _OMP_WAIT_VARIABLES = ("OMP_WAIT_POLICY", "GOMP_SPINCOUNT")
 
 
 def start_numba_threads() -> None:
-    """Start numba's thread pool (once per process) with its idle threads sleeping instead of spinning.
+    """Start numba's thread pool (once per process), with its idle threads sleeping instead of spinning when
+    numba is the first to load OpenMP.
 
-    numba's OpenMP threading layer loads its own copy of libgomp (the system's), beside the one PyTorch
-    ships: two pools, each with a worker per extra thread. By default an idle libgomp worker spins for a
-    while after each parallel region, so on a 2-core machine the spinning workers of one pool hold the
-    cores the other pool's next region needs, and on a machine shared with other processes spinning costs
-    the CPU share the work needs (``benchmarks/README.md``, bench_train.py). libgomp reads its wait policy once,
-    when it is loaded, which for numba's copy is the first parallel call: so this sets
-    ``OMP_WAIT_POLICY=PASSIVE`` for the moment numba launches its pool and removes it again (PyTorch's pool and
-    child processes keep their defaults). Nothing changes when the pool is already running, or when the user
-    set ``OMP_WAIT_POLICY`` or ``GOMP_SPINCOUNT``. Same numbers: only how idle threads wait changes.
+    numba's OpenMP threading layer and PyTorch both run on GNU libgomp, and in one process they share one copy of it
+    and one pool of workers (checked with ``LD_DEBUG=bindings`` and by the CPU time idle workers take; figures:
+    ``benchmarks/README.md``, bench_train.py):
+
+    * PyTorch imported first (the training path: the engine imports torch before its first kernel call): PyTorch's
+      libgomp is in the process's global symbol scope, so numba's calls into OpenMP bind to it, and its wait
+      policy, read when PyTorch loaded it, applies: an idle worker spins for about 10 ms after each parallel
+      region, numba's or PyTorch's, before it sleeps;
+    * numba first (a split or homophily computed before PyTorch is imported): numba loads the system's libgomp,
+      which later also serves PyTorch (the same ``libgomp.so.1``). libgomp reads its wait policy once, when it
+      is loaded, so this sets ``OMP_WAIT_POLICY=PASSIVE`` for the moment numba launches its pool and removes it
+      again (child processes keep their defaults): on a machine shared with other processes, a spinning worker
+      costs the CPU share the work needs.
+
+    Nothing changes when the pool is already running, or when the user set ``OMP_WAIT_POLICY`` or
+    ``GOMP_SPINCOUNT``. Same numbers either way: only how idle threads wait changes.
     """
     from numba.np.ufunc import parallel
 

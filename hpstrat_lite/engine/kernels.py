@@ -415,8 +415,8 @@ def _mask_array(keep) -> np.ndarray:
 
 
 def _match_torch_threads():
-    """Run numba's parallel loops on as many threads as torch uses (numba's pool started with sleeping idle
-    threads, :func:`hpstrat_lite._host.start_numba_threads`)."""
+    """Run numba's parallel loops on as many threads as torch uses (numba's pool started by
+    :func:`hpstrat_lite._host.start_numba_threads`; in the engine it runs on PyTorch's libgomp)."""
     start_numba_threads()
     numba.set_num_threads(max(1, min(torch.get_num_threads(), numba.config.NUMBA_NUM_THREADS)))
 
