@@ -899,10 +899,10 @@ def _project(crow, col, val, w_rows, out):
                 out[b, r, i] = o[lo:lo + D]
 
 
-def project(csr: tuple, shape: tuple, w: torch.Tensor, blocks: int = 1) -> torch.Tensor:
+def project(csr: tuple, shape: tuple, w: torch.Tensor, *, blocks: int = 1) -> torch.Tensor:
     """The input projection ``A @ w[r][:, block b]`` for every run r and column block b: sparse ``A``
     ``[n_out, n_in]`` as :func:`csr_arrays`, weights ``w`` ``[R, n_in, blocks * D]`` (float32, CPU) ->
-    ``[blocks, R, n_out, D]``.
+    ``[R, n_out, D]`` for one block, else ``[blocks, R, n_out, D]``.
 
     :math:`o_{b r i} = \\sum_{e \\in \\mathrm{row}(i)} a_e w_{r, \\mathrm{col}(e), b}`. The weights are first laid
     out by input row (``[n_in, R * blocks * D]``, one copy of ``w``), so each entry of ``A`` reads one contiguous
@@ -916,9 +916,10 @@ def project(csr: tuple, shape: tuple, w: torch.Tensor, blocks: int = 1) -> torch
     w_rows = w.detach().permute(1, 0, 2).reshape(n_in, R * width)
     if not w_rows.is_contiguous():
         w_rows = w_rows.contiguous()
-    out = torch.empty(blocks, R, shape[0], width // blocks, dtype=w.dtype)
-    _project(*csr, w_rows.numpy(), out.numpy())
-    return out
+    d = width // blocks
+    out = torch.empty((R, shape[0], d) if blocks == 1 else (blocks, R, shape[0], d), dtype=w.dtype)
+    _project(*csr, w_rows.numpy(), out.view(blocks, R, shape[0], d).numpy())
+    return out  # not a view: callers add the bias in place
 
 
 def csr_arrays(a: torch.Tensor) -> tuple:

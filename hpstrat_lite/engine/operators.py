@@ -93,8 +93,7 @@ class _ProjectSpMM(torch.autograd.Function):
         if NUMBA_SPMM and w.device.type == "cpu" and w.dtype == torch.float32:
             from .kernels import csr_arrays, project
 
-            out = project(csr_arrays(a), a.shape, w, blocks)
-            return out[0] if blocks == 1 else out
+            return project(csr_arrays(a), a.shape, w, blocks=blocks)
         if blocks == 1:
             return _bmm_sparse(a, w)
         w_blocks = w.view(runs, n_in, blocks, c).permute(2, 0, 1, 3).reshape(blocks * runs, n_in, c)

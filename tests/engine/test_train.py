@@ -1012,8 +1012,10 @@ def test_stacked_projection_gives_the_floats_of_one_product_per_run_and_block(ru
     col = rng.integers(0, n_in, crow[-1]).astype(np.int64)
     val = rng.standard_normal(crow[-1]).astype(np.float32)
     w = torch.from_numpy(rng.standard_normal((runs, n_in, blocks * width)).astype(np.float32))
-    got = project((crow, col, val), (n_out, n_in), w, blocks)
-    assert got.shape == (blocks, runs, n_out, width)
+    got = project((crow, col, val), (n_out, n_in), w, blocks=blocks)
+    assert got.shape == ((runs, n_out, width) if blocks == 1 else (blocks, runs, n_out, width))
+    assert got._base is None  # not a view: the projection op's output is modified in place by the models
+    got = got.view(blocks, runs, n_out, width)
     for b in range(blocks):
         slab = np.ascontiguousarray(w[:, :, b * width:(b + 1) * width].numpy())
         want = np.empty((runs, n_out, width), np.float32)
