@@ -134,7 +134,9 @@ class RunRows:
     run that keeps only the entries of live columns. Every row that is read is the same float sum as the
     full product's, and the dropped gradient terms are exact zeros, so training gives the same numbers
     while the products read the entries of 75% of the rows forward and 50% of the columns backward
-    (k = 4 folds: train 2, validation 1, test 1). The final test pass uses the full products.
+    (k = 4 folds: train 2, validation 1, test 1). The final test pass uses the full products. GAT's output
+    layer, whose input differs between a training step and the evaluation (dropout), takes :attr:`training`
+    in the one and :attr:`validation` in the other.
 
     ``subset(keep)`` follows the batch when stopped runs are dropped (the per-run copies are shared).
     """
