@@ -913,9 +913,7 @@ def project(csr: tuple, shape: tuple, w: torch.Tensor, *, blocks: int = 1) -> to
     gives for it, so the same floats."""
     _match_torch_threads()
     R, n_in, width = w.shape
-    w_rows = w.detach().permute(1, 0, 2).reshape(n_in, R * width)
-    if not w_rows.is_contiguous():
-        w_rows = w_rows.contiguous()
+    w_rows = w.detach().permute(1, 0, 2).reshape(n_in, R * width).contiguous()  # a copy unless R = 1
     d = width // blocks
     out = torch.empty((R, shape[0], d) if blocks == 1 else (blocks, R, shape[0], d), dtype=w.dtype)
     _project(*csr, w_rows.numpy(), out.view(blocks, R, shape[0], d).numpy())

@@ -713,19 +713,29 @@ def test_selected_product_equals_the_full_one_where_it_is_read(share):
     assert torch.equal(x.grad, grads[0][[3, 1]])
 
 
-def test_h2gcn_trains_the_same_with_and_without_row_selection(monkeypatch):
-    """H2GCN's last round computed only where the runs read it: the same runs, float for float (the
-    selection depends on the runs and the width, not on the graph's size: a small graph serves)."""
+@pytest.mark.parametrize("model", ["H2GCN", "GAT"])
+def test_row_selection_trains_the_same_runs(monkeypatch, model):
+    """Products computed only where the runs read them (H2GCN's last round; GAT's output layer at the rows a
+    step's loss or the evaluation reads): the same runs, float for float, through early stopping (subsets of the
+    batch; the selection depends on the runs and the width, not on the graph's size: a small graph serves)."""
+    import hpstrat_lite.engine.models as models
+    from hpstrat_lite.engine import kernels
+
+    # the switch, the op that computes the selected rows, and whether one call of it selected rows
+    module, switch, op, selects = {
+        "H2GCN": (operators, "SELECT_ROWS", operators._SelectSpMM, lambda args: True),
+        "GAT": (models, "GAT_SELECT_ROWS", kernels.GATLayer, lambda args: args[-1] is not None)}[model]
     data = _toy_graph()
     tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
     kw = dict(max_epochs=60, patience=10, device="cpu")
-    selected, apply = [], operators._SelectSpMM.apply
-    monkeypatch.setattr(operators._SelectSpMM, "apply", lambda *a: selected.append(1) or apply(*a))
+    selected, apply = [], op.apply
+    monkeypatch.setattr(op, "apply", lambda *a: selected.append(selects(a)) or apply(*a))
     got = {}
     for select in (False, True):
-        monkeypatch.setattr(operators, "SELECT_ROWS", select)
-        got[select] = _train(data, "H2GCN", tr, va, te, [0, 1, 2, 3], **kw)
-        assert bool(selected) == select  # the selected product ran only when switched on
+        selected.clear()
+        monkeypatch.setattr(module, switch, select)
+        got[select] = _train(data, model, tr, va, te, [0, 1, 2, 3], **kw)
+        assert any(selected) == select  # the selected product ran only when switched on
     keys = ("best_epoch", "epochs_run", "train_loss", "val_loss", "test_loss", "train_acc", "val_acc", "test_acc")
     assert [[r[k] for k in keys] for r in got[True]] == [[r[k] for k in keys] for r in got[False]]
     assert len({r["epochs_run"] for r in got[True]}) > 1  # runs stopped at different epochs: subsets were used
@@ -764,31 +774,6 @@ def test_gat_layer_on_selected_rows_gives_those_rows_and_the_same_gradients(monk
     for a, b in zip(part_grads, full_grads):
         assert torch.equal(a, b)
     assert np.array_equal(rows[1], np.concatenate([[0], np.cumsum(chosen.sum(1).numpy())]))
-
-
-def test_gat_trains_the_same_with_and_without_output_row_selection(monkeypatch):
-    """GAT's output layer computed only at the rows a step's loss or the evaluation reads: the same runs, float
-    for float, through early stopping (subsets of the batch)."""
-    import hpstrat_lite.engine.models as models
-
-    data = _toy_graph()
-    tr, va, te = fold_masks(random_folds(data.y.numpy(), k=4, seed=0), k=4)
-    kw = dict(max_epochs=60, patience=10, device="cpu")
-    from hpstrat_lite.engine import kernels
-
-    selected = []
-
-    apply = kernels.GATLayer.apply
-    monkeypatch.setattr(kernels.GATLayer, "apply", lambda *a: selected.append(a[-1] is not None) or apply(*a))
-    got = {}
-    for select in (False, True):
-        selected.clear()
-        monkeypatch.setattr(models, "GAT_SELECT_ROWS", select)
-        got[select] = _train(data, "GAT", tr, va, te, [0, 1, 2, 3], **kw)
-        assert any(selected) == select  # the selected layer ran only when switched on
-    keys = ("best_epoch", "epochs_run", "train_loss", "val_loss", "test_loss", "train_acc", "val_acc", "test_acc")
-    assert [[r[k] for k in keys] for r in got[True]] == [[r[k] for k in keys] for r in got[False]]
-    assert len({r["epochs_run"] for r in got[True]}) > 1  # runs stopped at different epochs: subsets were used
 
 
 def test_run_rows_rejects_masks_of_other_shapes():
