@@ -154,6 +154,29 @@ def test_test_accuracy_uses_the_best_validation_epoch(toy):
         assert cut["val_loss"] == pytest.approx(row["val_loss"], rel=1e-5)
 
 
+@pytest.mark.parametrize("aligned", [True, False])
+def test_keep_best_copies_the_improved_runs_only(monkeypatch, aligned):
+    """Both copy paths (one copy per run for a parameter of many entries per run, ``torch.where`` or a gather and
+    scatter for a small one) write the improved runs' weights and leave the others' bests as they were."""
+    from hpstrat_lite.engine import train as engine_train
+
+    monkeypatch.setattr(engine_train, "RUN_COPY_MIN", 10)  # [.., 5, 3]: 15 per run, per-run copies; [.., 1, 2]: where
+    model = torch.nn.Module()
+    model.big = torch.nn.Parameter(torch.randn(4, 5, 3))
+    model.small = torch.nn.Parameter(torch.randn(4, 1, 2))
+    best = {k: torch.randn(6 if not aligned else 4, *p.shape[1:]) for k, p in model.named_parameters()}
+    before = {k: v.clone() for k, v in best.items()}
+    improved = torch.tensor([True, False, True, False])
+    idx = improved.nonzero().view(-1)
+    orig = torch.tensor([0, 2]) if aligned else torch.tensor([5, 1])  # slots 0, 2 hold runs 5, 1 once runs dropped
+    engine_train._keep_best(best, model, improved, idx, orig, aligned)
+    for k, p in model.named_parameters():
+        for slot, run in zip(idx.tolist(), orig.tolist()):
+            assert torch.equal(best[k][run], p.detach()[slot])
+        untouched = [r for r in range(best[k].shape[0]) if r not in orig.tolist()]
+        assert torch.equal(best[k][untouched], before[k][untouched])
+
+
 # ----------------------------------------------------------------------------------------------
 # Features: sparse == dense, normalisations
 # ----------------------------------------------------------------------------------------------
