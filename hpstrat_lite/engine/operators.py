@@ -16,6 +16,7 @@ import weakref
 import numpy as np
 import torch
 
+from .kernels import csr_arrays, project, spmm, spmm_select, spmm_t
 
 
 #: Sparse products on CPU with the numba kernel :func:`hpstrat_lite.engine.kernels.spmm` (``torch.mm`` if False).
@@ -47,8 +48,6 @@ def _bmm_sparse(a: torch.Tensor, h: torch.Tensor) -> torch.Tensor:
         out = _bmm_sparse(a, h.transpose(0, 1).reshape(1, n, R * d))
         return out.view(a.shape[0], R, d).transpose(0, 1).contiguous()
     if NUMBA_SPMM and h.device.type == "cpu":
-        from .kernels import csr_arrays, spmm
-
         return spmm(csr_arrays(a), a.shape, h)
     out = torch.empty(R, a.shape[0], d, dtype=h.dtype, device=h.device)
     for r in range(R):
@@ -91,8 +90,6 @@ class _ProjectSpMM(torch.autograd.Function):
         c = width // blocks
         ctx.a, ctx.a_t = a, a_t
         if NUMBA_SPMM and w.device.type == "cpu" and w.dtype == torch.float32:
-            from .kernels import csr_arrays, project
-
             return project(csr_arrays(a), a.shape, w, blocks=blocks)
         if blocks == 1:
             return _bmm_sparse(a, w)
@@ -117,8 +114,6 @@ def _bmm_sparse_t(a: torch.Tensor, a_t: torch.Tensor, g: torch.Tensor) -> torch.
     races, and the rows of ``g`` stream in order); otherwise :func:`_bmm_sparse` on ``a_t``."""
     R, _, d = g.shape
     if NUMBA_SPMM and g.device.type == "cpu" and d > _NARROW_COLUMNS and R >= 2 * torch.get_num_threads():
-        from .kernels import csr_arrays, spmm_t
-
         return spmm_t(csr_arrays(a), a.shape, g)
     return _bmm_sparse(a_t, g)
 
@@ -181,8 +176,6 @@ class RunRows:
     def filtered(self, matrix: torch.Tensor) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
         """``(crow [R, n + 1], col, val)``: for each current run, ``matrix`` (CPU CSR) without the entries
         of columns that are not live, in :func:`hpstrat_lite.engine.kernels.spmm_select`'s layout."""
-        from .kernels import csr_arrays
-
         key = id(matrix)
         if key not in self._filtered:
             crow, col, val = csr_arrays(matrix)
@@ -212,8 +205,6 @@ class _SelectSpMM(torch.autograd.Function):
 
     @staticmethod
     def forward(ctx, a, a_t, rows, h):
-        from .kernels import csr_arrays, spmm_select
-
         ctx.a_t, ctx.rows = a_t, rows
         crow, col, val = csr_arrays(a)
         need, need_ptr = rows.needed
@@ -222,8 +213,6 @@ class _SelectSpMM(torch.autograd.Function):
 
     @staticmethod
     def backward(ctx, grad):
-        from .kernels import spmm_select
-
         crow, col, val = ctx.rows.filtered(ctx.a_t)
         return None, None, None, spmm_select(crow, col, val, grad, *ctx.rows.every, ctx.a_t.shape[0])
 
